@@ -1,0 +1,191 @@
+package dev.tideline.event;
+
+import java.nio.ByteBuffer;
+import java.util.Map;
+import org.bson.BsonBinaryReader;
+import org.bson.BsonBinaryWriter;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInvalidOperationException;
+import org.bson.BsonSerializationException;
+import org.bson.BsonString;
+import org.bson.BsonType;
+import org.bson.BsonValue;
+import org.bson.codecs.BsonDocumentCodec;
+import org.bson.codecs.DecoderContext;
+import org.bson.codecs.EncoderContext;
+import org.bson.io.BasicOutputBuffer;
+
+/**
+ * The change envelope, version 1, and its two record forms. The envelope is one BSON document:
+ * <pre>
+ * { v: 1, op: "insert"|"update"|"replace"|"delete"|"read", db: "...", coll: "...",
+ *   id: &lt;_id&gt;, document: {...} (absent for deletes), clusterTime: Timestamp (optional),
+ *   wallTime: Date, origin: "cluster id" (optional) }
+ * </pre>
+ * The {@code json} form is that document through {@link ExtendedJson}; the {@code bson} form is its
+ * bytes. Field names live here and nowhere else.
+ */
+public final class EnvelopeCodec {
+    public static final int VERSION = 1;
+
+    static final String F_VERSION = "v";
+    static final String F_OP = "op";
+    static final String F_DB = "db";
+    static final String F_COLL = "coll";
+    static final String F_ID = "id";
+    static final String F_DOCUMENT = "document";
+    static final String F_CLUSTER_TIME = "clusterTime";
+    static final String F_WALL_TIME = "wallTime";
+    static final String F_ORIGIN = "origin";
+
+    /** The key of a record: the document's {@code _id}, in a one-field document. */
+    static final String KEY_ID = "_id";
+
+    private static final BsonDocumentCodec DOCUMENT_CODEC = new BsonDocumentCodec();
+
+    private EnvelopeCodec() {
+    }
+
+    public static BsonDocument toBson(ChangeEvent e) {
+        BsonDocument d = new BsonDocument();
+        d.append(F_VERSION, new BsonInt32(VERSION));
+        d.append(F_OP, new BsonString(e.op().wireName()));
+        d.append(F_DB, new BsonString(e.ns().db()));
+        d.append(F_COLL, new BsonString(e.ns().coll()));
+        d.append(F_ID, e.id());
+        if (e.document() != null) {
+            d.append(F_DOCUMENT, e.document());
+        }
+        if (e.clusterTime() != null) {
+            d.append(F_CLUSTER_TIME, e.clusterTime());
+        }
+        d.append(F_WALL_TIME, new BsonDateTime(e.wallTimeMillis()));
+        if (e.origin() != null) {
+            d.append(F_ORIGIN, new BsonString(e.origin()));
+        }
+        return d;
+    }
+
+    public static ChangeEvent fromBson(BsonDocument d) {
+        BsonValue version = d.get(F_VERSION);
+        if (version == null || !version.isNumber()) {
+            throw new MalformedRecordException("not a Tideline change envelope: field '" + F_VERSION + "' is missing");
+        }
+        if (version.asNumber().intValue() != VERSION) {
+            throw new MalformedRecordException("change envelope version " + version.asNumber().intValue()
+                    + " is not supported by this version of Tideline (supports " + VERSION + "): upgrade the plugin");
+        }
+        Op op = Op.fromWireName(string(d, F_OP));
+        Namespace ns;
+        try {
+            ns = new Namespace(string(d, F_DB), string(d, F_COLL));
+        } catch (IllegalArgumentException ex) {
+            throw new MalformedRecordException("bad namespace in change envelope: " + ex.getMessage(), ex);
+        }
+        BsonValue id = d.get(F_ID);
+        if (id == null) {
+            throw new MalformedRecordException("change envelope has no '" + F_ID + "'");
+        }
+        BsonValue doc = d.get(F_DOCUMENT);
+        if (doc != null && !doc.isDocument() && !doc.isNull()) {
+            throw new MalformedRecordException("change envelope field '" + F_DOCUMENT + "' must be a document, got " + doc.getBsonType());
+        }
+        BsonValue ct = d.get(F_CLUSTER_TIME);
+        if (ct != null && !ct.isTimestamp() && !ct.isNull()) {
+            throw new MalformedRecordException("change envelope field '" + F_CLUSTER_TIME + "' must be a timestamp, got " + ct.getBsonType());
+        }
+        BsonValue wall = d.get(F_WALL_TIME);
+        BsonValue origin = d.get(F_ORIGIN);
+        return new ChangeEvent(op, ns, id,
+                doc == null || doc.isNull() ? null : doc.asDocument(),
+                ct == null || ct.isNull() ? null : ct.asTimestamp(),
+                wall != null && wall.isDateTime() ? wall.asDateTime().getValue() : 0L,
+                origin != null && origin.isString() ? origin.asString().getValue() : null);
+    }
+
+    /** The record value of an event in the given form: a {@code Map} (json) or {@code byte[]} (bson). */
+    public static Object toValue(ChangeEvent e, ValueFormat format) {
+        BsonDocument d = toBson(e);
+        return format == ValueFormat.JSON ? ExtendedJson.toMap(d) : toBytes(d);
+    }
+
+    /** The record key of a document id in the given form. */
+    public static Object toKey(BsonValue id, ValueFormat format) {
+        BsonDocument d = new BsonDocument(KEY_ID, id);
+        return format == ValueFormat.JSON ? ExtendedJson.toMap(d) : toBytes(d);
+    }
+
+    /**
+     * Reads a record value in any of the forms a producer may have used: envelope bytes, a
+     * schemaless map, or a JSON string (StringConverter). Returns the envelope as BSON.
+     */
+    public static BsonDocument readDocument(Object value) {
+        if (value instanceof byte[] bytes) {
+            return fromBytes(bytes);
+        }
+        if (value instanceof ByteBuffer buffer) {
+            byte[] bytes = new byte[buffer.remaining()];
+            buffer.duplicate().get(bytes);
+            return fromBytes(bytes);
+        }
+        if (value instanceof Map<?, ?> map) {
+            return ExtendedJson.toDocument(map);
+        }
+        if (value instanceof String json) {
+            try {
+                return BsonDocument.parse(json);
+            } catch (RuntimeException ex) {
+                throw new MalformedRecordException("record value is not a JSON document: " + ex.getMessage(), ex);
+            }
+        }
+        throw new MalformedRecordException("record value must be a document (map, BSON bytes or JSON text), got "
+                + ExtendedJson.typeName(value));
+    }
+
+    /** The {@code _id} of a record key in any form (json map, bson bytes, JSON text, or a bare id). */
+    public static BsonValue readKeyId(Object key) {
+        if (key == null) {
+            throw new MalformedRecordException("record has no key: the key must be the document's _id");
+        }
+        if (key instanceof byte[] || key instanceof ByteBuffer || key instanceof Map<?, ?>
+                || (key instanceof String s && s.trim().startsWith("{"))) {
+            BsonDocument d = readDocument(key);
+            BsonValue id = d.get(KEY_ID);
+            if (id == null) {
+                throw new MalformedRecordException("record key has no '_id' field");
+            }
+            return id;
+        }
+        return ExtendedJson.toBson(key);
+    }
+
+    public static byte[] toBytes(BsonDocument d) {
+        BasicOutputBuffer buffer = new BasicOutputBuffer(256);
+        try (BsonBinaryWriter writer = new BsonBinaryWriter(buffer)) {
+            DOCUMENT_CODEC.encode(writer, d, EncoderContext.builder().build());
+        }
+        return buffer.toByteArray();
+    }
+
+    public static BsonDocument fromBytes(byte[] bytes) {
+        if (bytes.length < 5) {
+            throw new MalformedRecordException("record value of " + bytes.length + " bytes is not a BSON document");
+        }
+        try (BsonBinaryReader reader = new BsonBinaryReader(ByteBuffer.wrap(bytes))) {
+            return DOCUMENT_CODEC.decode(reader, DecoderContext.builder().build());
+        } catch (BsonSerializationException | BsonInvalidOperationException | IllegalStateException ex) {
+            throw new MalformedRecordException("record value is not a valid BSON document: " + ex.getMessage(), ex);
+        }
+    }
+
+    private static String string(BsonDocument d, String field) {
+        BsonValue v = d.get(field);
+        if (v == null || v.getBsonType() != BsonType.STRING) {
+            throw new MalformedRecordException("change envelope field '" + field + "' must be a string, got "
+                    + (v == null ? "nothing" : v.getBsonType()));
+        }
+        return v.asString().getValue();
+    }
+}

@@ -1,0 +1,26 @@
+package dev.tideline.event;
+
+/**
+ * Header names on Tideline records: what routers, filters and the fanout gateway need without
+ * parsing the value. Values are strings (seq is a decimal string).
+ */
+public final class EventHeaders {
+    /** change | heartbeat | control */
+    public static final String KIND = "tl.kind";
+    public static final String OP = "tl.op";
+    /** {@code db.collection} */
+    public static final String NAMESPACE = "tl.ns";
+    public static final String TENANT = "tl.tenant";
+    /** one id per task run: with {@link #SEQ}, lets a consumer detect a gap */
+    public static final String PRODUCER = "tl.producer";
+    /** per producer and collection, from 1 */
+    public static final String SEQ = "tl.seq";
+    public static final String ORIGIN = "tl.origin";
+
+    public static final String KIND_CHANGE = "change";
+    public static final String KIND_HEARTBEAT = "heartbeat";
+    public static final String KIND_CONTROL = "control";
+
+    private EventHeaders() {
+    }
+}

@@ -1,0 +1,155 @@
+package dev.tideline.mongo;
+
+import com.mongodb.MongoBulkWriteException;
+import com.mongodb.MongoCommandException;
+import com.mongodb.MongoException;
+import com.mongodb.MongoNodeIsRecoveringException;
+import com.mongodb.MongoNotPrimaryException;
+import com.mongodb.MongoSecurityException;
+import com.mongodb.MongoServerException;
+import com.mongodb.MongoSocketException;
+import com.mongodb.MongoTimeoutException;
+import com.mongodb.MongoWriteConcernException;
+import com.mongodb.MongoWriteException;
+import com.mongodb.MongoInterruptedException;
+import com.mongodb.MongoCursorNotFoundException;
+import java.util.Set;
+
+/**
+ * The one place that decides whether a MongoDB failure is retriable, fatal, or about one record.
+ * Decisions are made on server error codes and exception types, never on message text.
+ * Codes: https://github.com/mongodb/mongo/blob/master/src/mongo/base/error_codes.yml
+ */
+public final class MongoErrors {
+    public static final int UNAUTHORIZED = 13;
+    public static final int AUTHENTICATION_FAILED = 18;
+    public static final int HOST_UNREACHABLE = 6;
+    public static final int HOST_NOT_FOUND = 7;
+    public static final int NETWORK_TIMEOUT = 89;
+    public static final int SHUTDOWN_IN_PROGRESS = 91;
+    public static final int PRIMARY_STEPPED_DOWN = 189;
+    public static final int EXCEEDED_TIME_LIMIT = 262;
+    public static final int SOCKET_EXCEPTION = 9001;
+    public static final int NOT_WRITABLE_PRIMARY = 10107;
+    public static final int INTERRUPTED_AT_SHUTDOWN = 11600;
+    public static final int INTERRUPTED_DUE_TO_REPL_STATE_CHANGE = 11602;
+    public static final int NOT_PRIMARY_NO_SECONDARY_OK = 13435;
+    public static final int NOT_PRIMARY_OR_SECONDARY = 13436;
+    public static final int WRITE_CONCERN_FAILED = 64;
+    public static final int LOCK_TIMEOUT = 24;
+    public static final int WRITE_CONFLICT = 112;
+    public static final int STALE_CONFIG = 13388;
+
+    /** The cursor behind a change stream is gone: its token may be too (seed 000 treats it as lost). */
+    public static final int CURSOR_NOT_FOUND = 43;
+    public static final int CHANGE_STREAM_FATAL_ERROR = 280;
+    public static final int CHANGE_STREAM_HISTORY_LOST = 286;
+    public static final int CHANGE_STREAM_INVALIDATED = 260;
+    public static final int OPLOG_QUERY_MIN_TS_MISSING = 136; // CappedPositionLost
+    public static final int CHANGE_STREAM_NOT_SUPPORTED = 40573;
+
+    public static final int DUPLICATE_KEY = 11000;
+    public static final int DOCUMENT_VALIDATION_FAILURE = 121;
+    public static final int BSON_OBJECT_TOO_LARGE = 10334;
+    public static final int BAD_VALUE = 2;
+    public static final int IMMUTABLE_FIELD = 66;
+    public static final int INVALID_ID_FIELD = 53;
+    public static final int DOLLAR_PREFIXED_FIELD_NAME = 52;
+    public static final int INVALID_LENGTH = 16;
+
+    private static final Set<Integer> RETRIABLE_CODES = Set.of(HOST_UNREACHABLE, HOST_NOT_FOUND, NETWORK_TIMEOUT,
+            SHUTDOWN_IN_PROGRESS, PRIMARY_STEPPED_DOWN, EXCEEDED_TIME_LIMIT, SOCKET_EXCEPTION, NOT_WRITABLE_PRIMARY,
+            INTERRUPTED_AT_SHUTDOWN, INTERRUPTED_DUE_TO_REPL_STATE_CHANGE, NOT_PRIMARY_NO_SECONDARY_OK,
+            NOT_PRIMARY_OR_SECONDARY, WRITE_CONCERN_FAILED, LOCK_TIMEOUT, WRITE_CONFLICT, STALE_CONFIG);
+    private static final Set<Integer> HISTORY_LOST_CODES = Set.of(CURSOR_NOT_FOUND, CHANGE_STREAM_FATAL_ERROR,
+            CHANGE_STREAM_HISTORY_LOST, CHANGE_STREAM_INVALIDATED, OPLOG_QUERY_MIN_TS_MISSING);
+    private static final Set<Integer> PER_RECORD_CODES = Set.of(DUPLICATE_KEY, DOCUMENT_VALIDATION_FAILURE,
+            BSON_OBJECT_TOO_LARGE, BAD_VALUE, IMMUTABLE_FIELD, INVALID_ID_FIELD, DOLLAR_PREFIXED_FIELD_NAME, INVALID_LENGTH);
+    private static final Set<Integer> AUTH_CODES = Set.of(UNAUTHORIZED, AUTHENTICATION_FAILED);
+
+    /** mongo-java-server answers a change stream without oplog with this code ("Unknown error"), see FAKE-MONGO.md. */
+    public static final int UNKNOWN_ERROR = -1;
+
+    private MongoErrors() {
+    }
+
+    /** Classifies a failure of a read, a command or a whole bulk write. */
+    public static ErrorClass classify(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            ErrorClass found = classifyOne(c);
+            if (found != null) {
+                return found;
+            }
+            if (c.getCause() == c) {
+                break;
+            }
+        }
+        return ErrorClass.FATAL;
+    }
+
+    /** Classifies the server's refusal of one write inside a bulk write. */
+    public static ErrorClass classifyWriteError(int code) {
+        if (RETRIABLE_CODES.contains(code)) {
+            return ErrorClass.RETRIABLE;
+        }
+        if (AUTH_CODES.contains(code)) {
+            return ErrorClass.AUTH;
+        }
+        // a write the server refuses for this document only: isolate it, keep the batch
+        return ErrorClass.PER_RECORD;
+    }
+
+    /** Whether opening a change stream failed because the server cannot serve one at all. */
+    public static boolean isStreamUnsupported(Throwable t) {
+        return classify(t) == ErrorClass.STREAM_UNSUPPORTED;
+    }
+
+    private static ErrorClass classifyOne(Throwable t) {
+        if (t instanceof MongoSecurityException) {
+            return ErrorClass.AUTH;
+        }
+        if (t instanceof MongoCursorNotFoundException) {
+            return ErrorClass.HISTORY_LOST;
+        }
+        if (t instanceof MongoSocketException || t instanceof MongoTimeoutException
+                || t instanceof MongoNotPrimaryException || t instanceof MongoNodeIsRecoveringException
+                || t instanceof MongoWriteConcernException || t instanceof MongoInterruptedException) {
+            return ErrorClass.RETRIABLE;
+        }
+        if (t instanceof MongoBulkWriteException bulk) {
+            if (bulk.getWriteConcernError() != null) {
+                return ErrorClass.RETRIABLE;
+            }
+            return bulk.getWriteErrors().isEmpty() ? ErrorClass.FATAL : ErrorClass.PER_RECORD;
+        }
+        if (t instanceof MongoWriteException we) {
+            return classifyWriteError(we.getError().getCode());
+        }
+        if (t instanceof MongoException me) {
+            int code = me.getCode();
+            if (me.hasErrorLabel(MongoException.TRANSIENT_TRANSACTION_ERROR_LABEL)
+                    || me.hasErrorLabel("RetryableWriteError") || me.hasErrorLabel("ResumableChangeStreamError")) {
+                if (!HISTORY_LOST_CODES.contains(code)) {
+                    return ErrorClass.RETRIABLE;
+                }
+            }
+            if (AUTH_CODES.contains(code)) {
+                return ErrorClass.AUTH;
+            }
+            if (code == CHANGE_STREAM_NOT_SUPPORTED) {
+                return ErrorClass.STREAM_UNSUPPORTED;
+            }
+            if (HISTORY_LOST_CODES.contains(code)) {
+                return ErrorClass.HISTORY_LOST;
+            }
+            if (RETRIABLE_CODES.contains(code)) {
+                return ErrorClass.RETRIABLE;
+            }
+            if (PER_RECORD_CODES.contains(code) && (t instanceof MongoServerException)) {
+                return t instanceof MongoCommandException ? ErrorClass.FATAL : ErrorClass.PER_RECORD;
+            }
+            return ErrorClass.FATAL;
+        }
+        return null;
+    }
+}
