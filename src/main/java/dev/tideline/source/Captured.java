@@ -1,0 +1,23 @@
+package dev.tideline.source;
+
+import dev.tideline.event.ChangeEvent;
+
+/** What a reader hands to the task, each with the collection's position right after it. */
+public sealed interface Captured {
+    SourceOffset offset();
+
+    /** A change (or a copy) of one document. */
+    record Change(ChangeEvent event, SourceOffset offset) implements Captured {
+    }
+
+    /** No change, but the position moved (post-batch resume token, phase switch): commit it. */
+    record Heartbeat(SourceOffset offset) implements Captured {
+    }
+
+    /**
+     * Something the operator must know and no sink should apply: drop, rename, dropDatabase,
+     * invalidate, history lost. {@code type} is a short name; {@code detail} says what happened.
+     */
+    record Control(String type, String detail, SourceOffset offset) implements Captured {
+    }
+}

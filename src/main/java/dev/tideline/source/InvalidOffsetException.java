@@ -1,0 +1,10 @@
+package dev.tideline.source;
+
+import org.apache.kafka.connect.errors.ConnectException;
+
+/** A stored or hand-edited offset that cannot be used; the message names the key. */
+public class InvalidOffsetException extends ConnectException {
+    public InvalidOffsetException(String message) {
+        super(message);
+    }
+}

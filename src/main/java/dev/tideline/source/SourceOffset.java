@@ -1,0 +1,293 @@
+package dev.tideline.source;
+
+import dev.tideline.event.Namespace;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import org.bson.BsonDocument;
+import org.bson.BsonTimestamp;
+import org.bson.BsonValue;
+import org.bson.json.JsonMode;
+import org.bson.json.JsonParseException;
+import org.bson.json.JsonWriterSettings;
+
+/**
+ * Where capture of one collection stands: the ONE class that knows the source partition and offset
+ * keys. Offsets are versioned maps of strings and longs (what Connect stores as JSON).
+ *
+ * <ul>
+ *   <li>{@code BACKFILL}: copying existing documents in {@code _id} order; {@code lastId} is the last
+ *       copied id (null before the first), {@code startAt} the stream position taken BEFORE the copy
+ *       began, so every write made during the copy is replayed by the stream afterwards.</li>
+ *   <li>{@code STREAM}: tailing the change stream; {@code token} is the resume token of the last event
+ *       (or post-batch token), or absent with {@code startAt} when no event has been seen yet.</li>
+ *   <li>{@code SCAN}: the date-scan cursor {@code (scanKey, scanId)}; both null before the first
+ *       document (scan from the beginning); {@code scanKey} alone (no id) means "from this key on".</li>
+ * </ul>
+ * Values that are BSON (ids, keys, tokens) are stored as canonical Extended JSON, which is lossless.
+ */
+public final class SourceOffset {
+    public static final int VERSION = 1;
+
+    // partition keys
+    static final String P_DB = "db";
+    static final String P_COLL = "coll";
+    // offset keys
+    static final String K_VERSION = "v";
+    static final String K_PHASE = "phase";
+    static final String K_TOKEN = "token";
+    static final String K_START_AT = "startAt";
+    static final String K_LAST_ID = "lastId";
+    static final String K_SCAN_KEY = "scanKey";
+    static final String K_SCAN_ID = "scanId";
+    static final String K_DELETE_AT = "delAt";
+    static final String K_DELETE_ID = "delId";
+
+    private static final JsonWriterSettings CANONICAL = JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
+    private static final String WRAP = "v";
+
+    public enum Phase {
+        BACKFILL, STREAM, SCAN;
+
+        String wireName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    private final Phase phase;
+    private final BsonDocument token;
+    private final BsonTimestamp startAt;
+    private final BsonValue lastId;
+    private final BsonValue scanKey;
+    private final BsonValue scanId;
+    private final BsonValue deleteAt;
+    private final BsonValue deleteId;
+
+    private SourceOffset(Phase phase, BsonDocument token, BsonTimestamp startAt, BsonValue lastId, BsonValue scanKey, BsonValue scanId) {
+        this(phase, token, startAt, lastId, scanKey, scanId, null, null);
+    }
+
+    private SourceOffset(Phase phase, BsonDocument token, BsonTimestamp startAt, BsonValue lastId, BsonValue scanKey, BsonValue scanId,
+                         BsonValue deleteAt, BsonValue deleteId) {
+        this.phase = Objects.requireNonNull(phase);
+        this.token = token;
+        this.startAt = startAt;
+        this.lastId = lastId;
+        this.scanKey = scanKey;
+        this.scanId = scanId;
+        this.deleteAt = deleteAt;
+        this.deleteId = deleteId;
+    }
+
+    public static SourceOffset backfill(BsonTimestamp streamStart, BsonValue lastCopiedId) {
+        return new SourceOffset(Phase.BACKFILL, null, Objects.requireNonNull(streamStart, "streamStart"), lastCopiedId, null, null);
+    }
+
+    /** Stream from an operation time, before any event was seen. */
+    public static SourceOffset streamFrom(BsonTimestamp startAt) {
+        return new SourceOffset(Phase.STREAM, null, Objects.requireNonNull(startAt, "startAt"), null, null, null);
+    }
+
+    public static SourceOffset streamAfter(BsonDocument resumeToken) {
+        return new SourceOffset(Phase.STREAM, Objects.requireNonNull(resumeToken, "resumeToken"), null, null, null, null);
+    }
+
+    public static SourceOffset scan(BsonValue keyValue, BsonValue id) {
+        return new SourceOffset(Phase.SCAN, null, null, null, keyValue, id);
+    }
+
+    /**
+     * A scan position with both cursors: the documents' {@code (key, _id)} and the delete markers'
+     * {@code (deletedAt, _id)}; any of them null when that cursor has not moved yet.
+     */
+    public static SourceOffset scan(BsonValue keyValue, BsonValue id, BsonValue deletedAt, BsonValue deleteMarkerId) {
+        return new SourceOffset(Phase.SCAN, null, null, null, keyValue, id, deletedAt, deleteMarkerId);
+    }
+
+    public Phase phase() {
+        return phase;
+    }
+
+    /** The resume token (STREAM), or null. */
+    public BsonDocument token() {
+        return token;
+    }
+
+    /** The stream start (BACKFILL, or STREAM before the first event), or null. */
+    public BsonTimestamp startAt() {
+        return startAt;
+    }
+
+    /** The last id copied by a backfill, or null before the first. */
+    public BsonValue lastId() {
+        return lastId;
+    }
+
+    public BsonValue scanKey() {
+        return scanKey;
+    }
+
+    public BsonValue scanId() {
+        return scanId;
+    }
+
+    /** The delete-marker cursor's {@code deletedAt} (SCAN), or null. */
+    public BsonValue deleteAt() {
+        return deleteAt;
+    }
+
+    /** The delete-marker cursor's marker {@code _id} (SCAN), or null. */
+    public BsonValue deleteId() {
+        return deleteId;
+    }
+
+    /** The source partition of a collection: {@code {db, coll}}, never derived from the connection string. */
+    public static Map<String, Object> partition(Namespace ns) {
+        Map<String, Object> p = new HashMap<>(4);
+        p.put(P_DB, ns.db());
+        p.put(P_COLL, ns.coll());
+        return p;
+    }
+
+    /** The namespace of a source partition. @throws InvalidOffsetException naming the bad key */
+    public static Namespace namespace(Map<String, ?> partition) {
+        Object db = partition == null ? null : partition.get(P_DB);
+        Object coll = partition == null ? null : partition.get(P_COLL);
+        if (!(db instanceof String d) || d.isEmpty()) {
+            throw new InvalidOffsetException("source partition key '" + P_DB + "' must be the database name (a string), got " + db);
+        }
+        if (!(coll instanceof String c) || c.isEmpty()) {
+            throw new InvalidOffsetException("source partition key '" + P_COLL + "' must be the collection name (a string), got " + coll);
+        }
+        return new Namespace(d, c);
+    }
+
+    public Map<String, Object> toMap() {
+        Map<String, Object> m = new HashMap<>(8);
+        m.put(K_VERSION, VERSION);
+        m.put(K_PHASE, phase.wireName());
+        if (token != null) {
+            m.put(K_TOKEN, token.toJson(CANONICAL));
+        }
+        if (startAt != null) {
+            m.put(K_START_AT, startAt.getValue());
+        }
+        if (lastId != null) {
+            m.put(K_LAST_ID, encode(lastId));
+        }
+        if (scanKey != null) {
+            m.put(K_SCAN_KEY, encode(scanKey));
+        }
+        if (scanId != null) {
+            m.put(K_SCAN_ID, encode(scanId));
+        }
+        if (deleteAt != null) {
+            m.put(K_DELETE_AT, encode(deleteAt));
+        }
+        if (deleteId != null) {
+            m.put(K_DELETE_ID, encode(deleteId));
+        }
+        return m;
+    }
+
+    /**
+     * Reads a stored (or hand-edited) offset. Validates everything, so {@code alterOffsets} can reject a
+     * malformed one with a message naming the key.
+     *
+     * @throws InvalidOffsetException naming the bad key and what it should hold
+     */
+    public static SourceOffset fromMap(Map<String, ?> m) {
+        if (m == null) {
+            throw new InvalidOffsetException("offset is empty");
+        }
+        Object v = m.get(K_VERSION);
+        if (!(v instanceof Number n) || n.intValue() != VERSION) {
+            throw new InvalidOffsetException("offset key '" + K_VERSION + "' must be " + VERSION + ", got " + v);
+        }
+        Object phaseName = m.get(K_PHASE);
+        Phase phase = null;
+        for (Phase p : Phase.values()) {
+            if (p.wireName().equals(phaseName)) {
+                phase = p;
+            }
+        }
+        if (phase == null) {
+            throw new InvalidOffsetException("offset key '" + K_PHASE + "' must be one of backfill, stream, scan, got " + phaseName);
+        }
+        BsonTimestamp startAt = null;
+        Object start = m.get(K_START_AT);
+        if (start != null) {
+            if (!(start instanceof Number sn) || sn.longValue() <= 0) {
+                throw new InvalidOffsetException("offset key '" + K_START_AT
+                        + "' must be a positive number (a BSON timestamp value: seconds << 32 | increment), got " + start);
+            }
+            startAt = new BsonTimestamp(sn.longValue());
+        }
+        switch (phase) {
+            case BACKFILL:
+                if (startAt == null) {
+                    throw new InvalidOffsetException("offset key '" + K_START_AT + "' is required in phase backfill");
+                }
+                return backfill(startAt, optionalValue(m, K_LAST_ID));
+            case STREAM: {
+                Object token = m.get(K_TOKEN);
+                if (token != null) {
+                    if (!(token instanceof String s)) {
+                        throw new InvalidOffsetException("offset key '" + K_TOKEN + "' must be a resume token as JSON text, got " + token);
+                    }
+                    try {
+                        return streamAfter(BsonDocument.parse(s));
+                    } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {
+                        throw new InvalidOffsetException("offset key '" + K_TOKEN + "' is not a resume token (JSON document): " + e.getMessage());
+                    }
+                }
+                if (startAt == null) {
+                    throw new InvalidOffsetException("phase stream needs offset key '" + K_TOKEN + "' (a resume token) or '" + K_START_AT + "' (an operation time)");
+                }
+                return streamFrom(startAt);
+            }
+            default:
+                return scan(optionalValue(m, K_SCAN_KEY), optionalValue(m, K_SCAN_ID),
+                        optionalValue(m, K_DELETE_AT), optionalValue(m, K_DELETE_ID));
+        }
+    }
+
+    private static String encode(BsonValue value) {
+        return new BsonDocument(WRAP, value).toJson(CANONICAL);
+    }
+
+    private static BsonValue optionalValue(Map<String, ?> m, String key) {
+        Object raw = m.get(key);
+        if (raw == null) {
+            return null;
+        }
+        if (!(raw instanceof String s)) {
+            throw new InvalidOffsetException("offset key '" + key + "' must be an Extended JSON text like {\"v\": ...}, got " + raw);
+        }
+        try {
+            BsonValue value = BsonDocument.parse(s).get(WRAP);
+            if (value == null) {
+                throw new InvalidOffsetException("offset key '" + key + "' must be an Extended JSON text like {\"v\": ...}, got " + s);
+            }
+            return value;
+        } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {
+            throw new InvalidOffsetException("offset key '" + key + "' is not Extended JSON: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof SourceOffset other && toMap().equals(other.toMap());
+    }
+
+    @Override
+    public int hashCode() {
+        return toMap().hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return toMap().toString();
+    }
+}

@@ -1,0 +1,203 @@
+package dev.tideline.source.config;
+
+import dev.tideline.config.Validators;
+import dev.tideline.config.Validators.EnumValidator;
+import dev.tideline.event.Namespace;
+import dev.tideline.event.ValueFormat;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Map;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.Width;
+import org.apache.kafka.common.config.ConfigException;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+
+/** How changes are detected, where capture starts, and what the records look like. */
+public final class CaptureSettings {
+    public static final String GROUP = "Capture";
+    public static final String MODE = "mode";
+    public static final String INITIAL_SYNC = "initial.sync";
+    public static final String LOST_HISTORY_POLICY = "lost.history.policy";
+    public static final String FILTERS = "filters";
+    public static final String OUTPUT_FORMAT = "output.format";
+    public static final String TENANT_FIELD = "tenant.field";
+    public static final String DELETE_TOMBSTONE = "delete.tombstone";
+    public static final String HEARTBEAT_INTERVAL_MS = "heartbeat.interval.ms";
+    public static final String BATCH_SIZE = "batch.size";
+    public static final String MAX_AWAIT_MS = "change.stream.max.await.ms";
+
+    public enum Mode { AUTO, CHANGE_STREAM, SCAN }
+
+    public enum LostHistoryPolicy { RESNAPSHOT, LATEST, FAIL }
+
+    private static final EnumValidator MODES = Validators.oneOf("auto", "changeStream", "scan");
+    private static final EnumValidator POLICIES = Validators.oneOf("resnapshot", "latest", "fail");
+    private static final EnumValidator FORMATS = Validators.oneOf("json", "bson");
+
+    private final Mode mode;
+    private final InitialSync initialSync;
+    private final LostHistoryPolicy lostHistoryPolicy;
+    private final BsonDocument filters;
+    private final ValueFormat outputFormat;
+    private final String tenantField;
+    private final boolean deleteTombstone;
+    private final long heartbeatIntervalMs;
+    private final int batchSize;
+    private final int maxAwaitMs;
+
+    CaptureSettings(AbstractConfig c) {
+        mode = switch (MODES.canonical(c.getString(MODE))) {
+            case "changeStream" -> Mode.CHANGE_STREAM;
+            case "scan" -> Mode.SCAN;
+            default -> Mode.AUTO;
+        };
+        initialSync = InitialSync.parse(c.getString(INITIAL_SYNC));
+        lostHistoryPolicy = LostHistoryPolicy.valueOf(POLICIES.canonical(c.getString(LOST_HISTORY_POLICY)).toUpperCase(java.util.Locale.ROOT));
+        filters = Validators.parseJsonObject(FILTERS, c.getString(FILTERS));
+        outputFormat = ValueFormat.fromConfig(c.getString(OUTPUT_FORMAT));
+        String tenant = c.getString(TENANT_FIELD);
+        tenantField = tenant == null || tenant.isBlank() ? null : tenant.trim();
+        deleteTombstone = c.getBoolean(DELETE_TOMBSTONE);
+        heartbeatIntervalMs = c.getLong(HEARTBEAT_INTERVAL_MS);
+        batchSize = c.getInt(BATCH_SIZE);
+        maxAwaitMs = c.getInt(MAX_AWAIT_MS);
+    }
+
+    static void define(ConfigDef def) {
+        int order = 0;
+        def.define(MODE, Type.STRING, "auto", MODES, Importance.HIGH,
+                "How changes are detected. auto: a change stream where the server serves one (replica set or sharded "
+                        + "cluster), otherwise the date scan, with one loud warning; decided by opening a stream. "
+                        + "changeStream: streams only (fails where the server cannot serve one). scan: the date scan "
+                        + "(see the scan.* settings; deletes come from the delete-marker collection).",
+                GROUP, ++order, Width.SHORT, "Change detection mode", MODES);
+        def.define(INITIAL_SYNC, Type.STRING, "full", new InitialSyncValidator(), Importance.HIGH,
+                "Where a collection without a stored offset starts. full: copy the existing documents (a resumable "
+                        + "backfill), then stream from a position taken before the copy, so nothing written during it is "
+                        + "lost. skip: from now. latest: scan mode only, from the current maximum scan key. An ISO-8601 "
+                        + "date-time (2024-05-01T00:00:00Z): stream from that operation time, or scan from that key value.",
+                GROUP, ++order, Width.MEDIUM, "Initial sync");
+        def.define(LOST_HISTORY_POLICY, Type.STRING, "resnapshot", POLICIES, Importance.MEDIUM,
+                "What to do when a resume token is no longer in the oplog (errors 286, 280, 260, 136, 43). "
+                        + "resnapshot: copy the collection again, then stream (nothing lost, replays are idempotent). "
+                        + "latest: log a warning and a control record, then stream from now (changes in the gap are lost). "
+                        + "fail: stop the task with a message.",
+                GROUP, ++order, Width.SHORT, "Lost history policy", POLICIES);
+        def.define(FILTERS, Type.STRING, "", Validators.jsonObject("namespace -> MongoDB query on the document"), Importance.MEDIUM,
+                "Per-collection filters as a JSON object: namespace -> query on the document, e.g. "
+                        + "{\"shop.orders\": {\"status\": {\"$ne\": \"draft\"}}}. Applied by the server: rewritten onto "
+                        + "fullDocument.* for change streams, used as is by backfills and scans. Deletes always pass "
+                        + "(a delete has no document to test). $where, $text and $expr are not supported.",
+                GROUP, ++order, Width.LONG, "Filters");
+        def.define(OUTPUT_FORMAT, Type.STRING, "json", FORMATS, Importance.HIGH,
+                "Record value and key form. json: a schemaless map in relaxed Extended JSON (int64 kept as "
+                        + "$numberLong), for JsonConverter with schemas.enable=false and SMTs. bson: the envelope's BSON "
+                        + "bytes, lossless to the byte, for ByteArrayConverter (use it for replication).",
+                GROUP, ++order, Width.SHORT, "Output format", FORMATS);
+        def.define(TENANT_FIELD, Type.STRING, "", Importance.LOW,
+                "Document field (dotted path allowed) whose value is copied into the tl.tenant header, for routing "
+                        + "and the fanout gateway. Empty: no tenant header.",
+                GROUP, ++order, Width.MEDIUM, "Tenant field");
+        def.define(DELETE_TOMBSTONE, Type.BOOLEAN, false, Importance.LOW,
+                "Also emit a Kafka tombstone (null value) after each delete, so compacted topics forget deleted documents.",
+                GROUP, ++order, Width.SHORT, "Tombstone after delete");
+        def.define(HEARTBEAT_INTERVAL_MS, Type.LONG, 10_000L, ConfigDef.Range.atLeast(0), Importance.LOW,
+                "How often a quiet collection emits a heartbeat record carrying its latest stream position, so its "
+                        + "resume token never ages out of the oplog only because nothing happened. 0 disables heartbeats.",
+                GROUP, ++order, Width.SHORT, "Heartbeat interval (ms)");
+        def.define(BATCH_SIZE, Type.INT, 1000, ConfigDef.Range.between(1, 100_000), Importance.LOW,
+                "Documents read per round trip by backfills, scans and change streams.",
+                GROUP, ++order, Width.SHORT, "Batch size");
+        def.define(MAX_AWAIT_MS, Type.INT, 1000, ConfigDef.Range.between(10, 60_000), Importance.LOW,
+                "How long the server may hold an empty change-stream getMore (and, against a server that answers at once, "
+                        + "the longest back-off between empty polls).",
+                GROUP, ++order, Width.SHORT, "Change stream max await (ms)");
+    }
+
+    public Mode mode() {
+        return mode;
+    }
+
+    public InitialSync initialSync() {
+        return initialSync;
+    }
+
+    public LostHistoryPolicy lostHistoryPolicy() {
+        return lostHistoryPolicy;
+    }
+
+    /** The filter of a collection (an empty document when none). */
+    public BsonDocument filterFor(Namespace ns) {
+        BsonValue f = filters.get(ns.fullName());
+        return f != null && f.isDocument() ? f.asDocument() : new BsonDocument();
+    }
+
+    public Map<String, BsonValue> filters() {
+        return filters;
+    }
+
+    public ValueFormat outputFormat() {
+        return outputFormat;
+    }
+
+    /** The tenant field, or null. */
+    public String tenantField() {
+        return tenantField;
+    }
+
+    public boolean deleteTombstone() {
+        return deleteTombstone;
+    }
+
+    public long heartbeatIntervalMs() {
+        return heartbeatIntervalMs;
+    }
+
+    public int batchSize() {
+        return batchSize;
+    }
+
+    public int maxAwaitMs() {
+        return maxAwaitMs;
+    }
+
+    /** full | skip | latest | a date. */
+    public record InitialSync(Kind kind, Instant at) {
+        public enum Kind { FULL, SKIP, LATEST, DATE }
+
+        static InitialSync parse(String value) {
+            String v = value == null ? "" : value.trim();
+            switch (v.toLowerCase(java.util.Locale.ROOT)) {
+                case "full":
+                    return new InitialSync(Kind.FULL, null);
+                case "skip":
+                    return new InitialSync(Kind.SKIP, null);
+                case "latest":
+                    return new InitialSync(Kind.LATEST, null);
+                default:
+                    try {
+                        return new InitialSync(Kind.DATE, Instant.parse(v));
+                    } catch (DateTimeParseException e) {
+                        throw new ConfigException(INITIAL_SYNC, value,
+                                "must be full, skip, latest or an ISO-8601 date-time such as 2024-05-01T00:00:00Z");
+                    }
+            }
+        }
+    }
+
+    private static final class InitialSyncValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            InitialSync.parse((String) value);
+        }
+
+        @Override
+        public String toString() {
+            return "full, skip, latest, or an ISO-8601 date-time";
+        }
+    }
+}
