@@ -1,0 +1,174 @@
+package dev.tideline.source;
+
+import com.mongodb.client.ChangeStreamIterable;
+import com.mongodb.client.MongoChangeStreamCursor;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.changestream.ChangeStreamDocument;
+import com.mongodb.client.model.changestream.FullDocument;
+import dev.tideline.event.ChangeEvent;
+import dev.tideline.event.Namespace;
+import dev.tideline.event.Op;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonDocument;
+import org.bson.BsonTimestamp;
+import org.bson.BsonValue;
+import org.bson.RawBsonDocument;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tails one collection's change stream from a resume token or an operation time.
+ *
+ * <p>Never relies on {@code ns} in events (the reader knows its collection), accepts {@code update}
+ * events that carry a whole document as well as {@code replace} events, and treats a
+ * {@code fullDocument} without {@code _id} as a missing one: the document is gone and the delete
+ * that follows removes it. When the server answers an empty getMore at once instead of waiting
+ * {@code maxAwaitTimeMS}, the reader backs off by itself so an idle collection costs next to nothing.
+ */
+final class StreamReader implements CollectionReader {
+    private static final Logger log = LoggerFactory.getLogger(StreamReader.class);
+    private static final long MIN_IDLE_SLEEP_MS = 10;
+
+    private final Namespace ns;
+    private final MongoCollection<RawBsonDocument> collection;
+    private final BsonDocument matchStage;
+    private final int batchSize;
+    private final long maxAwaitMs;
+    private final long heartbeatIntervalMs;
+    private MongoChangeStreamCursor<ChangeStreamDocument<RawBsonDocument>> cursor;
+    private BsonDocument lastToken;
+    private long lastEmitMs;
+    private long idleSleepMs = MIN_IDLE_SLEEP_MS;
+
+    /** @param from where to start: a STREAM offset (token or operation time) */
+    StreamReader(MongoCollection<RawBsonDocument> collection, Namespace ns, BsonDocument filter, SourceOffset from,
+                 int batchSize, long maxAwaitMs, long heartbeatIntervalMs) {
+        this.ns = ns;
+        this.collection = collection;
+        this.matchStage = FilterRewriter.matchStage(filter);
+        this.batchSize = batchSize;
+        this.maxAwaitMs = maxAwaitMs;
+        this.heartbeatIntervalMs = heartbeatIntervalMs;
+        this.lastToken = from.token();
+        this.lastEmitMs = System.currentTimeMillis();
+        this.cursor = open(from.token(), from.startAt(), false);
+    }
+
+    private MongoChangeStreamCursor<ChangeStreamDocument<RawBsonDocument>> open(BsonDocument token, BsonTimestamp startAt, boolean afterInvalidate) {
+        List<BsonDocument> pipeline = matchStage == null ? List.of() : List.of(matchStage);
+        ChangeStreamIterable<RawBsonDocument> it = collection.watch(pipeline, RawBsonDocument.class)
+                .fullDocument(FullDocument.UPDATE_LOOKUP)
+                .batchSize(batchSize)
+                .maxAwaitTime(maxAwaitMs, TimeUnit.MILLISECONDS);
+        if (token != null) {
+            // resumeAfter refuses an invalidate event's token; startAfter is made for it
+            it = afterInvalidate ? it.startAfter(token) : it.resumeAfter(token);
+        } else if (startAt != null) {
+            it = it.startAtOperationTime(startAt);
+        }
+        log.debug("Change stream on {} opened ({})", ns, token != null ? "after token" : "at " + startAt);
+        return it.cursor();
+    }
+
+    @Override
+    public List<Captured> next() throws InterruptedException {
+        List<Captured> out = new ArrayList<>();
+        long started = System.currentTimeMillis();
+        while (out.size() < batchSize) {
+            ChangeStreamDocument<RawBsonDocument> event = cursor.tryNext();
+            if (event == null) {
+                break;
+            }
+            Captured item = toCaptured(event);
+            if (item != null) {
+                out.add(item);
+            }
+            if (item instanceof Captured.Control c && "invalidate".equals(c.type())) {
+                // the stream is closed after an invalidate: reopen past it to see what comes next
+                cursor.close();
+                cursor = open(lastToken, null, true);
+                break;
+            }
+        }
+        long now = System.currentTimeMillis();
+        if (!out.isEmpty()) {
+            lastEmitMs = now;
+            idleSleepMs = MIN_IDLE_SLEEP_MS;
+            return out;
+        }
+        Captured heartbeat = heartbeat(now);
+        if (heartbeat != null) {
+            return List.of(heartbeat);
+        }
+        if (now - started < maxAwaitMs / 2) {
+            // the server did not wait for us: back off (doubling, up to maxAwait) instead of spinning
+            Thread.sleep(idleSleepMs);
+            idleSleepMs = Math.min(maxAwaitMs, idleSleepMs * 2);
+        }
+        return out;
+    }
+
+    /** The post-batch resume token of a quiet stream, at most once per heartbeat interval. */
+    private Captured heartbeat(long now) {
+        if (heartbeatIntervalMs <= 0 || now - lastEmitMs < heartbeatIntervalMs) {
+            return null;
+        }
+        BsonDocument token = cursor.getResumeToken();
+        if (token == null || token.equals(lastToken)) {
+            return null;
+        }
+        lastToken = token;
+        lastEmitMs = now;
+        return new Captured.Heartbeat(SourceOffset.streamAfter(token));
+    }
+
+    private Captured toCaptured(ChangeStreamDocument<RawBsonDocument> event) {
+        BsonDocument token = event.getResumeToken();
+        lastToken = token;
+        SourceOffset offset = SourceOffset.streamAfter(token);
+        String type = event.getOperationTypeString();
+        BsonTimestamp clusterTime = event.getClusterTime();
+        long wall = event.getWallTime() != null ? event.getWallTime().getValue()
+                : clusterTime != null ? clusterTime.getTime() * 1000L : System.currentTimeMillis();
+        switch (type == null ? "" : type) {
+            case "insert":
+            case "update":
+            case "replace": {
+                BsonValue id = documentId(event);
+                RawBsonDocument full = event.getFullDocument();
+                BsonDocument doc = full != null && full.containsKey("_id") ? full : null;
+                Op op = type.equals("insert") ? Op.INSERT : type.equals("update") ? Op.UPDATE : Op.REPLACE;
+                return id == null ? null : new Captured.Change(new ChangeEvent(op, ns, id, doc, clusterTime, wall, null), offset);
+            }
+            case "delete": {
+                BsonValue id = documentId(event);
+                return id == null ? null : new Captured.Change(new ChangeEvent(Op.DELETE, ns, id, null, clusterTime, wall, null), offset);
+            }
+            case "drop":
+            case "rename":
+            case "dropDatabase":
+            case "invalidate": {
+                String detail = type + " of " + ns
+                        + (event.getDestinationNamespace() != null ? " to " + event.getDestinationNamespace().getFullName() : "")
+                        + (clusterTime != null ? " at " + clusterTime : "") + ": reported, not applied";
+                log.warn("Change stream on {}: {}", ns, detail);
+                return new Captured.Control(type, detail, offset);
+            }
+            default:
+                // createIndexes, modify, shardCollection... (showExpandedEvents is off): move the position only
+                return new Captured.Heartbeat(offset);
+        }
+    }
+
+    private static BsonValue documentId(ChangeStreamDocument<RawBsonDocument> event) {
+        BsonDocument key = event.getDocumentKey();
+        return key != null ? key.get("_id") : null;
+    }
+
+    @Override
+    public void close() {
+        cursor.close();
+    }
+}

@@ -1,0 +1,42 @@
+package dev.tideline.source;
+
+import com.mongodb.client.MongoChangeStreamCursor;
+import com.mongodb.client.MongoCollection;
+import dev.tideline.mongo.ErrorClass;
+import dev.tideline.mongo.MongoErrors;
+import org.bson.BsonDocument;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Whether the source serves change streams, decided once per task by opening one (not by reading
+ * {@code hello}: some servers answer neither {@code hello} nor {@code setName} like a replica set).
+ */
+final class StreamSupport {
+    private static final Logger log = LoggerFactory.getLogger(StreamSupport.class);
+    private Boolean available;
+
+    /**
+     * @throws RuntimeException the driver's error when it is transient or an authentication failure:
+     *                          the caller retries or fails, rather than falling back on a guess
+     */
+    synchronized boolean available(MongoCollection<BsonDocument> probe) {
+        if (available == null) {
+            try (MongoChangeStreamCursor<?> cursor = probe.watch(BsonDocument.class).cursor()) {
+                cursor.tryNext();
+                available = true;
+            } catch (RuntimeException e) {
+                ErrorClass c = MongoErrors.classify(e);
+                if (c == ErrorClass.RETRIABLE || c == ErrorClass.AUTH) {
+                    throw e;
+                }
+                available = false;
+                log.warn("*** The source cannot serve change streams ({}: {}): mode=auto falls back to the DATE SCAN. "
+                        + "Deletes are then only seen through the delete-marker collection, and every document must carry "
+                        + "the scan key. Use a replica set (even a single-node one) for change streams. ***",
+                        e.getClass().getSimpleName(), e.getMessage());
+            }
+        }
+        return available;
+    }
+}

@@ -1,0 +1,113 @@
+package dev.tideline.source;
+
+import com.mongodb.client.MongoClient;
+import dev.tideline.Version;
+import dev.tideline.event.Namespace;
+import dev.tideline.mongo.MongoClients;
+import dev.tideline.source.config.ConnectionSettings;
+import dev.tideline.source.config.SourceConfig;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.config.Config;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.connect.connector.Task;
+import org.apache.kafka.connect.source.ExactlyOnceSupport;
+import org.apache.kafka.connect.source.SourceConnector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * MongoDB change-data source: one topic per collection, collections spread over tasks, new
+ * collections picked up by reconfiguration.
+ */
+public class TidelineSourceConnector extends SourceConnector {
+    private static final Logger log = LoggerFactory.getLogger(TidelineSourceConnector.class);
+
+    private Map<String, String> props;
+    private MongoClient client;
+    private CollectionMonitor monitor;
+
+    @Override
+    public String version() {
+        return Version.get();
+    }
+
+    @Override
+    public void start(Map<String, String> props) {
+        SourceConfig config = new SourceConfig(props);
+        MongoClient c = MongoClients.create(ConnectionSettings.MONGODB_URI, config.connection().uri(),
+                config.connection().connectTimeoutMs(), "tideline-source-connector");
+        try {
+            List<Namespace> initial = CollectionDiscovery.list(c, config.selection());
+            monitor = new CollectionMonitor(c, config.selection(), initial, () -> context.requestTaskReconfiguration());
+            this.client = c;
+            this.props = Map.copyOf(props);
+            log.info("Source connector started with {} collection(s): {}", initial.size(), initial);
+        } catch (RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public Class<? extends Task> taskClass() {
+        return TidelineSourceTask.class;
+    }
+
+    @Override
+    public List<Map<String, String>> taskConfigs(int maxTasks) {
+        List<Map<String, String>> configs = new ArrayList<>();
+        for (List<Namespace> group : TaskAssigner.assign(monitor.current(), maxTasks)) {
+            Map<String, String> task = new HashMap<>(props);
+            task.put(TaskCollections.KEY, TaskCollections.encode(group));
+            configs.add(task);
+        }
+        return configs;
+    }
+
+    @Override
+    public void stop() {
+        if (monitor != null) {
+            monitor.close();
+        }
+        if (client != null) {
+            client.close();
+        }
+    }
+
+    @Override
+    public ConfigDef config() {
+        return SourceConfig.CONFIG_DEF;
+    }
+
+    @Override
+    public Config validate(Map<String, String> connectorConfigs) {
+        Config result = super.validate(connectorConfigs);
+        SourceValidation.check(connectorConfigs, result);
+        return result;
+    }
+
+    /** Offsets commit with the records they belong to, so a transactional producer makes delivery exactly-once. */
+    @Override
+    public ExactlyOnceSupport exactlyOnceSupport(Map<String, String> connectorConfig) {
+        return ExactlyOnceSupport.SUPPORTED;
+    }
+
+    /** KIP-875: a hand-edited offset must be one this connector can resume from; a null offset resets. */
+    @Override
+    public boolean alterOffsets(Map<String, String> connectorConfig, Map<Map<String, ?>, Map<String, ?>> offsets) {
+        for (Map.Entry<Map<String, ?>, Map<String, ?>> e : offsets.entrySet()) {
+            Namespace ns = SourceOffset.namespace(e.getKey());
+            if (e.getValue() != null) {
+                try {
+                    SourceOffset.fromMap(e.getValue());
+                } catch (InvalidOffsetException bad) {
+                    throw new InvalidOffsetException("offset of " + ns + ": " + bad.getMessage());
+                }
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,114 @@
+package dev.tideline.source;
+
+import com.mongodb.client.MongoClient;
+import dev.tideline.Version;
+import dev.tideline.event.Namespace;
+import dev.tideline.mongo.MongoClients;
+import dev.tideline.source.config.ConnectionSettings;
+import dev.tideline.source.config.SourceConfig;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.source.SourceTask;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Moves captured changes into Kafka: one capture thread per owned collection fills a bounded queue,
+ * {@code poll()} drains it. Planning, offsets and error decisions live in the classes it wires.
+ */
+public class TidelineSourceTask extends SourceTask {
+    private static final Logger log = LoggerFactory.getLogger(TidelineSourceTask.class);
+    private static final long POLL_WAIT_MS = 500;
+    private static final long STOP_WAIT_MS = 10_000;
+
+    private Running running;
+
+    /** Everything a started task holds; exists only once start() succeeded. */
+    private record Running(MongoClient client, ExecutorService threads, List<CollectionCapture> captures, RecordQueue queue, int maxRecords) {
+    }
+
+    @Override
+    public String version() {
+        return Version.get();
+    }
+
+    @Override
+    public void start(Map<String, String> props) {
+        SourceConfig config = new SourceConfig(props);
+        List<Namespace> owned = TaskCollections.decode(props.get(TaskCollections.KEY));
+        MongoClient client = MongoClients.create(ConnectionSettings.MONGODB_URI, config.connection().uri(),
+                config.connection().connectTimeoutMs(), "tideline-source");
+        ExecutorService threads = null;
+        try {
+            Map<Map<String, Object>, Map<String, Object>> stored = storedOffsets(owned);
+            String producer = UUID.randomUUID().toString();
+            RecordQueue queue = new RecordQueue(16);
+            StreamSupport streams = new StreamSupport();
+            ScanReaders scans = new DateScanReaders(config);
+            List<CollectionCapture> captures = new ArrayList<>();
+            for (Namespace ns : owned) {
+                Map<String, Object> offset = stored.get(SourceOffset.partition(ns));
+                RecordFactory factory = new RecordFactory(ns, config.topics().namer().topicFor(ns), config.topics().heartbeatTopic(),
+                        config.topics().controlTopic(), config.capture().outputFormat(), config.capture().tenantField(),
+                        config.capture().deleteTombstone(), producer);
+                captures.add(new CollectionCapture(ns, client.getDatabase(ns.db()), config.capture(), streams, scans, factory, queue,
+                        offset == null ? null : SourceOffset.fromMap(offset)));
+            }
+            threads = Executors.newFixedThreadPool(Math.max(1, captures.size()), r -> {
+                Thread t = new Thread(r, "tideline-capture");
+                t.setDaemon(true);
+                return t;
+            });
+            for (CollectionCapture c : captures) {
+                threads.submit(c);
+            }
+            running = new Running(client, threads, captures, queue, Math.max(1, config.capture().batchSize()) * 2);
+            log.info("Source task started: {} collection(s) {}, producer {}", owned.size(), owned, producer);
+        } catch (RuntimeException e) {
+            if (threads != null) {
+                threads.shutdownNow();
+            }
+            client.close();
+            throw e;
+        }
+    }
+
+    private Map<Map<String, Object>, Map<String, Object>> storedOffsets(List<Namespace> owned) {
+        List<Map<String, Object>> partitions = new ArrayList<>();
+        owned.forEach(ns -> partitions.add(SourceOffset.partition(ns)));
+        Map<Map<String, Object>, Map<String, Object>> found = context.offsetStorageReader().offsets(partitions);
+        return found == null ? new HashMap<>() : found;
+    }
+
+    @Override
+    public List<SourceRecord> poll() throws InterruptedException {
+        return running.queue().poll(POLL_WAIT_MS, running.maxRecords());
+    }
+
+    @Override
+    public void stop() {
+        Running r = running;
+        if (r == null) {
+            return; // start() failed and closed what it opened
+        }
+        r.captures().forEach(CollectionCapture::stop);
+        r.threads().shutdownNow();
+        // close the client even if a capture thread is stuck on a dead socket: closing unblocks it
+        r.client().close();
+        try {
+            if (!r.threads().awaitTermination(STOP_WAIT_MS, TimeUnit.MILLISECONDS)) {
+                log.warn("Some capture threads did not end within {} ms of stop", STOP_WAIT_MS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        log.info("Source task stopped");
+    }
+}
