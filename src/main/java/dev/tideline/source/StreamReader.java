@@ -136,15 +136,17 @@ final class StreamReader implements CollectionReader {
             case "insert":
             case "update":
             case "replace": {
-                BsonValue id = documentId(event);
                 RawBsonDocument full = event.getFullDocument();
                 BsonDocument doc = full != null && full.containsKey("_id") ? full : null;
+                BsonValue id = documentId(event, doc);
                 Op op = type.equals("insert") ? Op.INSERT : type.equals("update") ? Op.UPDATE : Op.REPLACE;
-                return id == null ? null : new Captured.Change(new ChangeEvent(op, ns, id, doc, clusterTime, wall, null), offset);
+                return id == null ? unidentified(type, offset, clusterTime)
+                        : new Captured.Change(new ChangeEvent(op, ns, id, doc, clusterTime, wall, null), offset);
             }
             case "delete": {
-                BsonValue id = documentId(event);
-                return id == null ? null : new Captured.Change(new ChangeEvent(Op.DELETE, ns, id, null, clusterTime, wall, null), offset);
+                BsonValue id = documentId(event, null);
+                return id == null ? unidentified(type, offset, clusterTime)
+                        : new Captured.Change(new ChangeEvent(Op.DELETE, ns, id, null, clusterTime, wall, null), offset);
             }
             case "drop":
             case "rename":
@@ -162,9 +164,25 @@ final class StreamReader implements CollectionReader {
         }
     }
 
-    private static BsonValue documentId(ChangeStreamDocument<RawBsonDocument> event) {
+    /**
+     * The changed document's {@code _id}: from {@code documentKey} as MongoDB documents it, else from the
+     * looked-up document (mongo-java-server puts the update specification in {@code documentKey}).
+     */
+    private static BsonValue documentId(ChangeStreamDocument<RawBsonDocument> event, BsonDocument fullDocument) {
         BsonDocument key = event.getDocumentKey();
-        return key != null ? key.get("_id") : null;
+        BsonValue id = key != null ? key.get("_id") : null;
+        if (id == null && fullDocument != null) {
+            id = fullDocument.get("_id");
+        }
+        return id;
+    }
+
+    /** A change whose document cannot be identified: reported loudly, never dropped silently. */
+    private Captured unidentified(String type, SourceOffset offset, BsonTimestamp clusterTime) {
+        String detail = type + " event on " + ns + " at " + clusterTime + " carries no _id (no documentKey._id, no document): "
+                + "it cannot be applied downstream; if a later event for the same document follows, it repairs this one";
+        log.warn("Change stream on {}: {}", ns, detail);
+        return new Captured.Control("unidentified_change", detail, offset);
     }
 
     @Override
