@@ -110,7 +110,7 @@ final class CollectionCapture implements Runnable {
                     p.offset().lastId(), new BackfillProgress(collection.estimatedDocumentCount(), System.currentTimeMillis()));
             case STREAM -> new StreamReader(collection, ns, filter, p.offset(), settings.batchSize(), settings.maxAwaitMs(),
                     settings.heartbeatIntervalMs());
-            case SCAN -> scanReaders.open(ns, db, filter, p.offset());
+            case SCAN -> scanReaders.open(ns, filter, p.offset());
         };
     }
 

@@ -51,7 +51,7 @@ public class TidelineSourceTask extends SourceTask {
             String producer = UUID.randomUUID().toString();
             RecordQueue queue = new RecordQueue(16);
             StreamSupport streams = new StreamSupport();
-            ScanReaders scans = new DateScanReaders(config);
+            ScanReaders scans = new DateScanReaders(config, client);
             List<CollectionCapture> captures = new ArrayList<>();
             for (Namespace ns : owned) {
                 Map<String, Object> offset = stored.get(SourceOffset.partition(ns));
