@@ -1,0 +1,245 @@
+package dev.tideline.it.support;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The Connect REST API as tests use it. Calls that fail throw {@link IllegalStateException} with
+ * the method, path, status and body; waiting calls throw {@link AssertionError} with the last
+ * status JSON, which contains the task's stack trace.
+ */
+public final class ConnectRest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    /** The worker forwards requests to the leader and waits up to 90 s for the herder. */
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(100);
+    /** How long to retry 409 "rebalance in progress" / "stale configuration" answers. */
+    private static final Duration CONFLICT_RETRY = Duration.ofSeconds(60);
+
+    private final String baseUrl;
+
+    public ConnectRest(String baseUrl) {
+        this.baseUrl = baseUrl;
+    }
+
+    /** PUT /connectors/{name}/config: creates or reconfigures the connector. */
+    public void putConnector(String name, Map<String, String> config) {
+        send("PUT", "/connectors/" + enc(name) + "/config", toJson(config), Set.of(200, 201));
+    }
+
+    /**
+     * Waits until the connector and exactly {@code expectedTasks} tasks are RUNNING. Fails at once
+     * when the connector or a task is FAILED, and on timeout, with the status JSON in the message.
+     */
+    public void awaitRunning(String name, int expectedTasks, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String last = "(no status yet: the connector is unknown)";
+        while (true) {
+            HttpResponse<String> response = send("GET", "/connectors/" + enc(name) + "/status", null, Set.of(200, 404));
+            if (response.statusCode() == 200) {
+                JsonNode status = parse(response.body());
+                last = status.toPrettyString();
+                if (hasFailed(status)) {
+                    throw new AssertionError("connector " + name + " FAILED:\n" + last);
+                }
+                if (isRunning(status, expectedTasks)) {
+                    return;
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("connector " + name + " not RUNNING with " + expectedTasks
+                        + " RUNNING task(s) within " + timeout + "; last status:\n" + last);
+            }
+            sleep(200);
+        }
+    }
+
+    private static boolean hasFailed(JsonNode status) {
+        if ("FAILED".equals(status.path("connector").path("state").asText())) {
+            return true;
+        }
+        for (JsonNode task : status.path("tasks")) {
+            if ("FAILED".equals(task.path("state").asText())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isRunning(JsonNode status, int expectedTasks) {
+        if (!"RUNNING".equals(status.path("connector").path("state").asText())) {
+            return false;
+        }
+        JsonNode tasks = status.path("tasks");
+        if (tasks.size() != expectedTasks) {
+            return false;
+        }
+        for (JsonNode task : tasks) {
+            if (!"RUNNING".equals(task.path("state").asText())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** GET /connectors/{name}/status. */
+    public JsonNode status(String name) {
+        return parse(send("GET", "/connectors/" + enc(name) + "/status", null, Set.of(200)).body());
+    }
+
+    /** DELETE /connectors/{name}; a connector that does not exist is fine. */
+    public void deleteConnector(String name) {
+        send("DELETE", "/connectors/" + enc(name), null, Set.of(200, 204, 404));
+    }
+
+    /** POST /connectors/{name}/restart (KIP-745): the connector, and its tasks if asked, failed or not. */
+    public void restartConnector(String name, boolean includeTasks) {
+        send("POST", "/connectors/" + enc(name) + "/restart?includeTasks=" + includeTasks + "&onlyFailed=false",
+                null, Set.of(200, 202, 204));
+    }
+
+    public void pause(String name) {
+        send("PUT", "/connectors/" + enc(name) + "/pause", null, Set.of(202));
+    }
+
+    public void resume(String name) {
+        send("PUT", "/connectors/" + enc(name) + "/resume", null, Set.of(202));
+    }
+
+    /** PUT /connectors/{name}/stop (KIP-875): STOPPED, tasks shut down; needed before offsets can change. */
+    public void stop(String name) {
+        send("PUT", "/connectors/" + enc(name) + "/stop", null, Set.of(202, 204));
+    }
+
+    /** GET /connectors/{name}/offsets (KIP-875). */
+    public JsonNode offsets(String name) {
+        return parse(send("GET", "/connectors/" + enc(name) + "/offsets", null, Set.of(200)).body());
+    }
+
+    /** PATCH /connectors/{name}/offsets; the raw answer, since tests check refusals too. */
+    public HttpResponse<String> patchOffsets(String name, String body) {
+        return send("PATCH", "/connectors/" + enc(name) + "/offsets", body, null);
+    }
+
+    /** DELETE /connectors/{name}/offsets; the raw answer, since tests check refusals too. */
+    public HttpResponse<String> deleteOffsets(String name) {
+        return send("DELETE", "/connectors/" + enc(name) + "/offsets", null, null);
+    }
+
+    /**
+     * PUT /connector-plugins/{class}/config/validate. Returns the error messages per config key,
+     * only for keys that have errors ({@code connector.class} is added to the config if absent).
+     */
+    public Map<String, List<String>> validate(String connectorClass, Map<String, String> config) {
+        Map<String, String> body = new LinkedHashMap<>(config);
+        body.putIfAbsent("connector.class", connectorClass);
+        JsonNode answer = parse(send("PUT", "/connector-plugins/" + enc(connectorClass) + "/config/validate",
+                toJson(body), Set.of(200)).body());
+        Map<String, List<String>> errors = new LinkedHashMap<>();
+        for (JsonNode entry : answer.path("configs")) {
+            JsonNode value = entry.path("value");
+            List<String> messages = new ArrayList<>();
+            value.path("errors").forEach(e -> messages.add(e.asText()));
+            if (!messages.isEmpty()) {
+                errors.put(value.path("name").asText(), messages);
+            }
+        }
+        return errors;
+    }
+
+    /** The class names of GET /connector-plugins?connectorsOnly=true. */
+    public List<String> connectorPlugins() {
+        return pluginClasses(true);
+    }
+
+    /** Every plugin class: connectors, converters, transformations, predicates. */
+    public List<String> allPlugins() {
+        return pluginClasses(false);
+    }
+
+    private List<String> pluginClasses(boolean connectorsOnly) {
+        JsonNode answer = parse(send("GET", "/connector-plugins?connectorsOnly=" + connectorsOnly, null, Set.of(200)).body());
+        List<String> classes = new ArrayList<>();
+        answer.forEach(plugin -> classes.add(plugin.path("class").asText()));
+        return classes;
+    }
+
+    /**
+     * Sends a request; with {@code expected} null the answer is returned whatever its status.
+     * 409 (rebalance in progress) is retried when a status set is expected: it is the group's
+     * transient state, not the test's concern. Raw calls return 409 as is.
+     */
+    private HttpResponse<String> send(String method, String path, String body, Set<Integer> expected) {
+        long deadline = System.nanoTime() + CONFLICT_RETRY.toNanos();
+        while (true) {
+            HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + path))
+                    .timeout(REQUEST_TIMEOUT)
+                    .header("Content-Type", "application/json")
+                    .header("Accept", "application/json")
+                    .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                    .build();
+            HttpResponse<String> response;
+            try {
+                response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+            } catch (IOException e) {
+                throw new UncheckedIOException(method + " " + baseUrl + path + " failed", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted during " + method + " " + path, e);
+            }
+            if (response.statusCode() == 409 && expected != null && !expected.contains(409) && System.nanoTime() < deadline) {
+                sleep(250);
+                continue;
+            }
+            if (expected != null && !expected.contains(response.statusCode())) {
+                throw new IllegalStateException(method + " " + baseUrl + path + " answered " + response.statusCode()
+                        + " (expected " + expected + "): " + response.body());
+            }
+            return response;
+        }
+    }
+
+    private static String enc(String pathSegment) {
+        return URLEncoder.encode(pathSegment, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    private static String toJson(Object value) {
+        try {
+            return JSON.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("cannot serialize " + value, e);
+        }
+    }
+
+    private static JsonNode parse(String body) {
+        try {
+            return JSON.readTree(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("not JSON: " + body, e);
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+}

@@ -1,0 +1,165 @@
+package dev.tideline.it.support;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * One Connect distributed worker in a child JVM. Its properties are {@code config/worker.properties}
+ * (the example users get) plus the test overrides below, so the example is exercised by every
+ * test run. Restarts keep the port, the group and the storage topics: a restarted worker rejoins
+ * the same Connect cluster, as after a crash in production.
+ */
+final class ConnectWorker {
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private final KafkaRuntime runtime;
+    private final Path dir;
+    private final String name;
+    private final int port;
+    private final Path propertiesFile;
+    private ChildProcess process;
+
+    ConnectWorker(KafkaRuntime runtime, Path workDir, int index, String bootstrapServers, String clusterName) {
+        this.runtime = runtime;
+        this.name = "worker-" + index;
+        this.dir = StackPaths.recreate(workDir.resolve(name));
+        this.port = FreePorts.next();
+        this.propertiesFile = writeProperties(bootstrapServers, clusterName);
+    }
+
+    private Path writeProperties(String bootstrapServers, String clusterName) {
+        Properties properties = loadTemplate();
+        properties.putAll(Map.of(
+                "bootstrap.servers", bootstrapServers,
+                "group.id", clusterName,
+                "config.storage.topic", clusterName + "-configs",
+                "offset.storage.topic", clusterName + "-offsets",
+                "status.storage.topic", clusterName + "-status",
+                "listeners", "http://127.0.0.1:" + port,
+                "rest.advertised.host.name", "127.0.0.1",
+                "rest.advertised.port", Integer.toString(port),
+                // The BUILT plugin directory: a packaging mistake fails the tests, as it would fail users.
+                "plugin.path", StackPaths.pluginDir().toString()));
+        // service_load only finds plugins listed in META-INF/services: it proves ours are right.
+        properties.put("plugin.discovery", "service_load");
+        // Tests read what they wrote within seconds, not after the production default of 60 s.
+        properties.put("offset.flush.interval.ms", "1000");
+        // How long the group waits for a departed worker before reassigning its tasks (default 5 min).
+        properties.put("scheduled.rebalance.max.delay.ms", "5000");
+        // A worker restarted after kill -9 joins with a new member id; the group waits for the dead
+        // one until its session expires (default 10 s). 6 s is the broker's minimum session timeout.
+        properties.put("session.timeout.ms", "6000");
+        properties.put("heartbeat.interval.ms", "1500");
+        properties.put("exactly.once.source.support", exactlyOnceSourceSupport());
+        Path file = dir.resolve("worker.properties");
+        try (OutputStream out = Files.newOutputStream(file)) {
+            properties.store(out, "config/worker.properties + test overrides (ConnectWorker)");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
+        return file;
+    }
+
+    private static Properties loadTemplate() {
+        Path template = StackPaths.workerTemplate();
+        Properties properties = new Properties();
+        try (InputStream in = Files.newInputStream(template)) {
+            properties.load(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the worker template " + template, e);
+        }
+        return properties;
+    }
+
+    /** {@code -Dtideline.eos=enabled|preparing|disabled} (default disabled); {@code true} means enabled. */
+    private static String exactlyOnceSourceSupport() {
+        String value = System.getProperty("tideline.eos", "disabled").trim().toLowerCase(java.util.Locale.ROOT);
+        return value.equals("true") ? "enabled" : value;
+    }
+
+    String url() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    /** Starts the JVM and waits until the worker has joined its group and serves REST requests. */
+    void start() {
+        if (isRunning()) {
+            throw new IllegalStateException(name + " is already running (pid " + process.pid() + ")");
+        }
+        long started = System.nanoTime();
+        process = ChildProcess.startJava(name, runtime, "2g", dir, dir.resolve(name + ".log"),
+                "org.apache.kafka.connect.cli.ConnectDistributed", propertiesFile.toString());
+        awaitReady();
+        StackLog.info(name + " answers at " + url() + " after " + Duration.ofNanos(System.nanoTime() - started).toMillis() + " ms");
+    }
+
+    /**
+     * GET /health (KIP-1017, Kafka 3.9+) answers 200 only once the worker has joined the group and
+     * read the config topic; before that, requests such as PUT /connectors/x/config would fail.
+     */
+    private void awaitReady() {
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        String last = "no answer";
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException(name + " exited during start-up\n" + process.diagnostics(80));
+            }
+            try {
+                HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(url() + "/health"))
+                        .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
+                if (response.statusCode() == 200) {
+                    return;
+                }
+                last = response.statusCode() + " " + response.body();
+            } catch (IOException e) {
+                last = e.toString();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for " + name, e);
+            }
+            sleep(250);
+        }
+        String diagnostics = process.diagnostics(80);
+        process.stop();
+        throw new IllegalStateException(name + " did not become ready within " + START_TIMEOUT
+                + " (last /health answer: " + last + ")\n" + diagnostics);
+    }
+
+    /** kill -9: no graceful group leave, no final offset flush. */
+    void kill() {
+        if (process != null) {
+            process.kill();
+        }
+    }
+
+    void stop() {
+        if (process != null) {
+            process.stop();
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+}

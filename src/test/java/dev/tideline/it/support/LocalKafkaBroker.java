@@ -1,0 +1,129 @@
+package dev.tideline.it.support;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * A real KRaft broker (combined broker + controller, one node) in a child JVM, bound to
+ * 127.0.0.1 on free ports, with every internal topic at replication factor 1.
+ */
+final class LocalKafkaBroker implements KafkaBackend {
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+
+    private final ChildProcess process;
+    private final String bootstrapServers;
+
+    private LocalKafkaBroker(ChildProcess process, String bootstrapServers) {
+        this.process = process;
+        this.bootstrapServers = bootstrapServers;
+    }
+
+    static LocalKafkaBroker start(KafkaRuntime runtime, Path dir) {
+        StackPaths.recreate(dir);
+        int brokerPort = FreePorts.next();
+        int controllerPort = FreePorts.next();
+        String bootstrap = "127.0.0.1:" + brokerPort;
+        Path config = writeServerProperties(dir, brokerPort, controllerPort);
+        format(runtime, dir, config);
+        ChildProcess process = ChildProcess.startJava("broker", runtime, "1g", dir, dir.resolve("broker.log"),
+                "kafka.Kafka", config.toString());
+        LocalKafkaBroker broker = new LocalKafkaBroker(process, bootstrap);
+        broker.awaitReady();
+        return broker;
+    }
+
+    private static Path writeServerProperties(Path dir, int brokerPort, int controllerPort) {
+        String properties = String.join("\n",
+                "process.roles=broker,controller",
+                "node.id=1",
+                "controller.quorum.bootstrap.servers=127.0.0.1:" + controllerPort,
+                "listeners=PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort,
+                "advertised.listeners=PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort,
+                "controller.listener.names=CONTROLLER",
+                "inter.broker.listener.name=PLAINTEXT",
+                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                "log.dirs=" + dir.resolve("data").toAbsolutePath(),
+                "num.partitions=1",
+                "default.replication.factor=1",
+                "min.insync.replicas=1",
+                "offsets.topic.replication.factor=1",
+                "offsets.topic.num.partitions=5",
+                "transaction.state.log.replication.factor=1",
+                "transaction.state.log.min.isr=1",
+                "transaction.state.log.num.partitions=5",
+                "share.coordinator.state.topic.replication.factor=1",
+                "share.coordinator.state.topic.min.isr=1",
+                // Tests create groups constantly; the default 3 s delay would be added to each.
+                "group.initial.rebalance.delay.ms=0",
+                "auto.create.topics.enable=true",
+                "");
+        Path file = dir.resolve("server.properties");
+        try {
+            Files.writeString(file, properties);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
+        return file;
+    }
+
+    /** {@code kafka-storage.sh format --standalone}: KRaft needs formatted storage before the first start. */
+    private static void format(KafkaRuntime runtime, Path dir, Path config) {
+        ChildProcess tool = ChildProcess.startJava("storage-format", runtime, "256m", dir, dir.resolve("storage-format.log"),
+                "kafka.tools.StorageTool", "format", "--standalone",
+                "--cluster-id", Uuid.randomUuid().toString(), "--config", config.toString());
+        if (!tool.awaitExit(Duration.ofSeconds(60)) || tool.exitCode() != 0) {
+            String diagnostics = tool.diagnostics(40);
+            tool.kill();
+            throw new IllegalStateException("formatting the KRaft storage failed\n" + diagnostics);
+        }
+    }
+
+    /** Ready once the broker answers a describeCluster on its client listener. */
+    private void awaitReady() {
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        Exception last = null;
+        try (Admin admin = Admin.create(Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 2000))) {
+            while (System.nanoTime() < deadline) {
+                if (!process.isAlive()) {
+                    throw new IllegalStateException("the broker exited during start-up\n" + process.diagnostics(60));
+                }
+                try {
+                    admin.describeCluster().nodes().get(2, TimeUnit.SECONDS);
+                    return;
+                } catch (ExecutionException | TimeoutException e) {
+                    last = e;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while waiting for the broker", e);
+                }
+            }
+        }
+        String diagnostics = process.diagnostics(60);
+        process.stop();
+        throw new IllegalStateException("the broker did not answer within " + START_TIMEOUT
+                + " (last error: " + last + ")\n" + diagnostics);
+    }
+
+    @Override
+    public String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    @Override
+    public void stop() {
+        process.stop();
+    }
+}

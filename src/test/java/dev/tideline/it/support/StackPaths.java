@@ -1,0 +1,51 @@
+package dev.tideline.it.support;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/**
+ * Where the stack finds its inputs. Failsafe passes absolute paths as system properties (see
+ * pom.xml); the defaults are relative to the project directory for IDE runs and the sandbox.
+ */
+final class StackPaths {
+    private StackPaths() {
+    }
+
+    static Path property(String name, String defaultRelativeToProject) {
+        String value = System.getProperty(name);
+        return (value != null ? Path.of(value) : projectDir().resolve(defaultRelativeToProject)).toAbsolutePath();
+    }
+
+    /** The built plugin directory (the parent of {@code tideline-mongodb/}): what plugin.path gets. */
+    static Path pluginDir() {
+        return property("tideline.plugin.dir", "target/connect-plugin");
+    }
+
+    static Path workerTemplate() {
+        return projectDir().resolve("config/worker.properties");
+    }
+
+    static Path projectDir() {
+        return Path.of(System.getProperty("tideline.project.dir", System.getProperty("user.dir"))).toAbsolutePath();
+    }
+
+    /** Empties {@code dir} so a run never sees the broker data or logs of the previous one. */
+    static Path recreate(Path dir) {
+        try {
+            if (Files.exists(dir)) {
+                try (Stream<Path> paths = Files.walk(dir)) {
+                    for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
+                        Files.delete(p);
+                    }
+                }
+            }
+            return Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot recreate " + dir, e);
+        }
+    }
+}

@@ -1,0 +1,113 @@
+package dev.tideline.it.support;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * Reads a whole topic from the beginning, all partitions, without a consumer group (nothing is
+ * committed, so reading twice gives the same records). Never creates the topic it waits for.
+ */
+public final class TopicReader {
+    private static final Duration POLL = Duration.ofMillis(200);
+
+    private TopicReader() {
+    }
+
+    /** Reads until at least {@code atLeast} records arrived (read_uncommitted); AssertionError after {@code deadline}. */
+    public static List<ConsumerRecord<byte[], byte[]>> readUntil(String bootstrap, String topic, int atLeast, Duration deadline) {
+        return readUntil(bootstrap, topic, atLeast, deadline, IsolationLevel.READ_UNCOMMITTED);
+    }
+
+    /** As {@link #readUntil(String, String, int, Duration)}; READ_COMMITTED hides aborted and open transactions. */
+    public static List<ConsumerRecord<byte[], byte[]>> readUntil(String bootstrap, String topic, int atLeast, Duration deadline,
+                                                                 IsolationLevel isolation) {
+        long end = System.nanoTime() + deadline.toNanos();
+        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap, isolation)) {
+            if (!assignFromBeginning(consumer, topic, end)) {
+                throw new AssertionError("topic " + topic + " does not exist after " + deadline + " (wanted " + atLeast + " records)");
+            }
+            while (records.size() < atLeast) {
+                if (System.nanoTime() > end) {
+                    throw new AssertionError("read " + records.size() + " of at least " + atLeast + " records from "
+                            + topic + " within " + deadline);
+                }
+                consumer.poll(POLL).forEach(records::add);
+            }
+        }
+        return records;
+    }
+
+    /** Reads (read_uncommitted) until no new record arrived for {@code quiet}; empty if the topic never appears. */
+    public static List<ConsumerRecord<byte[], byte[]>> readAll(String bootstrap, String topic, Duration quiet) {
+        return readAll(bootstrap, topic, quiet, IsolationLevel.READ_UNCOMMITTED);
+    }
+
+    public static List<ConsumerRecord<byte[], byte[]>> readAll(String bootstrap, String topic, Duration quiet,
+                                                               IsolationLevel isolation) {
+        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap, isolation)) {
+            if (!assignFromBeginning(consumer, topic, System.nanoTime() + quiet.toNanos())) {
+                return records;
+            }
+            long quietUntil = System.nanoTime() + quiet.toNanos();
+            while (System.nanoTime() < quietUntil) {
+                int before = records.size();
+                consumer.poll(POLL).forEach(records::add);
+                if (records.size() > before) {
+                    quietUntil = System.nanoTime() + quiet.toNanos();
+                }
+            }
+        }
+        return records;
+    }
+
+    /** False if the topic did not exist before {@code endNanos}. */
+    private static boolean assignFromBeginning(KafkaConsumer<byte[], byte[]> consumer, String topic, long endNanos) {
+        while (true) {
+            List<PartitionInfo> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(5));
+            if (partitions != null && !partitions.isEmpty()) {
+                List<TopicPartition> assigned = partitions.stream()
+                        .map(p -> new TopicPartition(p.topic(), p.partition()))
+                        .collect(Collectors.toList());
+                consumer.assign(assigned);
+                consumer.seekToBeginning(assigned);
+                return true;
+            }
+            if (System.nanoTime() > endNanos) {
+                return false;
+            }
+            try {
+                Thread.sleep(POLL.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for topic " + topic, e);
+            }
+        }
+    }
+
+    private static KafkaConsumer<byte[], byte[]> consumer(String bootstrap, IsolationLevel isolation) {
+        return new KafkaConsumer<>(Map.<String, Object>of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ConsumerConfig.CLIENT_ID_CONFIG, "tideline-topic-reader-" + UUID.randomUUID(),
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation.toString().toLowerCase(Locale.ROOT),
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+                // The broker auto-creates topics; a reader that looks too early must not create one
+                // with the default partition count before the connector does.
+                ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false,
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000),
+                new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+}
