@@ -105,6 +105,16 @@ public final class EnvelopeCodec {
                 origin != null && origin.isString() ? origin.asString().getValue() : null);
     }
 
+    /**
+     * Whether a document read from a record value is a change envelope rather than a plain document:
+     * it has the envelope's version and op fields and no {@code _id} (an envelope names the id in
+     * {@code id}; a document has {@code _id}). A bad envelope still counts as one, so it is reported
+     * as malformed instead of being written as a document.
+     */
+    public static boolean looksLikeEnvelope(BsonDocument d) {
+        return d.containsKey(F_VERSION) && d.containsKey(F_OP) && !d.containsKey(KEY_ID);
+    }
+
     /** The record value of an event in the given form: a {@code Map} (json) or {@code byte[]} (bson). */
     public static Object toValue(ChangeEvent e, ValueFormat format) {
         BsonDocument d = toBson(e);

@@ -1,0 +1,99 @@
+package dev.tideline.sink;
+
+import com.mongodb.MongoException;
+import com.mongodb.client.MongoClient;
+import dev.tideline.event.MalformedRecordException;
+import dev.tideline.sink.config.SinkConfig;
+import dev.tideline.sink.config.StaleGuardMode;
+import dev.tideline.sink.decode.Decoded;
+import dev.tideline.sink.decode.RecordDecoder;
+import dev.tideline.sink.decode.SinkChange;
+import dev.tideline.sink.guard.StaleWriteGuard;
+import dev.tideline.sink.guard.VersionStore;
+import dev.tideline.sink.guard.WriteGuard;
+import dev.tideline.sink.plan.NamespaceBatch;
+import dev.tideline.sink.plan.WritePlan;
+import dev.tideline.sink.plan.WritePlanner;
+import dev.tideline.sink.route.NamespaceRouter;
+import dev.tideline.sink.route.RoutedChange;
+import dev.tideline.sink.write.BulkWriteExecutor;
+import dev.tideline.sink.write.RecordFailure;
+import dev.tideline.sink.write.WriteFailures;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+/**
+ * Applies one batch: decode → route → plan → guard → write. Malformed and refused records are
+ * collected, not thrown, so the rest of the batch is always applied; what to do with them is the
+ * caller's decision ({@link FailedRecordHandler}). Failures that are not about one record throw.
+ */
+public final class BatchApplier {
+    private final RecordDecoder decoder;
+    private final NamespaceRouter router;
+    private final WriteGuard guard;
+    private final BulkWriteExecutor executor;
+    private final int chunkSize;
+
+    public BatchApplier(RecordDecoder decoder, NamespaceRouter router, WriteGuard guard, BulkWriteExecutor executor,
+                        int chunkSize) {
+        this.decoder = decoder;
+        this.router = router;
+        this.guard = guard;
+        this.executor = executor;
+        this.chunkSize = chunkSize;
+    }
+
+    public static BatchApplier create(SinkConfig config, MongoClient client) {
+        var writes = config.writes();
+        var routing = config.routing();
+        WriteGuard guard = writes.staleGuard() == StaleGuardMode.OFF
+                ? WriteGuard.NONE : new StaleWriteGuard(new VersionStore(client));
+        return new BatchApplier(new RecordDecoder(writes.tombstoneAction(), writes.versionField()),
+                new NamespaceRouter(routing.database(), routing.topicMap(), routing.filter()),
+                guard, new BulkWriteExecutor(client, writes.writeMode()), writes.bulkChunkSize());
+    }
+
+    public BatchOutcome apply(Collection<SinkRecord> records) {
+        List<RecordFailure> failures = new ArrayList<>();
+        List<RoutedChange> routed = new ArrayList<>(records.size());
+        int skipped = 0;
+        int filtered = 0;
+        for (SinkRecord r : records) {
+            try {
+                Decoded d = decoder.decode(r);
+                if (d instanceof SinkChange change) {
+                    Optional<RoutedChange> rc = router.route(change);
+                    if (rc.isPresent()) {
+                        routed.add(rc.get());
+                    } else {
+                        filtered++;
+                    }
+                } else {
+                    skipped++;
+                }
+            } catch (MalformedRecordException e) {
+                failures.add(new RecordFailure(r, "malformed record: " + e.getMessage(), e));
+            }
+        }
+        WritePlan plan = WritePlanner.plan(routed);
+        int stale = 0;
+        int written = 0;
+        for (NamespaceBatch planned : plan.batches()) {
+            WriteGuard.Admitted admitted;
+            try {
+                admitted = guard.admit(planned);
+            } catch (MongoException e) {
+                throw WriteFailures.translate(e, "reading or recording versions for " + planned.destination()
+                        + " in the " + VersionStore.COLLECTION + " collection");
+            }
+            stale += admitted.stale();
+            List<RecordFailure> refused = executor.execute(admitted.batch(), chunkSize);
+            failures.addAll(refused);
+            written += admitted.batch().writes().size() - refused.size();
+        }
+        return new BatchOutcome(records.size(), written, plan.superseded(), stale, skipped, filtered, failures);
+    }
+}

@@ -1,0 +1,86 @@
+package dev.tideline.sink;
+
+import dev.tideline.TidelineVersion;
+import dev.tideline.sink.config.ConnectionSettings;
+import dev.tideline.sink.config.RetrySettings;
+import dev.tideline.sink.config.SinkConfig;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.common.config.Config;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigValue;
+import org.apache.kafka.connect.connector.Task;
+import org.apache.kafka.connect.sink.SinkConnector;
+
+/**
+ * Applies Tideline change topics (or plain document topics) onto one destination MongoDB. For
+ * several destinations, run one connector per destination on the same topics, each with its own
+ * {@code collection.include}/{@code collection.exclude}.
+ */
+public class TidelineSinkConnector extends SinkConnector {
+    private Map<String, String> props;
+
+    @Override
+    public String version() {
+        return TidelineVersion.get();
+    }
+
+    @Override
+    public void start(Map<String, String> props) {
+        new SinkConfig(props); // fail the connector, not each task, on a bad config
+        this.props = Map.copyOf(props);
+    }
+
+    @Override
+    public Class<? extends Task> taskClass() {
+        return TidelineSinkTask.class;
+    }
+
+    /** Every task gets the same config (including errors.tolerance): Connect spreads the partitions. */
+    @Override
+    public List<Map<String, String>> taskConfigs(int maxTasks) {
+        List<Map<String, String>> configs = new ArrayList<>(maxTasks);
+        for (int i = 0; i < maxTasks; i++) {
+            configs.add(new HashMap<>(props));
+        }
+        return configs;
+    }
+
+    @Override
+    public void stop() {
+        // nothing held: the tasks own the clients
+    }
+
+    @Override
+    public ConfigDef config() {
+        return SinkConfig.configDef();
+    }
+
+    /** Per-key checks of the ConfigDef, then what needs the settings together: backoff order, a reachable destination. */
+    @Override
+    public Config validate(Map<String, String> connectorConfigs) {
+        Config config = super.validate(connectorConfigs);
+        Map<String, ConfigValue> values = new HashMap<>();
+        config.configValues().forEach(v -> values.put(v.name(), v));
+
+        ConfigValue initial = values.get(RetrySettings.BACKOFF_INITIAL_MS);
+        ConfigValue max = values.get(RetrySettings.BACKOFF_MAX_MS);
+        if (initial.errorMessages().isEmpty() && max.errorMessages().isEmpty()
+                && initial.value() != null && max.value() != null && (Long) max.value() < (Long) initial.value()) {
+            max.addErrorMessage(RetrySettings.BACKOFF_MAX_MS + " (" + max.value() + ") must be at least "
+                    + RetrySettings.BACKOFF_INITIAL_MS + " (" + initial.value() + ")");
+        }
+
+        ConfigValue uri = values.get(ConnectionSettings.URI);
+        ConfigValue timeout = values.get(ConnectionSettings.CONNECT_TIMEOUT_MS);
+        String rawUri = connectorConfigs.get(ConnectionSettings.URI);
+        if (uri.errorMessages().isEmpty() && timeout.errorMessages().isEmpty() && rawUri != null && !rawUri.isBlank()) {
+            Optional<String> problem = DestinationProbe.problem(rawUri, (Integer) timeout.value());
+            problem.ifPresent(uri::addErrorMessage);
+        }
+        return config;
+    }
+}

@@ -1,0 +1,58 @@
+package dev.tideline.sink.config;
+
+import java.util.Optional;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.Width;
+
+/** How changes are written. */
+public record WriteSettings(WriteMode writeMode, TombstoneAction tombstoneAction, StaleGuardMode staleGuard,
+                            Optional<String> versionField, int bulkChunkSize) {
+    public static final String GROUP = "Writes";
+    public static final String WRITE_MODE = "write.mode";
+    public static final String TOMBSTONE_ACTION = "tombstone.action";
+    public static final String STALE_GUARD = "stale.guard";
+    public static final String VERSION_FIELD = "version.field";
+    public static final String BULK_CHUNK_SIZE = "bulk.chunk.size";
+    /** MongoDB caps one bulk write call at this many operations (maxWriteBatchSize is 100,000; seed 001 uses 1,000). */
+    public static final int MAX_BULK_CHUNK_SIZE = 1000;
+
+    static void define(ConfigDef def) {
+        int order = 0;
+        def.define(WRITE_MODE, Type.STRING, ConfigChoices.nameOf(WriteMode.UPSERT), ConfigChoices.validator(WriteMode.class),
+                Importance.MEDIUM,
+                "upsert: insert/update/replace/read replace the document by _id, inserting it when absent. "
+                        + "update: replace only documents that already exist.",
+                GROUP, ++order, Width.SHORT, "Write mode", ConfigChoices.recommender(WriteMode.class));
+        def.define(TOMBSTONE_ACTION, Type.STRING, ConfigChoices.nameOf(TombstoneAction.DELETE),
+                ConfigChoices.validator(TombstoneAction.class), Importance.MEDIUM,
+                "What a Kafka tombstone (null value) does: delete the document whose _id is the record key, or ignore it.",
+                GROUP, ++order, Width.SHORT, "Tombstone action", ConfigChoices.recommender(TombstoneAction.class));
+        def.define(STALE_GUARD, Type.STRING, ConfigChoices.nameOf(StaleGuardMode.AUTO),
+                ConfigChoices.validator(StaleGuardMode.class), Importance.MEDIUM,
+                "auto: a change older than what the destination already holds (by the source cluster time, or by "
+                        + "version.field) is not applied, and a delete never removes a document re-inserted after it. "
+                        + "Versions are kept in the '_tideline_versions' collection of the destination database; "
+                        + "destination documents are never modified. off: apply every change in arrival order.",
+                GROUP, ++order, Width.SHORT, "Stale-write guard", ConfigChoices.recommender(StaleGuardMode.class));
+        def.define(VERSION_FIELD, Type.STRING, "", Importance.LOW,
+                "Document field used as the version of a change that has no source cluster time (plain documents, "
+                        + "date-scan copies), e.g. 'updatedAt'. Empty: such changes bypass the stale-write guard.",
+                GROUP, ++order, Width.MEDIUM, "Version field");
+        def.define(BULK_CHUNK_SIZE, Type.INT, MAX_BULK_CHUNK_SIZE, ConfigDef.Range.between(1, MAX_BULK_CHUNK_SIZE),
+                Importance.LOW, "Largest number of writes sent in one unordered bulk write.",
+                GROUP, ++order, Width.SHORT, "Bulk chunk size");
+    }
+
+    static WriteSettings from(AbstractConfig c) {
+        String versionField = c.getString(VERSION_FIELD).trim();
+        return new WriteSettings(
+                ConfigChoices.parse(WriteMode.class, WRITE_MODE, c.getString(WRITE_MODE)),
+                ConfigChoices.parse(TombstoneAction.class, TOMBSTONE_ACTION, c.getString(TOMBSTONE_ACTION)),
+                ConfigChoices.parse(StaleGuardMode.class, STALE_GUARD, c.getString(STALE_GUARD)),
+                versionField.isEmpty() ? Optional.empty() : Optional.of(versionField),
+                c.getInt(BULK_CHUNK_SIZE));
+    }
+}

@@ -1,0 +1,136 @@
+package dev.tideline.sink.decode;
+
+import dev.tideline.event.ChangeEvent;
+import dev.tideline.event.EnvelopeCodec;
+import dev.tideline.event.EventHeaders;
+import dev.tideline.event.MalformedRecordException;
+import dev.tideline.event.Namespace;
+import dev.tideline.event.Op;
+import dev.tideline.sink.config.TombstoneAction;
+import java.util.Optional;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+
+/**
+ * Reads a sink record in any accepted form into a {@link SinkChange}:
+ * <ul>
+ *   <li>a Tideline change envelope: BSON bytes (ByteArrayConverter), a schemaless map
+ *       (JsonConverter, schemas off) or JSON text (StringConverter);</li>
+ *   <li>a plain document keyed by {@code _id}: schemaless map, JSON text, BSON bytes or a Struct → a write;</li>
+ *   <li>a Kafka tombstone (null value) → a delete of the key's {@code _id}, or a skip.</li>
+ * </ul>
+ * Anything else throws {@link MalformedRecordException} (a per-record problem).
+ */
+public final class RecordDecoder {
+    private static final String ID = "_id";
+
+    private final TombstoneAction tombstoneAction;
+    private final Optional<String> versionField;
+
+    public RecordDecoder(TombstoneAction tombstoneAction, Optional<String> versionField) {
+        this.tombstoneAction = tombstoneAction;
+        this.versionField = versionField;
+    }
+
+    public Decoded decode(SinkRecord record) {
+        String kind = header(record, EventHeaders.KIND);
+        if (kind != null && !EventHeaders.KIND_CHANGE.equals(kind)) {
+            return new Decoded.Skip("a " + kind + " record, not a change");
+        }
+        Object value = record.value();
+        if (value == null) {
+            return tombstone(record);
+        }
+        if (value instanceof Struct struct) {
+            return plainDocument(record, StructConverter.toDocument(struct));
+        }
+        BsonDocument doc = EnvelopeCodec.readDocument(value);
+        return EnvelopeCodec.looksLikeEnvelope(doc)
+                ? envelope(record, EnvelopeCodec.fromBson(doc))
+                : plainDocument(record, doc);
+    }
+
+    private Decoded tombstone(SinkRecord record) {
+        if (tombstoneAction == TombstoneAction.IGNORE) {
+            return new Decoded.Skip("tombstone ignored (tombstone.action=ignore)");
+        }
+        BsonValue id = EnvelopeCodec.readKeyId(record.key());
+        return new SinkChange(record, SinkChange.Kind.DELETE, headerNamespace(record), id, null, null);
+    }
+
+    private Decoded envelope(SinkRecord record, ChangeEvent e) {
+        if (e.op() == Op.DELETE) {
+            return new SinkChange(record, SinkChange.Kind.DELETE, e.ns(), e.id(), null, e.clusterTime());
+        }
+        BsonDocument doc = e.document();
+        if (doc == null || !doc.containsKey(ID)) {
+            if (e.op() == Op.UPDATE || e.op() == Op.REPLACE) {
+                // The source looked the document up after it was deleted (FAKE-MONGO.md: null, or a
+                // delta without _id): there is nothing to write, and the delete that follows removes it.
+                return new Decoded.Skip("the source could no longer read the document of this " + e.op().wireName());
+            }
+            throw new MalformedRecordException("an " + e.op().wireName() + " change must carry the whole document with its _id");
+        }
+        if (!doc.get(ID).equals(e.id())) {
+            throw new MalformedRecordException("the document's _id " + doc.get(ID) + " differs from the change's id " + e.id());
+        }
+        BsonValue version = e.clusterTime() != null ? e.clusterTime() : versionOf(doc);
+        return new SinkChange(record, SinkChange.Kind.WRITE, e.ns(), e.id(), doc, version);
+    }
+
+    private Decoded plainDocument(SinkRecord record, BsonDocument doc) {
+        BsonValue id = doc.get(ID);
+        if (id == null) {
+            if (record.key() == null) {
+                throw new MalformedRecordException("a plain document needs an _id, in the document or as the record key");
+            }
+            id = EnvelopeCodec.readKeyId(record.key());
+            BsonDocument withId = new BsonDocument(ID, id); // _id first, as MongoDB stores it
+            withId.putAll(doc);
+            doc = withId;
+        }
+        return new SinkChange(record, SinkChange.Kind.WRITE, headerNamespace(record), id, doc, versionOf(doc));
+    }
+
+    /** The configured version field of a document (dotted paths reach into embedded documents), or null. */
+    private BsonValue versionOf(BsonDocument doc) {
+        if (versionField.isEmpty()) {
+            return null;
+        }
+        BsonValue v = doc;
+        for (String part : versionField.get().split("\\.")) {
+            if (!v.isDocument()) {
+                return null;
+            }
+            v = v.asDocument().get(part);
+            if (v == null) {
+                return null;
+            }
+        }
+        return v.isNull() ? null : v;
+    }
+
+    private static Namespace headerNamespace(SinkRecord record) {
+        String ns = header(record, EventHeaders.NAMESPACE);
+        if (ns == null) {
+            return null;
+        }
+        try {
+            return Namespace.parse(ns);
+        } catch (IllegalArgumentException e) {
+            throw new MalformedRecordException("header " + EventHeaders.NAMESPACE + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static String header(SinkRecord record, String name) {
+        Header h = record.headers().lastWithName(name);
+        if (h == null || h.value() == null) {
+            return null;
+        }
+        Object v = h.value();
+        return v instanceof byte[] b ? new String(b, java.nio.charset.StandardCharsets.UTF_8) : v.toString();
+    }
+}

@@ -1,0 +1,15 @@
+package dev.tideline.sink.guard;
+
+import dev.tideline.sink.plan.NamespaceBatch;
+
+/** Decides which planned writes of a destination collection may be applied. */
+public interface WriteGuard {
+    /** {@code stale.guard=off}: everything is applied in arrival order. */
+    WriteGuard NONE = batch -> new Admitted(batch, 0);
+
+    /** The outcome for one destination collection: what to write, and how many changes were dropped. */
+    record Admitted(NamespaceBatch batch, int stale) {
+    }
+
+    Admitted admit(NamespaceBatch batch);
+}

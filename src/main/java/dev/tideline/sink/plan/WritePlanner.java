@@ -1,0 +1,59 @@
+package dev.tideline.sink.plan;
+
+import dev.tideline.event.Namespace;
+import dev.tideline.sink.guard.VersionOrder;
+import dev.tideline.sink.route.RoutedChange;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.bson.BsonValue;
+
+/**
+ * Plans the writes of a batch. Pure: no I/O, the same input always gives the same plan.
+ *
+ * <p>Every write is a whole-document replace or a delete by {@code _id}, so only the last change to a
+ * document matters: earlier ones in the same batch are superseded and never sent. Records with the
+ * same key share a partition, so arrival order is the per-key order; the one exception is a change
+ * that arrives later but carries an OLDER version than the one it would replace (two topics feeding
+ * one collection): it loses, as the stale-write guard would decide. The survivors keep the arrival
+ * order of their records, and are then sent as unordered bulk writes (order no longer matters once
+ * there is one write per document).
+ */
+public final class WritePlanner {
+    private WritePlanner() {
+    }
+
+    public static WritePlan plan(List<RoutedChange> changes) {
+        Map<Namespace, Map<BsonValue, RoutedChange>> latest = new LinkedHashMap<>();
+        int superseded = 0;
+        for (RoutedChange c : changes) {
+            Map<BsonValue, RoutedChange> perId = latest.computeIfAbsent(c.destination(), ns -> new LinkedHashMap<>());
+            BsonValue id = c.change().id();
+            RoutedChange previous = perId.get(id);
+            if (previous == null) {
+                perId.put(id, c);
+                continue;
+            }
+            superseded++;
+            if (!isOlder(c, previous)) {
+                perId.remove(id); // re-insert so the survivor sits at its own arrival position
+                perId.put(id, c);
+            }
+        }
+        List<NamespaceBatch> batches = new ArrayList<>(latest.size());
+        latest.forEach((ns, perId) -> batches.add(new NamespaceBatch(ns, new ArrayList<>(perId.values()))));
+        return new WritePlan(batches, superseded);
+    }
+
+    private static boolean isOlder(RoutedChange candidate, RoutedChange current) {
+        BsonValue a = candidate.change().version();
+        BsonValue b = current.change().version();
+        if (a == null || b == null) {
+            return false;
+        }
+        Optional<Integer> cmp = VersionOrder.compare(a, b);
+        return cmp.isPresent() && cmp.get() < 0;
+    }
+}

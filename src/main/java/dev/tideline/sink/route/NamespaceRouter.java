@@ -1,0 +1,53 @@
+package dev.tideline.sink.route;
+
+import dev.tideline.event.MalformedRecordException;
+import dev.tideline.event.Namespace;
+import dev.tideline.sink.decode.SinkChange;
+import java.util.Optional;
+
+/**
+ * Decides where a change lands, and whether this destination takes it at all.
+ * Destination collection: the {@code topic.namespace.map} entry of the record's topic, else the
+ * collection the change came from, else (records without a namespace) the topic name. Destination
+ * database: the mapped one, else {@code database}, else the source database.
+ */
+public final class NamespaceRouter {
+    private final Optional<String> database;
+    private final TopicNamespaceMap topicMap;
+    private final CollectionFilter filter;
+
+    public NamespaceRouter(Optional<String> database, TopicNamespaceMap topicMap, CollectionFilter filter) {
+        this.database = database;
+        this.topicMap = topicMap;
+        this.filter = filter;
+    }
+
+    /** @return the routed change, or empty when the collection filter leaves it to another destination */
+    public Optional<RoutedChange> route(SinkChange change) {
+        Namespace destination = destinationOf(change);
+        Namespace filtered = change.sourceNs() != null ? change.sourceNs() : destination;
+        return filter.accepts(filtered) ? Optional.of(new RoutedChange(change, destination)) : Optional.empty();
+    }
+
+    private Namespace destinationOf(SinkChange change) {
+        String topic = change.record().topic();
+        Namespace source = change.sourceNs();
+        Optional<TopicNamespaceMap.Target> mapped = topicMap.lookup(topic);
+        String coll = mapped.map(TopicNamespaceMap.Target::coll)
+                .orElse(source != null ? source.coll() : topic);
+        Optional<String> db = mapped.flatMap(TopicNamespaceMap.Target::db).or(() -> database);
+        if (db.isEmpty() && source != null) {
+            db = Optional.of(source.db());
+        }
+        if (db.isEmpty()) {
+            throw new MalformedRecordException("no destination database for a record of topic '" + topic
+                    + "' that names no source namespace: set 'database', or map the topic to 'db.collection' "
+                    + "in topic.namespace.map");
+        }
+        try {
+            return new Namespace(db.get(), coll);
+        } catch (IllegalArgumentException e) {
+            throw new MalformedRecordException("cannot route topic '" + topic + "': " + e.getMessage(), e);
+        }
+    }
+}

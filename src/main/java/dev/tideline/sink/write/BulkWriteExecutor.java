@@ -1,0 +1,95 @@
+package dev.tideline.sink.write;
+
+import com.mongodb.MongoBulkWriteException;
+import com.mongodb.MongoException;
+import com.mongodb.bulk.BulkWriteError;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.WriteModel;
+import dev.tideline.mongo.ErrorClass;
+import dev.tideline.mongo.MongoErrors;
+import dev.tideline.sink.config.WriteMode;
+import dev.tideline.sink.plan.NamespaceBatch;
+import dev.tideline.sink.route.RoutedChange;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.errors.RetriableException;
+import org.bson.BsonDocument;
+
+/**
+ * The one place that writes documents: each chunk of a {@link NamespaceBatch} as one unordered bulk
+ * write. Unordered, because there is one write per document: the server applies every write it can
+ * and reports each refusal with its index, which maps back to the record. Refusals of one document
+ * (duplicate key, validation, too large) come back as {@link RecordFailure}s while the rest is
+ * applied; a transient refusal of any write fails the whole call as retriable (the batch is
+ * re-delivered, and every write is idempotent).
+ */
+public final class BulkWriteExecutor {
+    private final MongoClient client;
+    private final WriteMode mode;
+
+    public BulkWriteExecutor(MongoClient client, WriteMode mode) {
+        this.client = client;
+        this.mode = mode;
+    }
+
+    /** @return the records the server refused; throws for failures that are not about one record */
+    public List<RecordFailure> execute(NamespaceBatch batch, int chunkSize) {
+        MongoCollection<BsonDocument> coll = client.getDatabase(batch.destination().db())
+                .getCollection(batch.destination().coll(), BsonDocument.class);
+        List<RecordFailure> failures = new ArrayList<>();
+        for (List<RoutedChange> chunk : batch.chunks(chunkSize)) {
+            List<RoutedChange> sent = new ArrayList<>(chunk.size());
+            List<WriteModel<BsonDocument>> models = new ArrayList<>(chunk.size());
+            for (RoutedChange rc : chunk) {
+                if (!rc.change().isDelete()) {
+                    int size = DocumentSize.of(rc.change().document());
+                    if (size > DocumentSize.MAX_BYTES) {
+                        failures.add(new RecordFailure(rc.change().record(), "document _id " + rc.change().id()
+                                + " for " + batch.destination() + " is " + size + " bytes, over MongoDB's limit of "
+                                + DocumentSize.MAX_BYTES + " (code " + MongoErrors.BSON_OBJECT_TOO_LARGE
+                                + " BSONObjectTooLarge, refused before sending)", null));
+                        continue;
+                    }
+                }
+                sent.add(rc);
+                models.add(WriteModels.of(rc.change(), mode));
+            }
+            if (!models.isEmpty()) {
+                write(coll, batch, sent, models, failures);
+            }
+        }
+        return failures;
+    }
+
+    private static void write(MongoCollection<BsonDocument> coll, NamespaceBatch batch, List<RoutedChange> sent,
+                              List<WriteModel<BsonDocument>> models, List<RecordFailure> failures) {
+        String what = "writing " + models.size() + " changes to " + batch.destination();
+        try {
+            coll.bulkWrite(models, new BulkWriteOptions().ordered(false));
+        } catch (MongoBulkWriteException e) {
+            if (e.getWriteConcernError() != null) {
+                throw new RetriableException("write concern not satisfied while " + what + " (code "
+                        + e.getWriteConcernError().getCode() + ": " + e.getWriteConcernError().getMessage()
+                        + "); the batch will be re-delivered", e);
+            }
+            for (BulkWriteError err : e.getWriteErrors()) {
+                ErrorClass c = MongoErrors.classifyWriteError(err.getCode());
+                if (c != ErrorClass.PER_RECORD) {
+                    throw WriteFailures.translate(new MongoException(err.getCode(), err.getMessage(), e), what);
+                }
+                RoutedChange rc = sent.get(err.getIndex());
+                failures.add(new RecordFailure(rc.change().record(), "the destination refused the write of _id "
+                        + rc.change().id() + " to " + batch.destination() + ": code " + err.getCode() + ": "
+                        + err.getMessage(), e));
+            }
+        } catch (MongoException e) {
+            throw WriteFailures.translate(e, what);
+        } catch (RuntimeException e) {
+            // not a server answer (e.g. the driver refusing to encode): nothing says it is transient
+            throw new ConnectException("unexpected failure while " + what + ": " + e, e);
+        }
+    }
+}

@@ -1,0 +1,24 @@
+package dev.tideline.sink.write;
+
+import com.mongodb.client.model.DeleteOneModel;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.ReplaceOneModel;
+import com.mongodb.client.model.ReplaceOptions;
+import com.mongodb.client.model.WriteModel;
+import dev.tideline.sink.config.WriteMode;
+import dev.tideline.sink.decode.SinkChange;
+import org.bson.BsonDocument;
+
+/** The driver write for a change: replace by {@code _id} (upserting or not), or delete by {@code _id}. */
+final class WriteModels {
+    private WriteModels() {
+    }
+
+    static WriteModel<BsonDocument> of(SinkChange c, WriteMode mode) {
+        if (c.isDelete()) {
+            return new DeleteOneModel<>(Filters.eq("_id", c.id()));
+        }
+        return new ReplaceOneModel<>(Filters.eq("_id", c.id()), c.document(),
+                new ReplaceOptions().upsert(mode == WriteMode.UPSERT));
+    }
+}

@@ -1,0 +1,83 @@
+package dev.tideline.sink.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tideline.sink.TidelineSinkConnector;
+import java.net.ServerSocket;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.ConfigValue;
+import org.junit.jupiter.api.Test;
+
+class SinkConfigTest {
+    private static Map<String, List<String>> errors(Map<String, String> props) {
+        return new TidelineSinkConnector().validate(props).configValues().stream()
+                .collect(Collectors.toMap(ConfigValue::name, ConfigValue::errorMessages));
+    }
+
+    private static int closedPort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Test
+    void everyKeyIsDocumentedWithGroupAndImportance() {
+        ConfigDef def = SinkConfig.configDef();
+        assertThat(def.names()).containsExactlyInAnyOrder("mongodb.uri", "mongodb.connect.timeout.ms", "database",
+                "topic.namespace.map", "collection.include", "collection.exclude", "write.mode", "tombstone.action",
+                "stale.guard", "version.field", "bulk.chunk.size", "retry.backoff.initial.ms", "retry.backoff.max.ms");
+        for (ConfigDef.ConfigKey key : def.configKeys().values()) {
+            assertThat(key.documentation).as(key.name).isNotBlank();
+            assertThat(key.group).as(key.name).isNotBlank();
+            assertThat(key.importance).as(key.name).isNotNull();
+        }
+        assertThat(def.configKeys().get("mongodb.uri").type).isEqualTo(ConfigDef.Type.PASSWORD);
+    }
+
+    @Test
+    void defaultsAndTypedGetters() {
+        SinkConfig c = new SinkConfig(Map.of("mongodb.uri", "mongodb://h:1"));
+        assertThat(c.writes().writeMode()).isEqualTo(WriteMode.UPSERT);
+        assertThat(c.writes().tombstoneAction()).isEqualTo(TombstoneAction.DELETE);
+        assertThat(c.writes().staleGuard()).isEqualTo(StaleGuardMode.AUTO);
+        assertThat(c.writes().bulkChunkSize()).isEqualTo(1000);
+        assertThat(c.routing().database()).isEmpty();
+        assertThat(c.tolerateAll()).isFalse();
+        assertThat(c.toString()).doesNotContain("mongodb://h:1");
+    }
+
+    @Test
+    void outOfRangeAndUnknownValuesAreRefused() {
+        assertThatThrownBy(() -> new SinkConfig(Map.of("mongodb.uri", "mongodb://h", "bulk.chunk.size", "1001")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("bulk.chunk.size");
+        assertThatThrownBy(() -> new SinkConfig(Map.of("mongodb.uri", "mongodb://h", "write.mode", "merge")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("write.mode");
+    }
+
+    @Test
+    void validateReportsEachProblemOnItsOwnKey() throws Exception {
+        Map<String, String> props = new HashMap<>();
+        props.put("mongodb.uri", "mongodb://alice:s3cr3t-pw@127.0.0.1:" + closedPort() + "/?serverSelectionTimeoutMS=500");
+        props.put("mongodb.connect.timeout.ms", "500");
+        props.put("collection.include", "shop\\..*,broken[");
+        props.put("topic.namespace.map", "{\"t\": ");
+        props.put("retry.backoff.initial.ms", "5000");
+        props.put("retry.backoff.max.ms", "100");
+
+        Map<String, List<String>> errors = errors(props);
+
+        System.out.println("validate errors: " + errors);
+        assertThat(errors.get("collection.include")).singleElement().asString().contains("broken[");
+        assertThat(errors.get("topic.namespace.map")).singleElement().asString().contains("not a JSON object");
+        assertThat(errors.get("retry.backoff.max.ms")).singleElement().asString().contains("at least");
+        assertThat(errors.get("mongodb.uri")).singleElement().asString()
+                .contains("cannot reach the destination at 127.0.0.1").doesNotContain("s3cr3t-pw");
+        assertThat(errors.get("collection.exclude")).isEmpty();
+    }
+}

@@ -1,0 +1,87 @@
+package dev.tideline.sink.plan;
+
+import static dev.tideline.sink.TestRecords.SHOP_ORDERS;
+import static dev.tideline.sink.TestRecords.delete;
+import static dev.tideline.sink.TestRecords.ts;
+import static dev.tideline.sink.TestRecords.write;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tideline.event.Namespace;
+import dev.tideline.sink.route.RoutedChange;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.BsonInt32;
+import org.junit.jupiter.api.Test;
+
+class WritePlannerTest {
+    private static final Namespace USERS = new Namespace("shop", "users");
+
+    @Test
+    void lastChangePerIdWinsAndKeepsItsArrivalPosition() {
+        WritePlan plan = WritePlanner.plan(List.of(
+                write(SHOP_ORDERS, 1, "a1", null, 0),
+                write(SHOP_ORDERS, 2, "b1", null, 1),
+                write(SHOP_ORDERS, 1, "a2", null, 2),
+                delete(SHOP_ORDERS, 2, null, 3),
+                write(SHOP_ORDERS, 3, "c1", null, 4)));
+
+        assertThat(plan.batches()).hasSize(1);
+        List<RoutedChange> writes = plan.batches().get(0).writes();
+        assertThat(writes).extracting(rc -> rc.change().record().kafkaOffset()).containsExactly(2L, 3L, 4L);
+        assertThat(writes.get(0).change().document().getString("name").getValue()).isEqualTo("a2");
+        assertThat(writes.get(1).change().isDelete()).isTrue();
+        assertThat(plan.superseded()).isEqualTo(2);
+        assertThat(plan.writeCount()).isEqualTo(3);
+    }
+
+    @Test
+    void sameIdInDifferentCollectionsAreDifferentDocuments() {
+        WritePlan plan = WritePlanner.plan(List.of(
+                write(SHOP_ORDERS, 1, "order", null, 0),
+                write(USERS, 1, "user", null, 1)));
+
+        assertThat(plan.batches()).extracting(NamespaceBatch::destination).containsExactly(SHOP_ORDERS, USERS);
+        assertThat(plan.superseded()).isZero();
+    }
+
+    @Test
+    void aLaterRecordWithAnOlderVersionDoesNotWin() {
+        WritePlan plan = WritePlanner.plan(List.of(
+                write(SHOP_ORDERS, 1, "newer", ts(200), 0),
+                write(SHOP_ORDERS, 1, "older", ts(100), 1)));
+
+        RoutedChange only = plan.batches().get(0).writes().get(0);
+        assertThat(only.change().document().getString("name").getValue()).isEqualTo("newer");
+        assertThat(plan.superseded()).isEqualTo(1);
+    }
+
+    @Test
+    void equalVersionsKeepArrivalOrder() {
+        WritePlan plan = WritePlanner.plan(List.of(
+                write(SHOP_ORDERS, 1, "first", ts(100), 0),
+                write(SHOP_ORDERS, 1, "second", ts(100), 1)));
+
+        assertThat(plan.batches().get(0).writes().get(0).change().document().getString("name").getValue()).isEqualTo("second");
+    }
+
+    @Test
+    void chunksHoldAtMostTheChunkSize() {
+        List<RoutedChange> changes = new ArrayList<>();
+        for (int i = 0; i < 2500; i++) {
+            changes.add(write(SHOP_ORDERS, i, "n" + i, null, i));
+        }
+        NamespaceBatch batch = WritePlanner.plan(changes).batches().get(0);
+
+        List<List<RoutedChange>> chunks = batch.chunks(1000);
+        assertThat(chunks).extracting(List::size).containsExactly(1000, 1000, 500);
+        assertThat(chunks.get(2).get(499).change().id()).isEqualTo(new BsonInt32(2499));
+        assertThat(batch.chunks(3000)).hasSize(1);
+        assertThatThrownBy(() -> batch.chunks(0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void emptyBatchPlansNothing() {
+        assertThat(WritePlanner.plan(List.of()).batches()).isEmpty();
+    }
+}
