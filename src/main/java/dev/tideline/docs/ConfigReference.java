@@ -1,0 +1,76 @@
+package dev.tideline.docs;
+
+import dev.tideline.sink.config.SinkConfig;
+import dev.tideline.source.config.SourceConfig;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.config.ConfigDef;
+
+/**
+ * Writes docs/config-reference.md from the connectors' ConfigDefs, so the reference can never drift
+ * from the code (a test fails when the committed file differs). Run: {@code ./docs/generate}.
+ */
+public final class ConfigReference {
+    private ConfigReference() {
+    }
+
+    public static void main(String[] args) throws IOException {
+        Path out = Path.of(args.length > 0 ? args[0] : "docs/config-reference.md");
+        Files.writeString(out, render(), StandardCharsets.UTF_8);
+        System.out.println("wrote " + out);
+    }
+
+    public static String render() {
+        StringBuilder md = new StringBuilder();
+        md.append("# Configuration reference\n\n")
+                .append("Generated from the connectors' ConfigDefs by `dev.tideline.docs.ConfigReference` (`./docs/generate`); ")
+                .append("do not edit by hand. Connect's own keys (`name`, `tasks.max`, converters, `topics`, `errors.*`, ...) ")
+                .append("work as usual and are documented by Kafka Connect.\n\n");
+        section(md, "Source connector", "dev.tideline.source.TidelineSourceConnector", SourceConfig.CONFIG_DEF);
+        section(md, "Sink connector", "dev.tideline.sink.TidelineSinkConnector", SinkConfig.configDef());
+        return md.toString();
+    }
+
+    private static void section(StringBuilder md, String title, String connectorClass, ConfigDef def) {
+        md.append("## ").append(title).append("\n\n`connector.class=").append(connectorClass).append("`\n\n");
+        List<String> groups = new ArrayList<>(def.groups());
+        for (ConfigDef.ConfigKey key : def.configKeys().values()) {
+            if (key.group == null && !groups.contains("Other")) {
+                groups.add("Other");
+            }
+        }
+        for (String group : groups) {
+            md.append("### ").append(group).append("\n\n");
+            md.append("| Key | Type | Default | Valid values | Importance | Description |\n");
+            md.append("|---|---|---|---|---|---|\n");
+            def.configKeys().values().stream()
+                    .filter(k -> group.equals(k.group == null ? "Other" : k.group))
+                    .sorted((a, b) -> Integer.compare(a.orderInGroup, b.orderInGroup))
+                    .forEach(k -> md.append("| `").append(k.name).append("` | ").append(k.type.name().toLowerCase(java.util.Locale.ROOT))
+                            .append(" | ").append(defaultOf(k)).append(" | ").append(cell(k.validator == null ? "" : k.validator.toString()))
+                            .append(" | ").append(k.importance.name().toLowerCase(java.util.Locale.ROOT))
+                            .append(" | ").append(cell(k.documentation)).append(" |\n"));
+            md.append("\n");
+        }
+    }
+
+    private static String defaultOf(ConfigDef.ConfigKey k) {
+        if (!k.hasDefault()) {
+            return "(required)";
+        }
+        if (k.type == ConfigDef.Type.PASSWORD) {
+            return "(hidden)";
+        }
+        Object v = k.defaultValue;
+        String s = v instanceof List<?> l ? String.join(",", l.stream().map(String::valueOf).toList()) : String.valueOf(v);
+        return s.isEmpty() ? "\"\"" : "`" + s + "`";
+    }
+
+    private static String cell(String text) {
+        return text == null ? "" : text.replace("|", "\\|").replace("\n", " ");
+    }
+}
