@@ -43,6 +43,14 @@ class TopicNamerTest {
     }
 
     @Test
+    void regexWithReluctantQuantifierReplacesTheWholeNamespace() {
+        // the topic is the replacement of the WHOLE match: a reluctant pattern must not leave a tail behind
+        TopicNamer namer = TopicNamer.fromConfig("tl", map("regex:logs\\..+?", "all-logs", "regex:shop\\.(.*?)", "s-$1"));
+        assertThat(namer.topicFor(new Namespace("logs", "app"))).isEqualTo("all-logs");
+        assertThat(namer.topicFor(new Namespace("shop", "orders"))).isEqualTo("s-orders");
+    }
+
+    @Test
     void regexOverridesAreTriedInOrder() {
         TopicNamer namer = TopicNamer.fromConfig("tl", map("regex:shop\\.special", "first", "regex:shop\\..*", "second"));
         assertThat(namer.topicFor(new Namespace("shop", "special"))).isEqualTo("first");
