@@ -87,6 +87,10 @@ public final class ExtendedJson {
                 if (Double.isInfinite(d)) {
                     return Map.of("$numberDouble", d > 0 ? "Infinity" : "-Infinity");
                 }
+                if (d == 0.0 && Double.doubleToRawLongBits(d) != 0L) {
+                    // JsonConverter reads floats as BigDecimal, which has no negative zero: keep the sign in a wrapper
+                    return Map.of("$numberDouble", "-0.0");
+                }
                 return d;
             }
             case BOOLEAN:

@@ -218,9 +218,10 @@ public final class SourceOffset {
         BsonTimestamp startAt = null;
         Object start = m.get(K_START_AT);
         if (start != null) {
-            if (!(start instanceof Number sn) || sn.longValue() <= 0) {
+            // seconds are unsigned: from 2038 (t >= 2^31) the stored long is negative, and still valid
+            if (!(start instanceof Number sn) || sn.longValue() == 0) {
                 throw new InvalidOffsetException("offset key '" + K_START_AT
-                        + "' must be a positive number (a BSON timestamp value: seconds << 32 | increment), got " + start);
+                        + "' must be a non-zero number (a BSON timestamp value: seconds << 32 | increment), got " + start);
             }
             startAt = new BsonTimestamp(sn.longValue());
         }
@@ -238,7 +239,8 @@ public final class SourceOffset {
                     }
                     try {
                         return streamAfter(BsonDocument.parse(s));
-                    } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {
+                    } catch (JsonParseException | org.bson.BsonInvalidOperationException | IllegalArgumentException
+                             | java.time.DateTimeException e) {
                         throw new InvalidOffsetException("offset key '" + K_TOKEN + "' is not a resume token (JSON document): " + e.getMessage());
                     }
                 }
@@ -271,7 +273,8 @@ public final class SourceOffset {
                 throw new InvalidOffsetException("offset key '" + key + "' must be an Extended JSON text like {\"v\": ...}, got " + s);
             }
             return value;
-        } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {
+        } catch (JsonParseException | org.bson.BsonInvalidOperationException | IllegalArgumentException
+                 | java.time.DateTimeException e) {
             throw new InvalidOffsetException("offset key '" + key + "' is not Extended JSON: " + e.getMessage());
         }
     }

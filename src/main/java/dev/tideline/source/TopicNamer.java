@@ -57,7 +57,11 @@ public final class TopicNamer {
         for (Map.Entry<Pattern, String> e : regex) {
             Matcher m = e.getKey().matcher(full);
             if (m.matches()) {
-                return sanitize(m.replaceFirst(e.getValue()));
+                // replace the whole match found by matches(): replaceFirst would search again with find(),
+                // which stops early on a reluctant pattern and leaves the rest of the namespace appended
+                StringBuilder replaced = new StringBuilder();
+                m.appendReplacement(replaced, e.getValue());
+                return sanitize(replaced.toString());
             }
         }
         return sanitize(prefix + "." + full);

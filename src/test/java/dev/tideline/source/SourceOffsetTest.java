@@ -1,0 +1,212 @@
+package dev.tideline.source;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tideline.event.Namespace;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.bson.BsonBinary;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonObjectId;
+import org.bson.BsonString;
+import org.bson.BsonTimestamp;
+import org.bson.types.ObjectId;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class SourceOffsetTest {
+    private static final BsonTimestamp START = new BsonTimestamp(1_714_521_600, 17);
+    private static final BsonDocument TOKEN = new BsonDocument("_data",
+            new BsonString("8266F1A2B3000000012B022C0100296E5A1004")).append("extra", new BsonBinary(new byte[] {1, 2}));
+
+    static Stream<Arguments> offsets() {
+        return Stream.of(
+                Arguments.of("backfill before first id", SourceOffset.backfill(START, null)),
+                Arguments.of("backfill after ObjectId", SourceOffset.backfill(START, new BsonObjectId(new ObjectId("65f1a2b3c4d5e6f708192a3b")))),
+                Arguments.of("backfill after string", SourceOffset.backfill(START, new BsonString("order-42 ✓"))),
+                Arguments.of("backfill after int64", SourceOffset.backfill(START, new BsonInt64(5L))),
+                Arguments.of("backfill after int32", SourceOffset.backfill(START, new BsonInt32(5))),
+                Arguments.of("stream with token", SourceOffset.streamAfter(TOKEN)),
+                Arguments.of("stream from startAt", SourceOffset.streamFrom(START)),
+                Arguments.of("scan from start", SourceOffset.scan(null, null)),
+                Arguments.of("scan key only", SourceOffset.scan(new BsonDateTime(1_714_521_600_000L), null)),
+                Arguments.of("scan all four", SourceOffset.scan(new BsonDateTime(1_714_521_600_000L), new BsonInt64(9L),
+                        new BsonDateTime(-5L), new BsonObjectId(new ObjectId("000000000000000000000007")))));
+    }
+
+    private static void assertSame(SourceOffset actual, SourceOffset expected) {
+        assertThat(actual.phase()).isEqualTo(expected.phase());
+        assertThat(actual.token()).isEqualTo(expected.token());
+        assertThat(actual.startAt()).isEqualTo(expected.startAt());
+        assertThat(actual.lastId()).isEqualTo(expected.lastId());
+        assertThat(actual.scanKey()).isEqualTo(expected.scanKey());
+        assertThat(actual.scanId()).isEqualTo(expected.scanId());
+        assertThat(actual.deleteAt()).isEqualTo(expected.deleteAt());
+        assertThat(actual.deleteId()).isEqualTo(expected.deleteId());
+        assertThat(actual).isEqualTo(expected);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("offsets")
+    void mapRoundTrip(String name, SourceOffset offset) {
+        assertSame(SourceOffset.fromMap(offset.toMap()), offset);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("offsets")
+    void jsonRoundTripAsConnectStoresIt(String name, SourceOffset offset) throws Exception {
+        ObjectMapper mapper = new ObjectMapper();
+        String json = mapper.writeValueAsString(offset.toMap());
+        Map<String, Object> stored = mapper.readValue(json, new TypeReference<Map<String, Object>>() { });
+        // Connect may hand numbers back as Long whatever they were written as
+        Map<String, Object> asLongs = new HashMap<>();
+        stored.forEach((k, v) -> asLongs.put(k, v instanceof Number n ? (Object) n.longValue() : v));
+
+        assertSame(SourceOffset.fromMap(stored), offset);
+        assertSame(SourceOffset.fromMap(asLongs), offset);
+    }
+
+    @Test
+    void mapHoldsOnlyStringsAndNumbers() {
+        Map<String, Object> m = SourceOffset.scan(new BsonDateTime(1L), new BsonInt64(2L), new BsonDateTime(3L), new BsonInt32(4)).toMap();
+        assertThat(m).containsEntry("v", 1).containsEntry("phase", "scan");
+        assertThat(m.values()).allMatch(v -> v instanceof String || v instanceof Number);
+        assertThat(SourceOffset.backfill(START, null).toMap()).containsEntry("startAt", START.getValue()).doesNotContainKey("lastId");
+    }
+
+    @Test
+    void startAtWithSecondsAfter2038RoundTrips() {
+        // BsonTimestamp seconds are unsigned 32-bit: t >= 2^31 (after January 2038) makes getValue() negative
+        BsonTimestamp late = new BsonTimestamp((int) 0x8000_0000L, 1);
+        SourceOffset offset = SourceOffset.streamFrom(late);
+        assertSame(SourceOffset.fromMap(offset.toMap()), offset);
+    }
+
+    private static Map<String, Object> valid(SourceOffset o) {
+        return new HashMap<>(o.toMap());
+    }
+
+    private static void assertRejected(Map<String, Object> m, String... messageParts) {
+        assertThatThrownBy(() -> SourceOffset.fromMap(m)).isInstanceOf(InvalidOffsetException.class)
+                .satisfies(e -> assertThat(e.getMessage()).contains(messageParts));
+    }
+
+    @Test
+    void rejectsMissingVersion() {
+        Map<String, Object> m = valid(SourceOffset.streamFrom(START));
+        m.remove("v");
+        assertRejected(m, "'v'", "must be 1", "got null");
+    }
+
+    @Test
+    void rejectsVersion2() {
+        Map<String, Object> m = valid(SourceOffset.streamFrom(START));
+        m.put("v", 2L);
+        assertRejected(m, "'v'", "got 2");
+    }
+
+    @Test
+    void rejectsUnknownPhase() {
+        Map<String, Object> m = valid(SourceOffset.streamFrom(START));
+        m.put("phase", "snapshot");
+        assertRejected(m, "'phase'", "snapshot");
+    }
+
+    @Test
+    void rejectsBackfillWithoutStartAt() {
+        Map<String, Object> m = valid(SourceOffset.backfill(START, new BsonInt32(1)));
+        m.remove("startAt");
+        assertRejected(m, "'startAt'", "backfill");
+    }
+
+    @Test
+    void rejectsZeroStartAt() {
+        Map<String, Object> m = valid(SourceOffset.streamFrom(START));
+        m.put("startAt", 0L);
+        assertRejected(m, "'startAt'");
+    }
+
+    @Test
+    void rejectsNonNumericStartAt() {
+        Map<String, Object> m = valid(SourceOffset.backfill(START, null));
+        m.put("startAt", "yesterday");
+        assertRejected(m, "'startAt'", "yesterday");
+    }
+
+    @Test
+    void rejectsStreamWithoutTokenOrStartAt() {
+        Map<String, Object> m = valid(SourceOffset.streamFrom(START));
+        m.remove("startAt");
+        assertRejected(m, "'token'", "'startAt'");
+    }
+
+    @Test
+    void rejectsTokenThatIsNotJson() {
+        Map<String, Object> m = valid(SourceOffset.streamAfter(TOKEN));
+        m.put("token", "82abc-not-json");
+        assertRejected(m, "'token'");
+    }
+
+    @Test
+    void rejectsTokenThatIsAJsonArray() {
+        Map<String, Object> m = valid(SourceOffset.streamAfter(TOKEN));
+        m.put("token", "[1, 2]");
+        assertRejected(m, "'token'");
+    }
+
+    @Test
+    void rejectsTokenThatIsNotAString() {
+        Map<String, Object> m = valid(SourceOffset.streamAfter(TOKEN));
+        m.put("token", 42L);
+        assertRejected(m, "'token'", "42");
+    }
+
+    @Test
+    void rejectsLastIdThatIsNotExtendedJson() {
+        Map<String, Object> m = valid(SourceOffset.backfill(START, new BsonInt32(1)));
+        m.put("lastId", "{\"v\": {\"$oid\": \"xyz\"}}");
+        assertRejected(m, "'lastId'");
+        m.put("lastId", "not json at all");
+        assertRejected(m, "'lastId'");
+        m.put("lastId", "{\"w\": 1}");
+        assertRejected(m, "'lastId'");
+        m.put("lastId", 17L);
+        assertRejected(m, "'lastId'");
+        m.put("lastId", "{\"v\": {\"$date\": \"not a date\"}}");
+        assertRejected(m, "'lastId'");
+    }
+
+    @Test
+    void rejectsScanCursorThatIsNotExtendedJson() {
+        Map<String, Object> m = valid(SourceOffset.scan(new BsonInt32(1), new BsonInt32(2)));
+        m.put("scanId", "{");
+        assertRejected(m, "'scanId'");
+    }
+
+    @Test
+    void partitionRoundTripAndRejections() {
+        Namespace ns = new Namespace("shop", "orders.archive");
+        assertThat(SourceOffset.partition(ns)).isEqualTo(Map.of("db", "shop", "coll", "orders.archive"));
+        assertThat(SourceOffset.namespace(SourceOffset.partition(ns))).isEqualTo(ns);
+
+        assertThatThrownBy(() -> SourceOffset.namespace(Map.of("coll", "orders")))
+                .isInstanceOf(InvalidOffsetException.class).hasMessageContaining("'db'");
+        assertThatThrownBy(() -> SourceOffset.namespace(Map.of("db", "shop")))
+                .isInstanceOf(InvalidOffsetException.class).hasMessageContaining("'coll'");
+        assertThatThrownBy(() -> SourceOffset.namespace(Map.of("db", "", "coll", "x")))
+                .isInstanceOf(InvalidOffsetException.class).hasMessageContaining("'db'");
+        assertThatThrownBy(() -> SourceOffset.namespace(Map.of("db", 1, "coll", "x")))
+                .isInstanceOf(InvalidOffsetException.class).hasMessageContaining("'db'");
+        assertThatThrownBy(() -> SourceOffset.namespace(null))
+                .isInstanceOf(InvalidOffsetException.class).hasMessageContaining("'db'");
+    }
+}
