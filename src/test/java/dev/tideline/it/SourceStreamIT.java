@@ -81,7 +81,10 @@ class SourceStreamIT {
                             && new String(r.value(), java.nio.charset.StandardCharsets.UTF_8).contains("unidentified_change")).count();
                     List<ChangeEvent> events = SourceRecords.changes(records, false);
                     System.out.printf("%s: %d records, %d changes, %d reported unidentifiable%n", topic, records.size(), events.size(), unidentified);
-                    assertThat(events.size() + unidentified).isEqualTo(66);
+                    // the stream starts a margin before the backfill (ServerClock), so the seed may be replayed: harmless
+                    long seedCopies = events.stream().filter(e -> e.id().isString()).count();
+                    assertThat(seedCopies).isBetween(1L, 2L);
+                    assertThat(events.size() - seedCopies + unidentified).isEqualTo(65);
                     assertThat(unidentified).isLessThanOrEqualTo(5); // only updates of the 5 deleted documents
                     assertThat(events.get(0).op()).isEqualTo(Op.READ);
                     for (int i = 1; i <= 20; i++) {

@@ -50,7 +50,7 @@ class IdOrderAliasTest {
 
     @Test
     void idOrderSendsEveryBracketAfterMinKey() {
-        assertThat(allAliases()).containsExactly("null", "int", "long", "double", "decimal", "symbol", "string", "object",
+        assertThat(allAliases()).containsExactly("null", "int", "long", "double", "decimal", "string", "object",
                 "array", "binData", "objectId", "bool", "date", "timestamp", "regex", "maxKey");
     }
 
