@@ -145,7 +145,11 @@ public final class EnvelopeCodec {
         }
         if (value instanceof String json) {
             try {
-                return BsonDocument.parse(json);
+                // through the map form: the driver's parser only knows {$code, $scope} in that order, while a
+                // re-serialized schemaless map may hold wrapper fields in any order
+                return ExtendedJson.toDocument(ExtendedJson.toMap(BsonDocument.parse(json)));
+            } catch (MalformedRecordException ex) {
+                throw ex;
             } catch (RuntimeException ex) {
                 throw new MalformedRecordException("record value is not a JSON document: " + ex.getMessage(), ex);
             }
