@@ -68,6 +68,7 @@ public final class TestStack {
      */
     public static TestStack start(Path workDir) {
         long started = System.nanoTime();
+        LeftoverProcesses.killLeftovers(workDir);
         StackPaths.recreate(workDir);
         KafkaRuntime runtime = KafkaRuntime.locate();
         KafkaBackend kafka = KafkaBackend.start(runtime, workDir);
