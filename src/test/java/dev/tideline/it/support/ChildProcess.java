@@ -48,6 +48,7 @@ final class ChildProcess {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(console.toFile()));
         try {
             Process process = builder.start();
+            LeftoverProcesses.recordPid(dir, name, process.pid());
             StackLog.info("started " + name + " pid=" + process.pid() + " (log " + logFile + ")");
             return new ChildProcess(name, process, logFile, console);
         } catch (IOException e) {

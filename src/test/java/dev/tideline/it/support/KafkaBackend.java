@@ -1,7 +1,6 @@
 package dev.tideline.it.support;
 
 import java.util.Optional;
-import org.testcontainers.DockerClientFactory;
 import org.testcontainers.kafka.KafkaContainer;
 
 /** The broker the stack uses: external, a Testcontainers broker, or a local child JVM. */
@@ -31,7 +30,7 @@ interface KafkaBackend {
                 }
             };
         }
-        if (DockerClientFactory.instance().isDockerAvailable()) {
+        if (Docker.isAvailable()) {
             return ContainerBroker.start(runtime.version());
         }
         return LocalKafkaBroker.start(runtime, workDir.resolve("broker"));

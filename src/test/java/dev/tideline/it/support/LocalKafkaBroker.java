@@ -2,6 +2,9 @@ package dev.tideline.it.support;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -88,10 +91,13 @@ final class LocalKafkaBroker implements KafkaBackend {
         }
     }
 
-    /** Ready once the broker answers a describeCluster on its client listener. */
+    /**
+     * Ready once the broker answers a describeCluster on its client listener. The admin client
+     * only starts once the port accepts connections: before that it logs a warning per retry.
+     */
     private void awaitReady() {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        Exception last = null;
+        Exception last = awaitPortOpen(deadline);
         try (Admin admin = Admin.create(Map.of(
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000,
@@ -115,6 +121,27 @@ final class LocalKafkaBroker implements KafkaBackend {
         process.stop();
         throw new IllegalStateException("the broker did not answer within " + START_TIMEOUT
                 + " (last error: " + last + ")\n" + diagnostics);
+    }
+
+    /** Null once the port accepts a TCP connection, else the last connect error at the deadline. */
+    private Exception awaitPortOpen(long deadline) {
+        int port = Integer.parseInt(bootstrapServers.substring(bootstrapServers.lastIndexOf(':') + 1));
+        IOException last = null;
+        while (System.nanoTime() < deadline && process.isAlive()) {
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 500);
+                return null;
+            } catch (IOException e) {
+                last = e;
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the broker", e);
+            }
+        }
+        return last;
     }
 
     @Override

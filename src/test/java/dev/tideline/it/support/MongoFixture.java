@@ -6,12 +6,10 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCursor;
 import com.mongodb.client.model.changestream.ChangeStreamDocument;
 import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import java.net.InetSocketAddress;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.bson.Document;
-import org.testcontainers.DockerClientFactory;
 import org.testcontainers.mongodb.MongoDBContainer;
 
 /**
@@ -30,6 +28,16 @@ import org.testcontainers.mongodb.MongoDBContainer;
 public final class MongoFixture implements AutoCloseable {
     private static MongoDBContainer replicaSet;
 
+    static {
+        // The stand-in answers requests on Netty event loops (2 x cores by default, 4 here); a
+        // change-stream getMore that waits for data (AwaitingMemoryBackend) holds its loop, and every
+        // connection on that loop. With 32 loops, assigned round-robin, a test's connections rarely
+        // share one. Read once by Netty, so it must be set before the first server starts.
+        if (System.getProperty("io.netty.eventLoopThreads") == null) {
+            System.setProperty("io.netty.eventLoopThreads", "32");
+        }
+    }
+
     private final String uri;
     private final MongoClient client;
     private final MongoServer server; // null unless in-process
@@ -47,7 +55,7 @@ public final class MongoFixture implements AutoCloseable {
         if (external.isPresent()) {
             return new MongoFixture(external.get(), null, "MONGO_URI");
         }
-        if (DockerClientFactory.instance().isDockerAvailable()) {
+        if (Docker.isAvailable()) {
             return new MongoFixture(containerUri(), null, "Testcontainers replica set");
         }
         return inProcess(true);
@@ -59,7 +67,7 @@ public final class MongoFixture implements AutoCloseable {
 
     /** The in-process stand-in; the sandbox uses it directly. */
     static MongoFixture inProcess(boolean oplog) {
-        MongoServer server = new MongoServer(new MemoryBackend());
+        MongoServer server = new MongoServer(new AwaitingMemoryBackend());
         if (oplog) {
             server.enableOplog();
         }

@@ -22,7 +22,11 @@ final class StackPaths {
 
     /** The built plugin directory (the parent of {@code tideline-mongodb/}): what plugin.path gets. */
     static Path pluginDir() {
-        return property("tideline.plugin.dir", "target/connect-plugin");
+        Path dir = property("tideline.plugin.dir", "target/connect-plugin");
+        if (!Files.isDirectory(dir)) {
+            throw new IllegalStateException("no plugin directory " + dir + ": run `mvn -DskipTests package` first");
+        }
+        return dir;
     }
 
     static Path workerTemplate() {

@@ -34,6 +34,7 @@ public final class TestStack {
     private final String clusterName;
     private final List<ConnectWorker> workers = new ArrayList<>();
     private final Admin admin;
+    private Duration startupTime;
 
     private TestStack(Path workDir, KafkaRuntime runtime, KafkaBackend kafka) {
         this.workDir = workDir;
@@ -68,6 +69,7 @@ public final class TestStack {
      */
     public static TestStack start(Path workDir) {
         long started = System.nanoTime();
+        LeftoverProcesses.killLeftovers(workDir);
         StackPaths.recreate(workDir);
         KafkaRuntime runtime = KafkaRuntime.locate();
         KafkaBackend kafka = KafkaBackend.start(runtime, workDir);
@@ -75,10 +77,16 @@ public final class TestStack {
         TestStack stack = new TestStack(workDir, runtime, kafka);
         Runtime.getRuntime().addShutdownHook(new Thread(stack::stopAll, "tideline-stack-shutdown"));
         stack.startWorker();
+        stack.startupTime = Duration.ofNanos(System.nanoTime() - started);
         StackLog.info(String.format("stack started in %d ms (broker %d ms): Kafka %s at %s, Connect at %s, work dir %s",
-                Duration.ofNanos(System.nanoTime() - started).toMillis(), brokerMillis, runtime.version(),
+                stack.startupTime.toMillis(), brokerMillis, runtime.version(),
                 kafka.bootstrapServers(), stack.connectUrl(), workDir));
         return stack;
+    }
+
+    /** How long {@link #start(Path)} took: broker (or external/container backend) plus worker 0. */
+    public Duration startupTime() {
+        return startupTime;
     }
 
     public String bootstrapServers() {

@@ -1,0 +1,139 @@
+package dev.tideline.it.support;
+
+import de.bwaldvogel.mongo.backend.Cursor;
+import de.bwaldvogel.mongo.backend.aggregation.Aggregation;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.exception.CursorNotFoundException;
+import de.bwaldvogel.mongo.oplog.Oplog;
+import de.bwaldvogel.mongo.oplog.OplogCursor;
+import java.util.List;
+
+/**
+ * mongo-java-server's in-memory backend with one change towards MongoDB: a {@code getMore} on a
+ * change stream that finds no new event waits for one, instead of returning an empty batch at once.
+ *
+ * <p>MongoDB's behaviour (https://www.mongodb.com/docs/manual/reference/command/getMore/): on a
+ * tailable awaitData cursor, which change streams are, {@code maxTimeMS} of the getMore is how long
+ * the server blocks waiting for new data (drivers send their {@code maxAwaitTimeMS} there); without
+ * it the server waits 1 second (https://jira.mongodb.org/browse/SERVER-19665). Without this, an idle
+ * change-stream reader spins on the stand-in (see FAKE-MONGO.md).
+ *
+ * <p>Oplog writes wake the waiters, so a waiting getMore costs no CPU and re-reads the oplog only
+ * when something was written. The wait blocks the Netty event loop of that connection; other
+ * connections on the same loop wait too, hence {@link MongoFixture} gives the server more loops.
+ */
+final class AwaitingMemoryBackend extends MemoryBackend {
+    /** MongoDB's default await time for tailable awaitData cursors. */
+    private static final long DEFAULT_AWAIT_MILLIS = 1000;
+
+    private final Object oplogWritten = new Object();
+    private long oplogWrites;
+
+    @Override
+    protected Oplog createOplog() {
+        return new SignallingOplog(super.createOplog());
+    }
+
+    @Override
+    protected Document handleGetMore(String databaseName, String collectionName, Document query) {
+        long cursorId = ((Number) query.get("getMore")).longValue();
+        if (!isChangeStream(cursorId)) {
+            return super.handleGetMore(databaseName, collectionName, query);
+        }
+        Object maxTime = query.get("maxTimeMS");
+        long awaitMillis = maxTime instanceof Number n && n.longValue() > 0 ? n.longValue() : DEFAULT_AWAIT_MILLIS;
+        long deadline = System.nanoTime() + awaitMillis * 1_000_000;
+        while (true) {
+            long writesBefore = writes();
+            Document reply = super.handleGetMore(databaseName, collectionName, query);
+            long remainingMillis = (deadline - System.nanoTime()) / 1_000_000;
+            if (!isEmptyBatch(reply) || remainingMillis <= 0) {
+                return reply;
+            }
+            awaitWriteAfter(writesBefore, remainingMillis);
+        }
+    }
+
+    private boolean isChangeStream(long cursorId) {
+        try {
+            Cursor cursor = getCursorRegistry().getCursor(cursorId);
+            return cursor instanceof OplogCursor;
+        } catch (CursorNotFoundException e) {
+            return false; // super.handleGetMore answers with the proper CursorNotFound error
+        }
+    }
+
+    private static boolean isEmptyBatch(Document reply) {
+        Object cursor = reply.get("cursor");
+        return cursor instanceof Document c && c.get("nextBatch") instanceof List<?> batch && batch.isEmpty();
+    }
+
+    private long writes() {
+        synchronized (oplogWritten) {
+            return oplogWrites;
+        }
+    }
+
+    private void awaitWriteAfter(long writesBefore, long timeoutMillis) {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
+        synchronized (oplogWritten) {
+            long remaining = timeoutMillis;
+            while (oplogWrites == writesBefore && remaining > 0) {
+                try {
+                    oplogWritten.wait(remaining);
+                } catch (InterruptedException e) {
+                    // The server is shutting down its event loops: answer now with what we have.
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                remaining = (deadline - System.nanoTime()) / 1_000_000;
+            }
+        }
+    }
+
+    private void signalWrite() {
+        synchronized (oplogWritten) {
+            oplogWrites++;
+            oplogWritten.notifyAll();
+        }
+    }
+
+    /** The backend's oplog, plus a wake-up for waiting getMores after each write. */
+    private final class SignallingOplog implements Oplog {
+        private final Oplog delegate;
+
+        SignallingOplog(Oplog delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public void handleInsert(String namespace, List<Document> documents) {
+            delegate.handleInsert(namespace, documents);
+            signalWrite();
+        }
+
+        @Override
+        public void handleUpdate(String namespace, Document selector, Document query, List<Object> modifiedIds) {
+            delegate.handleUpdate(namespace, selector, query, modifiedIds);
+            signalWrite();
+        }
+
+        @Override
+        public void handleDelete(String namespace, Document query, List<Object> deletedIds) {
+            delegate.handleDelete(namespace, query, deletedIds);
+            signalWrite();
+        }
+
+        @Override
+        public void handleDropCollection(String namespace) {
+            delegate.handleDropCollection(namespace);
+            signalWrite();
+        }
+
+        @Override
+        public Cursor createCursor(Document changeStreamDocument, String namespace, Aggregation aggregation) {
+            return delegate.createCursor(changeStreamDocument, namespace, aggregation);
+        }
+    }
+}
