@@ -75,7 +75,7 @@ public final class RecordDecoder {
             throw new MalformedRecordException("an " + e.op().wireName() + " change must carry the whole document with its _id");
         }
         if (!doc.get(ID).equals(e.id())) {
-            throw new MalformedRecordException("the document's _id " + doc.get(ID) + " differs from the change's id " + e.id());
+            throw new MalformedRecordException("the document's _id " + Ids.show(doc.get(ID)) + " differs from the change's id " + Ids.show(e.id()));
         }
         BsonValue version = e.clusterTime() != null ? e.clusterTime() : versionOf(doc);
         return new SinkChange(record, SinkChange.Kind.WRITE, e.ns(), e.id(), doc, version);

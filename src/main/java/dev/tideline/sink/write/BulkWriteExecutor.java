@@ -10,6 +10,7 @@ import com.mongodb.client.model.WriteModel;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.sink.config.WriteMode;
+import dev.tideline.sink.decode.Ids;
 import dev.tideline.sink.plan.NamespaceBatch;
 import dev.tideline.sink.route.RoutedChange;
 import java.util.ArrayList;
@@ -47,7 +48,7 @@ public final class BulkWriteExecutor {
                 if (!rc.change().isDelete()) {
                     int size = DocumentSize.of(rc.change().document());
                     if (size > DocumentSize.MAX_BYTES) {
-                        failures.add(new RecordFailure(rc.change().record(), "document _id " + rc.change().id()
+                        failures.add(new RecordFailure(rc.change().record(), "document _id " + Ids.show(rc.change().id())
                                 + " for " + batch.destination() + " is " + size + " bytes, over MongoDB's limit of "
                                 + DocumentSize.MAX_BYTES + " (code " + MongoErrors.BSON_OBJECT_TOO_LARGE
                                 + " BSONObjectTooLarge, refused before sending)", null));
@@ -82,7 +83,7 @@ public final class BulkWriteExecutor {
                 }
                 RoutedChange rc = sent.get(err.getIndex());
                 failures.add(new RecordFailure(rc.change().record(), "the destination refused the write of _id "
-                        + rc.change().id() + " to " + batch.destination() + ": code " + err.getCode() + ": "
+                        + Ids.show(rc.change().id()) + " to " + batch.destination() + ": code " + err.getCode() + ": "
                         + err.getMessage(), e));
             }
         } catch (MongoException e) {

@@ -58,6 +58,8 @@ class SinkConfigTest {
                 .isInstanceOf(ConfigException.class).hasMessageContaining("bulk.chunk.size");
         assertThatThrownBy(() -> new SinkConfig(Map.of("mongodb.uri", "mongodb://h", "write.mode", "merge")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("write.mode");
+        assertThatThrownBy(() -> new SinkConfig(Map.of("mongodb.uri", "mongodb://h", "database", "shop.replica")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("database").hasMessageContaining("'.'");
     }
 
     @Test
