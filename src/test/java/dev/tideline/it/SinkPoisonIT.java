@@ -149,7 +149,7 @@ class SinkPoisonIT {
         stack.rest().putConnector(connector, sinkConfig(topic, destination.uri(), dest.db(), ValueFormat.JSON));
         JsonNode[] failed = new JsonNode[1];
         await("the task FAILED", Duration.ofSeconds(90), () -> {
-            JsonNode status = stack.rest().status(connector);
+            JsonNode status = stack.rest().statusOrEmpty(connector);
             for (JsonNode task : status.path("tasks")) {
                 if ("FAILED".equals(task.path("state").asText())) {
                     failed[0] = task;

@@ -102,6 +102,15 @@ public final class ConnectRest {
         return parse(send("GET", "/connectors/" + enc(name) + "/status", null, Set.of(200)).body());
     }
 
+    /**
+     * The status, or an empty object while the worker has not written one yet (right after a PUT the
+     * status topic may still be behind: 404 "No status found").
+     */
+    public JsonNode statusOrEmpty(String name) {
+        HttpResponse<String> r = send("GET", "/connectors/" + enc(name) + "/status", null, Set.of(200, 404));
+        return r.statusCode() == 404 ? parse("{}") : parse(r.body());
+    }
+
     /** DELETE /connectors/{name}; a connector that does not exist is fine. */
     public void deleteConnector(String name) {
         send("DELETE", "/connectors/" + enc(name), null, Set.of(200, 204, 404));
