@@ -5,20 +5,29 @@ import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.config.ConfigException;
 
-/** Builds the driver client the connectors use: one per task, with bounded connect and selection times. */
+/**
+ * Builds the driver clients every connector uses, with bounded connect and server-selection times
+ * so a dead server surfaces as an error instead of a hang. Connection strings may carry passwords:
+ * nothing here ever puts one in a message.
+ */
 public final class MongoClientFactory {
+    /** The config key both connectors hold their connection string in; named in errors, never echoed. */
+    public static final String URI_KEY = "mongodb.uri";
+
     private MongoClientFactory() {
     }
 
     /**
-     * @param uri         the connection string (may carry credentials: never log it)
-     * @param appName     shows up in the server's logs and currentOp, unless the URI sets one
-     * @param timeoutMs   connect timeout and server selection timeout: how long an unreachable
-     *                    server may block a call before it fails (and is classified as retriable)
+     * @param uri       the connection string (may carry credentials: never log it)
+     * @param appName   shows up in the server's logs and currentOp, unless the URI sets one
+     * @param timeoutMs connect timeout and server selection timeout: how long an unreachable
+     *                  server may block a call before it fails (and is classified as retriable)
+     * @throws ConfigException on {@link #URI_KEY} when the string is not a connection string
      */
     public static MongoClient create(String uri, String appName, int timeoutMs) {
-        ConnectionString cs = new ConnectionString(uri);
+        ConnectionString cs = parse(uri);
         MongoClientSettings.Builder settings = MongoClientSettings.builder()
                 .applyConnectionString(cs)
                 .applyToSocketSettings(s -> s.connectTimeout(timeoutMs, TimeUnit.MILLISECONDS))
@@ -29,6 +38,19 @@ public final class MongoClientFactory {
         return MongoClients.create(settings.build());
     }
 
+    /** @throws ConfigException naming {@link #URI_KEY}, without echoing the string */
+    public static ConnectionString parse(String uri) {
+        if (uri == null || uri.isBlank()) {
+            throw new ConfigException(URI_KEY, "[hidden]", "a MongoDB connection string is required, e.g. mongodb://host:27017");
+        }
+        try {
+            return new ConnectionString(uri);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(URI_KEY, "[hidden]", "not a valid MongoDB connection string (" + redact(e.getMessage(), uri)
+                    + "): expected mongodb://[user:password@]host[:port][/?options] or mongodb+srv://...");
+        }
+    }
+
     /** The hosts of a connection string, for messages: never the credentials. */
     public static String hostsOf(String uri) {
         try {
@@ -36,5 +58,22 @@ public final class MongoClientFactory {
         } catch (IllegalArgumentException e) {
             return "<unparseable connection string>";
         }
+    }
+
+    /** A driver message without the connection string, its password, or any {@code user:password@} in it. */
+    public static String redact(String message, String uri) {
+        if (message == null) {
+            return "";
+        }
+        String m = uri == null || uri.isEmpty() ? message : message.replace(uri, "<" + URI_KEY + ">");
+        try {
+            char[] password = uri == null ? null : new ConnectionString(uri).getPassword();
+            if (password != null && password.length > 0) {
+                m = m.replace(new String(password), "****");
+            }
+        } catch (IllegalArgumentException unparseable) {
+            // nothing more to take out than the string itself and the pattern below
+        }
+        return m.replaceAll("(mongodb(\\+srv)?://)[^@/\\s]+@", "$1***@");
     }
 }

@@ -1,6 +1,7 @@
 package dev.tideline.sink;
 
 import dev.tideline.TidelineVersion;
+import dev.tideline.mongo.ServerProbe;
 import dev.tideline.sink.config.ConnectionSettings;
 import dev.tideline.sink.config.RetrySettings;
 import dev.tideline.sink.config.SinkConfig;
@@ -78,7 +79,7 @@ public class TidelineSinkConnector extends SinkConnector {
         ConfigValue timeout = values.get(ConnectionSettings.CONNECT_TIMEOUT_MS);
         String rawUri = connectorConfigs.get(ConnectionSettings.URI);
         if (uri.errorMessages().isEmpty() && timeout.errorMessages().isEmpty() && rawUri != null && !rawUri.isBlank()) {
-            Optional<String> problem = DestinationProbe.problem(rawUri, (Integer) timeout.value());
+            Optional<String> problem = ServerProbe.problem(rawUri, (Integer) timeout.value(), "destination");
             problem.ifPresent(uri::addErrorMessage);
         }
         return config;

@@ -1,10 +1,7 @@
 package dev.tideline.source;
 
-import com.mongodb.client.MongoClient;
 import dev.tideline.config.Validators;
-import dev.tideline.mongo.ErrorClass;
-import dev.tideline.mongo.MongoClients;
-import dev.tideline.mongo.MongoErrors;
+import dev.tideline.mongo.ServerProbe;
 import dev.tideline.source.config.CaptureSettings;
 import dev.tideline.source.config.ConnectionSettings;
 import java.util.Map;
@@ -13,7 +10,6 @@ import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.ConfigValue;
 import org.bson.BsonDocument;
-import org.bson.BsonInt32;
 import org.bson.BsonValue;
 
 /** Checks that need more than one key or the server, reported on the key at fault. */
@@ -52,28 +48,13 @@ final class SourceValidation {
 
     private static void checkReachable(Map<String, String> props, Config result) {
         ConfigValue uri = value(result, ConnectionSettings.MONGODB_URI).orElse(null);
-        if (uri == null || !uri.errorMessages().isEmpty()) {
-            return;
-        }
+        ConfigValue timeout = value(result, ConnectionSettings.CONNECT_TIMEOUT_MS).orElse(null);
         String raw = props.get(ConnectionSettings.MONGODB_URI);
-        int timeout = 5_000;
-        try {
-            timeout = Integer.parseInt(props.getOrDefault(ConnectionSettings.CONNECT_TIMEOUT_MS, "5000").trim());
-        } catch (NumberFormatException ignored) {
-            // reported on its own key by the ConfigDef
+        if (uri == null || timeout == null || !uri.errorMessages().isEmpty() || !timeout.errorMessages().isEmpty()
+                || raw == null || raw.isBlank()) {
+            return; // already reported on its key by the ConfigDef
         }
-        try (MongoClient client = MongoClients.create(ConnectionSettings.MONGODB_URI, raw, Math.min(timeout, 10_000), "tideline-validate")) {
-            client.getDatabase("admin").runCommand(new BsonDocument("ping", new BsonInt32(1)));
-        } catch (ConfigException e) {
-            uri.addErrorMessage(e.getMessage());
-        } catch (RuntimeException e) {
-            ErrorClass kind = MongoErrors.classify(e);
-            String message = MongoClients.redact(e.getMessage(), raw);
-            uri.addErrorMessage(kind == ErrorClass.AUTH
-                    ? "authentication failed: check the user, password and authSource in the connection string (" + message + ")"
-                    : "cannot reach MongoDB within " + timeout + " ms: check hosts, ports, TLS options and network access ("
-                    + e.getClass().getSimpleName() + ": " + message + ")");
-        }
+        ServerProbe.problem(raw, (Integer) timeout.value(), "source").ifPresent(uri::addErrorMessage);
     }
 
     static Optional<ConfigValue> value(Config config, String name) {

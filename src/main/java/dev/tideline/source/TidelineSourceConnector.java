@@ -1,10 +1,9 @@
 package dev.tideline.source;
 
 import com.mongodb.client.MongoClient;
-import dev.tideline.Version;
+import dev.tideline.TidelineVersion;
 import dev.tideline.event.Namespace;
-import dev.tideline.mongo.MongoClients;
-import dev.tideline.source.config.ConnectionSettings;
+import dev.tideline.mongo.MongoClientFactory;
 import dev.tideline.source.config.SourceConfig;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -31,14 +30,13 @@ public class TidelineSourceConnector extends SourceConnector {
 
     @Override
     public String version() {
-        return Version.get();
+        return TidelineVersion.get();
     }
 
     @Override
     public void start(Map<String, String> props) {
         SourceConfig config = new SourceConfig(props);
-        MongoClient c = MongoClients.create(ConnectionSettings.MONGODB_URI, config.connection().uri(),
-                config.connection().connectTimeoutMs(), "tideline-source-connector");
+        MongoClient c = MongoClientFactory.create(config.connection().uri(), "tideline-source-connector", config.connection().connectTimeoutMs());
         try {
             List<Namespace> initial = CollectionDiscovery.list(c, config.selection());
             monitor = new CollectionMonitor(c, config.selection(), initial, () -> context.requestTaskReconfiguration());

@@ -1,10 +1,9 @@
 package dev.tideline.source;
 
 import com.mongodb.client.MongoClient;
-import dev.tideline.Version;
+import dev.tideline.TidelineVersion;
 import dev.tideline.event.Namespace;
-import dev.tideline.mongo.MongoClients;
-import dev.tideline.source.config.ConnectionSettings;
+import dev.tideline.mongo.MongoClientFactory;
 import dev.tideline.source.config.SourceConfig;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,15 +35,14 @@ public class TidelineSourceTask extends SourceTask {
 
     @Override
     public String version() {
-        return Version.get();
+        return TidelineVersion.get();
     }
 
     @Override
     public void start(Map<String, String> props) {
         SourceConfig config = new SourceConfig(props);
         List<Namespace> owned = TaskCollections.decode(props.get(TaskCollections.KEY));
-        MongoClient client = MongoClients.create(ConnectionSettings.MONGODB_URI, config.connection().uri(),
-                config.connection().connectTimeoutMs(), "tideline-source");
+        MongoClient client = MongoClientFactory.create(config.connection().uri(), "tideline-source", config.connection().connectTimeoutMs());
         ExecutorService threads = null;
         try {
             Map<Map<String, Object>, Map<String, Object>> stored = storedOffsets(owned);
@@ -69,7 +67,7 @@ public class TidelineSourceTask extends SourceTask {
             for (CollectionCapture c : captures) {
                 threads.submit(c);
             }
-            running = new Running(client, threads, captures, queue, Math.max(1, config.capture().batchSize()) * 2);
+            running = new Running(client, threads, captures, queue, config.capture().batchSize() * 2);
             log.info("Source task started: {} collection(s) {}, producer {}", owned.size(), owned, producer);
         } catch (RuntimeException e) {
             if (threads != null) {

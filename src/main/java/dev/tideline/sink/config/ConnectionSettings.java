@@ -1,5 +1,6 @@
 package dev.tideline.sink.config;
 
+import dev.tideline.mongo.MongoClientFactory;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -10,7 +11,7 @@ import org.apache.kafka.common.config.types.Password;
 /** Where the destination is. The URI is a PASSWORD: Connect masks it in REST answers and logs. */
 public record ConnectionSettings(Password uri, int connectTimeoutMs) {
     public static final String GROUP = "Destination";
-    public static final String URI = "mongodb.uri";
+    public static final String URI = MongoClientFactory.URI_KEY;
     public static final String CONNECT_TIMEOUT_MS = "mongodb.connect.timeout.ms";
 
     static void define(ConfigDef def) {

@@ -1,5 +1,6 @@
 package dev.tideline.source.config;
 
+import dev.tideline.mongo.MongoClientFactory;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -9,7 +10,7 @@ import org.apache.kafka.common.config.ConfigDef.Width;
 /** How to reach the source MongoDB. */
 public final class ConnectionSettings {
     public static final String GROUP = "Connection";
-    public static final String MONGODB_URI = "mongodb.uri";
+    public static final String MONGODB_URI = MongoClientFactory.URI_KEY;
     public static final String CONNECT_TIMEOUT_MS = "mongodb.connect.timeout.ms";
 
     private final String uri;
