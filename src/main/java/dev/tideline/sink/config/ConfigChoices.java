@@ -1,9 +1,8 @@
 package dev.tideline.sink.config;
 
+import dev.tideline.config.Validators;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 
@@ -21,22 +20,11 @@ final class ConfigChoices {
     }
 
     static <E extends Enum<E>> ConfigDef.Validator validator(Class<E> type) {
-        return ConfigDef.CaseInsensitiveValidString.in(names(type));
+        return Validators.oneOf(names(type));
     }
 
     static <E extends Enum<E>> ConfigDef.Recommender recommender(Class<E> type) {
-        List<Object> values = List.of((Object[]) names(type));
-        return new ConfigDef.Recommender() {
-            @Override
-            public List<Object> validValues(String name, Map<String, Object> parsedConfig) {
-                return values;
-            }
-
-            @Override
-            public boolean visible(String name, Map<String, Object> parsedConfig) {
-                return true;
-            }
-        };
+        return Validators.oneOf(names(type));
     }
 
     static <E extends Enum<E>> E parse(Class<E> type, String key, String value) {

@@ -1,6 +1,7 @@
 package dev.tideline.sink.config;
 
-import dev.tideline.sink.route.CollectionFilter;
+import dev.tideline.config.Validators;
+import dev.tideline.config.NameFilter;
 import dev.tideline.sink.route.TopicNamespaceMap;
 import java.util.List;
 import java.util.Optional;
@@ -11,7 +12,7 @@ import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigDef.Width;
 
 /** Which collection each change lands in, and which source collections this destination takes at all. */
-public record RoutingSettings(Optional<String> database, TopicNamespaceMap topicMap, CollectionFilter filter) {
+public record RoutingSettings(Optional<String> database, TopicNamespaceMap topicMap, NameFilter filter) {
     public static final String GROUP = "Routing";
     public static final String DATABASE = "database";
     public static final String TOPIC_NAMESPACE_MAP = "topic.namespace.map";
@@ -31,12 +32,12 @@ public record RoutingSettings(Optional<String> database, TopicNamespaceMap topic
                         + "'db.collection' or 'collection' (database from 'database', else the source database). "
                         + "Example: {\"shop.orders\": \"archive.orders\", \"shop\\\\..*\": \"all_changes\"}.",
                 GROUP, ++order, Width.LONG, "Topic to namespace map");
-        def.define(COLLECTION_INCLUDE, Type.LIST, "", new RegexListValidator(), Importance.MEDIUM,
+        def.define(COLLECTION_INCLUDE, Type.LIST, "", Validators.regexList(), Importance.MEDIUM,
                 "Regular expressions on the SOURCE namespace 'db.collection' of each change: when set, only matching "
                         + "changes are applied. Lets several sink connectors read the same topics and each take its "
                         + "own collections. Records without a source namespace are matched on their destination namespace.",
                 GROUP, ++order, Width.LONG, "Include collections");
-        def.define(COLLECTION_EXCLUDE, Type.LIST, "", new RegexListValidator(), Importance.MEDIUM,
+        def.define(COLLECTION_EXCLUDE, Type.LIST, "", Validators.regexList(), Importance.MEDIUM,
                 "Regular expressions on the SOURCE namespace 'db.collection': matching changes are skipped "
                         + "(applied after collection.include).",
                 GROUP, ++order, Width.LONG, "Exclude collections");
@@ -48,6 +49,6 @@ public record RoutingSettings(Optional<String> database, TopicNamespaceMap topic
         List<String> exclude = c.getList(COLLECTION_EXCLUDE);
         return new RoutingSettings(db.isEmpty() ? Optional.empty() : Optional.of(db),
                 TopicNamespaceMap.parse(c.getString(TOPIC_NAMESPACE_MAP)),
-                CollectionFilter.of(include, exclude));
+                NameFilter.of("collection.include", include, exclude));
     }
 }

@@ -1,6 +1,7 @@
 package dev.tideline.sink.route;
 
 import dev.tideline.event.MalformedRecordException;
+import dev.tideline.config.NameFilter;
 import dev.tideline.event.Namespace;
 import dev.tideline.sink.decode.SinkChange;
 import java.util.Optional;
@@ -14,9 +15,9 @@ import java.util.Optional;
 public final class NamespaceRouter {
     private final Optional<String> database;
     private final TopicNamespaceMap topicMap;
-    private final CollectionFilter filter;
+    private final NameFilter filter;
 
-    public NamespaceRouter(Optional<String> database, TopicNamespaceMap topicMap, CollectionFilter filter) {
+    public NamespaceRouter(Optional<String> database, TopicNamespaceMap topicMap, NameFilter filter) {
         this.database = database;
         this.topicMap = topicMap;
         this.filter = filter;
@@ -26,7 +27,7 @@ public final class NamespaceRouter {
     public Optional<RoutedChange> route(SinkChange change) {
         Namespace destination = destinationOf(change);
         Namespace filtered = change.sourceNs() != null ? change.sourceNs() : destination;
-        return filter.accepts(filtered) ? Optional.of(new RoutedChange(change, destination)) : Optional.empty();
+        return filter.accepts(filtered.fullName()) ? Optional.of(new RoutedChange(change, destination)) : Optional.empty();
     }
 
     private Namespace destinationOf(SinkChange change) {

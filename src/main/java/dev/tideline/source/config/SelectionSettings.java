@@ -1,9 +1,9 @@
 package dev.tideline.source.config;
 
+import dev.tideline.config.NameFilter;
 import dev.tideline.config.Validators;
 import dev.tideline.event.Namespace;
 import java.util.List;
-import java.util.regex.Pattern;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -22,17 +22,13 @@ public final class SelectionSettings {
     /** Never captured: MongoDB's own databases. */
     private static final List<String> SYSTEM_DATABASES = List.of("admin", "local", "config");
 
-    private final List<Pattern> dbInclude;
-    private final List<Pattern> dbExclude;
-    private final List<Pattern> collInclude;
-    private final List<Pattern> collExclude;
+    private final NameFilter databases;
+    private final NameFilter collections;
     private final long discoveryIntervalMs;
 
     SelectionSettings(AbstractConfig c) {
-        dbInclude = patterns(c, DATABASE_INCLUDE);
-        dbExclude = patterns(c, DATABASE_EXCLUDE);
-        collInclude = patterns(c, COLLECTION_INCLUDE);
-        collExclude = patterns(c, COLLECTION_EXCLUDE);
+        databases = NameFilter.of(DATABASE_INCLUDE, c.getList(DATABASE_INCLUDE), c.getList(DATABASE_EXCLUDE));
+        collections = NameFilter.of(COLLECTION_INCLUDE, c.getList(COLLECTION_INCLUDE), c.getList(COLLECTION_EXCLUDE));
         discoveryIntervalMs = c.getLong(DISCOVERY_INTERVAL_MS);
     }
 
@@ -60,15 +56,11 @@ public final class SelectionSettings {
                 GROUP, ++order, Width.SHORT, "Collection discovery interval (ms)");
     }
 
-    private static List<Pattern> patterns(AbstractConfig c, String key) {
-        return c.getList(key).stream().map(r -> Validators.compile(key, r)).toList();
-    }
-
     public boolean includesDatabase(String db) {
         if (SYSTEM_DATABASES.contains(db)) {
             return false;
         }
-        return matches(dbInclude, db, true) && !matches(dbExclude, db, false);
+        return databases.accepts(db);
     }
 
     public boolean includes(Namespace ns) {
@@ -76,23 +68,10 @@ public final class SelectionSettings {
         if (coll.startsWith("system.") || coll.startsWith("_tideline")) {
             return false;
         }
-        String full = ns.fullName();
-        return includesDatabase(ns.db()) && matches(collInclude, full, true) && !matches(collExclude, full, false);
+        return includesDatabase(ns.db()) && collections.accepts(ns.fullName());
     }
 
     public long discoveryIntervalMs() {
         return discoveryIntervalMs;
-    }
-
-    private static boolean matches(List<Pattern> patterns, String value, boolean whenEmpty) {
-        if (patterns.isEmpty()) {
-            return whenEmpty;
-        }
-        for (Pattern p : patterns) {
-            if (p.matcher(value).matches()) {
-                return true;
-            }
-        }
-        return false;
     }
 }

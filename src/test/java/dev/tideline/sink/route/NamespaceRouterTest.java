@@ -3,6 +3,7 @@ package dev.tideline.sink.route;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tideline.config.NameFilter;
 import dev.tideline.event.MalformedRecordException;
 import dev.tideline.event.Namespace;
 import dev.tideline.sink.TestRecords;
@@ -24,8 +25,8 @@ class NamespaceRouterTest {
 
     @Test
     void defaultsToTheSourceNamespaceAndTheConfiguredDatabase() {
-        NamespaceRouter same = new NamespaceRouter(Optional.empty(), TopicNamespaceMap.empty(), CollectionFilter.all());
-        NamespaceRouter replica = new NamespaceRouter(Optional.of("replica"), TopicNamespaceMap.empty(), CollectionFilter.all());
+        NamespaceRouter same = new NamespaceRouter(Optional.empty(), TopicNamespaceMap.empty(), NameFilter.all());
+        NamespaceRouter replica = new NamespaceRouter(Optional.of("replica"), TopicNamespaceMap.empty(), NameFilter.all());
 
         assertThat(route(same, "t", new Namespace("shop", "orders"))).isEqualTo(new Namespace("shop", "orders"));
         assertThat(route(replica, "t", new Namespace("shop", "orders"))).isEqualTo(new Namespace("replica", "orders"));
@@ -38,7 +39,7 @@ class NamespaceRouterTest {
     void exactTopicNamesWinOverRegexesWhichApplyInOrder() {
         TopicNamespaceMap map = TopicNamespaceMap.parse(
                 "{\"tl\\\\..*\": \"archive.everything\", \"tl.shop.orders\": \"orders_copy\", \"tl\\\\.shop\\\\..*\": \"never\"}");
-        NamespaceRouter router = new NamespaceRouter(Optional.of("dest"), map, CollectionFilter.all());
+        NamespaceRouter router = new NamespaceRouter(Optional.of("dest"), map, NameFilter.all());
 
         assertThat(route(router, "tl.shop.orders", new Namespace("shop", "orders"))).isEqualTo(new Namespace("dest", "orders_copy"));
         assertThat(route(router, "tl.shop.users", new Namespace("shop", "users"))).isEqualTo(new Namespace("archive", "everything"));
@@ -48,13 +49,13 @@ class NamespaceRouterTest {
     @Test
     void collectionOnlyTargetTakesTheSourceDatabaseWhenNoneIsConfigured() {
         NamespaceRouter router = new NamespaceRouter(Optional.empty(), TopicNamespaceMap.parse("{\"t\": \"renamed\"}"),
-                CollectionFilter.all());
+                NameFilter.all());
         assertThat(route(router, "t", new Namespace("shop", "orders"))).isEqualTo(new Namespace("shop", "renamed"));
     }
 
     @Test
     void includeAndExcludeMatchTheSourceNamespace() {
-        CollectionFilter filter = CollectionFilter.of(List.of("shop\\..*"), List.of("shop\\.secrets"));
+        NameFilter filter = NameFilter.of("collection.include", List.of("shop\\..*"), List.of("shop\\.secrets"));
         NamespaceRouter router = new NamespaceRouter(Optional.of("dest"), TopicNamespaceMap.empty(), filter);
 
         assertThat(router.route(change("t", new Namespace("shop", "orders")))).isPresent();
