@@ -67,8 +67,11 @@ final class CollectionCapture implements Runnable {
             CollectionReader reader = null;
             try {
                 if (plan == null) {
-                    plan = StartPlanner.plan(position, settings.mode(), settings.initialSync(),
-                            streamSupport.available(db.getCollection(ns.coll(), BsonDocument.class)), ServerClock.streamStart(db));
+                    // probe only where the answer matters: mode=scan must not open a stream (nor warn about it)
+                    boolean streams = settings.mode() == CaptureSettings.Mode.AUTO
+                            && streamSupport.available(db.getCollection(ns.coll(), BsonDocument.class));
+                    plan = StartPlanner.plan(position, settings.mode(), settings.initialSync(), streams,
+                            () -> ServerClock.streamStart(db));
                     log.info("Capture of {} → topic {}: {} from {}", ns, records.topic(), plan.phase(),
                             plan.offset() == null ? "its initial sync" : plan.offset());
                     if (plan.phase() == Phase.BACKFILL && plan.offset().lastId() == null) {

@@ -2,6 +2,7 @@ package dev.tideline.source;
 
 import dev.tideline.source.config.CaptureSettings.InitialSync;
 import dev.tideline.source.config.CaptureSettings.Mode;
+import java.util.function.Supplier;
 import org.bson.BsonTimestamp;
 
 /**
@@ -21,9 +22,11 @@ public final class StartPlanner {
     /**
      * @param stored        the committed offset, or null for a collection never captured
      * @param streams       whether this server serves change streams (decided by opening one)
-     * @param streamStartNow the server's current operation time minus a safety margin
+     * @param streamStartNow the server's current operation time minus a safety margin; asked only when a
+     *                       new stream position is needed (it costs a round trip)
      */
-    public static Plan plan(SourceOffset stored, Mode mode, InitialSync initialSync, boolean streams, BsonTimestamp streamStartNow) {
+    public static Plan plan(SourceOffset stored, Mode mode, InitialSync initialSync, boolean streams,
+                            Supplier<BsonTimestamp> streamStartNow) {
         boolean useStreams = mode == Mode.CHANGE_STREAM || (mode == Mode.AUTO && streams);
         if (stored != null) {
             switch (stored.phase()) {
@@ -51,8 +54,8 @@ public final class StartPlanner {
             return new Plan(Phase.SCAN, null);
         }
         return switch (initialSync.kind()) {
-            case FULL -> new Plan(Phase.BACKFILL, SourceOffset.backfill(streamStartNow, null));
-            case SKIP, LATEST -> new Plan(Phase.STREAM, SourceOffset.streamFrom(streamStartNow));
+            case FULL -> new Plan(Phase.BACKFILL, SourceOffset.backfill(streamStartNow.get(), null));
+            case SKIP, LATEST -> new Plan(Phase.STREAM, SourceOffset.streamFrom(streamStartNow.get()));
             case DATE -> new Plan(Phase.STREAM, SourceOffset.streamFrom(new BsonTimestamp((int) initialSync.at().getEpochSecond(), 0)));
         };
     }

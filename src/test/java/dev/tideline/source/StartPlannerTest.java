@@ -32,7 +32,7 @@ class StartPlannerTest {
 
     @Test
     void newCollectionFullSyncBackfillsFromNow() {
-        Plan plan = StartPlanner.plan(null, Mode.AUTO, FULL, true, NOW);
+        Plan plan = StartPlanner.plan(null, Mode.AUTO, FULL, true, () -> NOW);
         assertThat(plan.phase()).isEqualTo(Phase.BACKFILL);
         assertThat(plan.offset()).isEqualTo(SourceOffset.backfill(NOW, null));
         assertThat(plan.offset().lastId()).isNull();
@@ -40,20 +40,20 @@ class StartPlannerTest {
 
     @Test
     void newCollectionSkipStreamsFromNow() {
-        Plan plan = StartPlanner.plan(null, Mode.AUTO, SKIP, true, NOW);
+        Plan plan = StartPlanner.plan(null, Mode.AUTO, SKIP, true, () -> NOW);
         assertThat(plan.phase()).isEqualTo(Phase.STREAM);
         assertThat(plan.offset()).isEqualTo(SourceOffset.streamFrom(NOW));
     }
 
     @Test
     void newCollectionLatestWithStreamsStreamsFromNow() {
-        Plan plan = StartPlanner.plan(null, Mode.AUTO, LATEST, true, NOW);
+        Plan plan = StartPlanner.plan(null, Mode.AUTO, LATEST, true, () -> NOW);
         assertThat(plan).isEqualTo(new Plan(Phase.STREAM, SourceOffset.streamFrom(NOW)));
     }
 
     @Test
     void newCollectionDateStreamsFromThatSecond() {
-        Plan plan = StartPlanner.plan(null, Mode.AUTO, DATE, true, NOW);
+        Plan plan = StartPlanner.plan(null, Mode.AUTO, DATE, true, () -> NOW);
         assertThat(plan.phase()).isEqualTo(Phase.STREAM);
         assertThat(plan.offset().startAt()).isEqualTo(new BsonTimestamp((int) DATE_AT.getEpochSecond(), 0));
         assertThat(plan.offset().token()).isNull();
@@ -62,16 +62,16 @@ class StartPlannerTest {
     @Test
     void dateAfter2038KeepsUnsignedSeconds() {
         Instant at = Instant.parse("2040-01-01T00:00:00Z");
-        Plan plan = StartPlanner.plan(null, Mode.CHANGE_STREAM, new InitialSync(Kind.DATE, at), true, NOW);
+        Plan plan = StartPlanner.plan(null, Mode.CHANGE_STREAM, new InitialSync(Kind.DATE, at), true, () -> NOW);
         assertThat(Integer.toUnsignedLong(plan.offset().startAt().getTime())).isEqualTo(at.getEpochSecond());
         assertThat(SourceOffset.fromMap(plan.offset().toMap())).isEqualTo(plan.offset());
     }
 
     @Test
     void changeStreamModeUsesStreamsEvenWhenDetectionSaysNo() {
-        assertThat(StartPlanner.plan(null, Mode.CHANGE_STREAM, FULL, false, NOW))
+        assertThat(StartPlanner.plan(null, Mode.CHANGE_STREAM, FULL, false, () -> NOW))
                 .isEqualTo(new Plan(Phase.BACKFILL, SourceOffset.backfill(NOW, null)));
-        assertThat(StartPlanner.plan(STORED_STREAM, Mode.CHANGE_STREAM, FULL, false, NOW))
+        assertThat(StartPlanner.plan(STORED_STREAM, Mode.CHANGE_STREAM, FULL, false, () -> NOW))
                 .isEqualTo(new Plan(Phase.STREAM, STORED_STREAM));
     }
 
@@ -81,53 +81,53 @@ class StartPlannerTest {
     @EnumSource(Kind.class)
     void newCollectionWithoutStreamsScansFromItsInitialSync(Kind kind) {
         InitialSync sync = new InitialSync(kind, kind == Kind.DATE ? DATE_AT : null);
-        assertThat(StartPlanner.plan(null, Mode.AUTO, sync, false, NOW)).isEqualTo(new Plan(Phase.SCAN, null));
-        assertThat(StartPlanner.plan(null, Mode.SCAN, sync, true, NOW)).isEqualTo(new Plan(Phase.SCAN, null));
+        assertThat(StartPlanner.plan(null, Mode.AUTO, sync, false, () -> NOW)).isEqualTo(new Plan(Phase.SCAN, null));
+        assertThat(StartPlanner.plan(null, Mode.SCAN, sync, true, () -> NOW)).isEqualTo(new Plan(Phase.SCAN, null));
     }
 
     // ---- stored offsets, auto ----
 
     @Test
     void storedBackfillResumesWithStreams() {
-        Plan plan = StartPlanner.plan(STORED_BACKFILL, Mode.AUTO, SKIP, true, NOW);
+        Plan plan = StartPlanner.plan(STORED_BACKFILL, Mode.AUTO, SKIP, true, () -> NOW);
         assertThat(plan.phase()).isEqualTo(Phase.BACKFILL);
         assertThat(plan.offset()).isSameAs(STORED_BACKFILL);
     }
 
     @Test
     void storedStreamResumesWithStreams() {
-        Plan plan = StartPlanner.plan(STORED_STREAM, Mode.AUTO, FULL, true, NOW);
+        Plan plan = StartPlanner.plan(STORED_STREAM, Mode.AUTO, FULL, true, () -> NOW);
         assertThat(plan.phase()).isEqualTo(Phase.STREAM);
         assertThat(plan.offset()).isSameAs(STORED_STREAM);
     }
 
     @Test
     void storedScanWithStreamsStartsOverAsNewCollection() {
-        assertThat(StartPlanner.plan(STORED_SCAN, Mode.AUTO, FULL, true, NOW))
+        assertThat(StartPlanner.plan(STORED_SCAN, Mode.AUTO, FULL, true, () -> NOW))
                 .isEqualTo(new Plan(Phase.BACKFILL, SourceOffset.backfill(NOW, null)));
-        assertThat(StartPlanner.plan(STORED_SCAN, Mode.AUTO, SKIP, true, NOW))
+        assertThat(StartPlanner.plan(STORED_SCAN, Mode.AUTO, SKIP, true, () -> NOW))
                 .isEqualTo(new Plan(Phase.STREAM, SourceOffset.streamFrom(NOW)));
     }
 
     @Test
     void storedScanWithoutStreamsResumesTheScan() {
-        Plan plan = StartPlanner.plan(STORED_SCAN, Mode.AUTO, FULL, false, NOW);
+        Plan plan = StartPlanner.plan(STORED_SCAN, Mode.AUTO, FULL, false, () -> NOW);
         assertThat(plan.phase()).isEqualTo(Phase.SCAN);
         assertThat(plan.offset()).isSameAs(STORED_SCAN);
     }
 
     @Test
     void storedStreamPositionsWithoutStreamsStartAScanOver() {
-        assertThat(StartPlanner.plan(STORED_BACKFILL, Mode.AUTO, FULL, false, NOW)).isEqualTo(new Plan(Phase.SCAN, null));
-        assertThat(StartPlanner.plan(STORED_STREAM, Mode.AUTO, FULL, false, NOW)).isEqualTo(new Plan(Phase.SCAN, null));
+        assertThat(StartPlanner.plan(STORED_BACKFILL, Mode.AUTO, FULL, false, () -> NOW)).isEqualTo(new Plan(Phase.SCAN, null));
+        assertThat(StartPlanner.plan(STORED_STREAM, Mode.AUTO, FULL, false, () -> NOW)).isEqualTo(new Plan(Phase.SCAN, null));
     }
 
     // ---- mode scan although streams are available ----
 
     @Test
     void scanModeIgnoresStreams() {
-        assertThat(StartPlanner.plan(STORED_SCAN, Mode.SCAN, FULL, true, NOW)).isEqualTo(new Plan(Phase.SCAN, STORED_SCAN));
-        assertThat(StartPlanner.plan(STORED_STREAM, Mode.SCAN, FULL, true, NOW)).isEqualTo(new Plan(Phase.SCAN, null));
-        assertThat(StartPlanner.plan(STORED_BACKFILL, Mode.SCAN, SKIP, true, NOW)).isEqualTo(new Plan(Phase.SCAN, null));
+        assertThat(StartPlanner.plan(STORED_SCAN, Mode.SCAN, FULL, true, () -> NOW)).isEqualTo(new Plan(Phase.SCAN, STORED_SCAN));
+        assertThat(StartPlanner.plan(STORED_STREAM, Mode.SCAN, FULL, true, () -> NOW)).isEqualTo(new Plan(Phase.SCAN, null));
+        assertThat(StartPlanner.plan(STORED_BACKFILL, Mode.SCAN, SKIP, true, () -> NOW)).isEqualTo(new Plan(Phase.SCAN, null));
     }
 }
