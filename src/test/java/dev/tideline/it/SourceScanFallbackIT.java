@@ -8,12 +8,12 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.Op;
+import dev.tideline.event.ValueFormat;
 import dev.tideline.it.support.MongoFixture;
 import dev.tideline.it.support.TestStack;
 import dev.tideline.it.support.TopicReader;
 import java.time.Duration;
 import java.util.Date;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -35,16 +35,8 @@ class SourceScanFallbackIT {
             for (int i = 1; i <= 10; i++) {
                 items.insertOne(new Document("_id", i).append("v", 0).append("updatedAt", new Date(t + i)));
             }
-            Map<String, String> config = new HashMap<>();
-            config.put("connector.class", "dev.tideline.source.TidelineSourceConnector");
-            config.put("tasks.max", "1");
-            config.put("mongodb.uri", mongo.uri());
-            config.put("database.include", db);
-            config.put("topic.prefix", "scanit");
-            config.put("output.format", "bson");
+            Map<String, String> config = SourceItSupport.sourceConfig(mongo.uri(), db, "scanit", ValueFormat.BSON, 1);
             config.put("scan.interval.ms", "200");
-            config.put("key.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
-            config.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
             String topic = "scanit." + db + ".items";
             stack.rest().putConnector("source-scan-it", config);
             try {
@@ -60,7 +52,7 @@ class SourceScanFallbackIT {
                         .append("deletedAt", new Date(now + 200)));
 
                 List<ConsumerRecord<byte[], byte[]>> records = TopicReader.readUntil(stack.bootstrapServers(), topic, 17, Duration.ofSeconds(60));
-                List<ChangeEvent> events = SourceRecords.changes(records, true);
+                List<ChangeEvent> events = SourceItSupport.changes(records, true);
                 System.out.printf("scan fallback: %d records on %s%n", events.size(), topic);
                 assertThat(events).hasSize(17);
                 assertThat(events.subList(0, 15)).allSatisfy(e -> assertThat(e.op()).isEqualTo(Op.READ));

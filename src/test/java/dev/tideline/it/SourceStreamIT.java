@@ -9,12 +9,12 @@ import com.mongodb.client.model.Updates;
 import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.EventHeaders;
 import dev.tideline.event.Op;
+import dev.tideline.event.ValueFormat;
 import dev.tideline.it.support.MongoFixture;
 import dev.tideline.it.support.TestStack;
 import dev.tideline.it.support.TopicReader;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -34,18 +34,8 @@ class SourceStreamIT {
             for (String c : colls) {
                 database.getCollection(c).insertOne(new Document("_id", "seed").append("n", 0)); // existing: backfilled
             }
-            Map<String, String> config = new HashMap<>();
-            config.put("connector.class", "dev.tideline.source.TidelineSourceConnector");
-            config.put("tasks.max", "2");
-            config.put("mongodb.uri", mongo.uri());
-            config.put("database.include", db);
-            config.put("topic.prefix", "sit");
-            config.put("output.format", "json");
+            Map<String, String> config = SourceItSupport.sourceConfig(mongo.uri(), db, "sit", ValueFormat.JSON, 2);
             config.put("tenant.field", "tenant");
-            config.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
-            config.put("key.converter.schemas.enable", "false");
-            config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
-            config.put("value.converter.schemas.enable", "false");
             stack.rest().putConnector("source-stream-it", config);
             try {
                 stack.rest().awaitRunning("source-stream-it", 2, Duration.ofSeconds(60));
@@ -53,10 +43,8 @@ class SourceStreamIT {
                 for (String c : colls) {
                     TopicReader.readUntil(stack.bootstrapServers(), "sit." + db + "." + c, 1, Duration.ofSeconds(60));
                 }
-                Map<String, List<String>> expected = new HashMap<>();
                 for (String c : colls) {
                     MongoCollection<Document> coll = database.getCollection(c);
-                    List<String> ops = new ArrayList<>();
                     for (int i = 1; i <= 20; i++) {
                         coll.insertOne(new Document("_id", i).append("v", 0).append("tenant", "t" + (i % 2)));
                     }
@@ -67,7 +55,6 @@ class SourceStreamIT {
                             coll.deleteOne(Filters.eq("_id", i));
                         }
                     }
-                    expected.put(c, ops);
                 }
                 for (String c : colls) {
                     String topic = "sit." + db + "." + c;
@@ -77,9 +64,9 @@ class SourceStreamIT {
                     // mongo-java-server puts the update spec in documentKey, so an update whose document was deleted
                     // before the stream read it has no _id: it is reported on the control topic, never dropped silently
                     List<ConsumerRecord<byte[], byte[]>> controls = TopicReader.readAll(stack.bootstrapServers(), "sit.control", Duration.ofSeconds(3));
-                    long unidentified = controls.stream().filter(r -> (db + "." + c).equals(SourceRecords.header(r, EventHeaders.NAMESPACE))
+                    long unidentified = controls.stream().filter(r -> (db + "." + c).equals(SourceItSupport.header(r, EventHeaders.NAMESPACE))
                             && new String(r.value(), java.nio.charset.StandardCharsets.UTF_8).contains("unidentified_change")).count();
-                    List<ChangeEvent> events = SourceRecords.changes(records, false);
+                    List<ChangeEvent> events = SourceItSupport.changes(records, false);
                     System.out.printf("%s: %d records, %d changes, %d reported unidentifiable%n", topic, records.size(), events.size(), unidentified);
                     // the stream starts a margin before the backfill (ServerClock), so the seed may be replayed: harmless
                     long seedCopies = events.stream().filter(e -> e.id().isString()).count();
@@ -104,11 +91,11 @@ class SourceStreamIT {
                         assertThat(forId.get(0).ns().coll()).isEqualTo(c);
                     }
                     ConsumerRecord<byte[], byte[]> someInsert = records.stream()
-                            .filter(r -> "insert".equals(SourceRecords.header(r, EventHeaders.OP)) && SourceRecords.decode(r, false).id().isInt32())
+                            .filter(r -> "insert".equals(SourceItSupport.header(r, EventHeaders.OP)) && SourceItSupport.decode(r, false).id().isInt32())
                             .findFirst().orElseThrow(); // not the seed (it has no tenant field)
-                    assertThat(SourceRecords.header(someInsert, EventHeaders.TENANT)).isIn("t0", "t1");
-                    assertThat(SourceRecords.header(someInsert, EventHeaders.NAMESPACE)).isEqualTo(db + "." + c);
-                    assertThat(SourceRecords.header(someInsert, EventHeaders.SEQ)).isNotNull();
+                    assertThat(SourceItSupport.header(someInsert, EventHeaders.TENANT)).isIn("t0", "t1");
+                    assertThat(SourceItSupport.header(someInsert, EventHeaders.NAMESPACE)).isEqualTo(db + "." + c);
+                    assertThat(SourceItSupport.header(someInsert, EventHeaders.SEQ)).isNotNull();
                 }
             } finally {
                 stack.rest().deleteConnector("source-stream-it");
