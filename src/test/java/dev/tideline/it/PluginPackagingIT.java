@@ -22,7 +22,16 @@ class PluginPackagingIT {
     void workerListsTheSourceConnector() {
         List<String> plugins = TestStack.shared().rest().connectorPlugins();
 
-        assertThat(plugins).contains("dev.tideline.source.TidelineSourceConnector");
+        assertThat(plugins).contains("dev.tideline.source.TidelineSourceConnector",
+                "dev.tideline.sink.TidelineSinkConnector");
+    }
+
+    @Test
+    void workerAlsoLoadsTheOfficialConnectorThatInteropTestsCompareWith() {
+        List<String> plugins = TestStack.shared().rest().connectorPlugins();
+
+        assertThat(plugins).contains("com.mongodb.kafka.connect.MongoSourceConnector",
+                "com.mongodb.kafka.connect.MongoSinkConnector");
     }
 
     @Test

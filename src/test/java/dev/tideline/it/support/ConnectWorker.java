@@ -51,7 +51,8 @@ final class ConnectWorker {
                 "rest.advertised.host.name", "127.0.0.1",
                 "rest.advertised.port", Integer.toString(port),
                 // The BUILT plugin directory: a packaging mistake fails the tests, as it would fail users.
-                "plugin.path", StackPaths.pluginDir().toString()));
+                // Next to it MongoDB's official connector, which the interop tests and benchmark run.
+                "plugin.path", StackPaths.pluginDir() + "," + StackPaths.officialConnectorDir()));
         // service_load only finds plugins listed in META-INF/services: it proves ours are right.
         properties.put("plugin.discovery", "service_load");
         // Tests read what they wrote within seconds, not after the production default of 60 s.

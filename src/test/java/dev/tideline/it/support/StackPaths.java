@@ -29,6 +29,18 @@ final class StackPaths {
         return dir;
     }
 
+    /**
+     * The plugin.path entry holding MongoDB's official connector ({@code mongo-kafka-connect/}),
+     * laid out by the build from official-connector/pom.xml.
+     */
+    static Path officialConnectorDir() {
+        Path dir = property("tideline.official.connector", "target/official-connector/mongo-kafka-connect");
+        if (!Files.isDirectory(dir)) {
+            throw new IllegalStateException("no official connector directory " + dir + ": run `mvn -DskipTests package` first");
+        }
+        return dir.getParent();
+    }
+
     static Path workerTemplate() {
         return projectDir().resolve("config/worker.properties");
     }
