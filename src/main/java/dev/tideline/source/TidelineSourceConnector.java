@@ -3,6 +3,7 @@ package dev.tideline.source;
 import com.mongodb.client.MongoClient;
 import dev.tideline.TidelineVersion;
 import dev.tideline.event.Namespace;
+import dev.tideline.health.TaskIdentity;
 import dev.tideline.mongo.MongoClientFactory;
 import dev.tideline.source.config.SourceConfig;
 import java.util.ArrayList;
@@ -60,7 +61,7 @@ public class TidelineSourceConnector extends SourceConnector {
         for (List<Namespace> group : TaskAssigner.assign(monitor.current(), maxTasks)) {
             Map<String, String> task = new HashMap<>(props);
             task.put(TaskCollections.KEY, TaskCollections.encode(group));
-            configs.add(task);
+            configs.add(TaskIdentity.withIndex(task, configs.size()));
         }
         return configs;
     }
