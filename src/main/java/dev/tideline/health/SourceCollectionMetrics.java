@@ -1,6 +1,7 @@
 package dev.tideline.health;
 
 import java.time.Instant;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -18,6 +19,7 @@ public final class SourceCollectionMetrics implements SourceCollectionMetricsMBe
     private volatile long lastClusterTimeSeconds = -1;
     private volatile String phase = "starting";
     private volatile BackfillGauge backfill;
+    private volatile Map<String, Object> position;
 
     SourceCollectionMetrics(String collection, HealthWatch health) {
         this.collection = collection;
@@ -38,6 +40,16 @@ public final class SourceCollectionMetrics implements SourceCollectionMetricsMBe
         if (clusterTimeSeconds > 0) {
             lastClusterTimeSeconds = clusterTimeSeconds;
         }
+    }
+
+    /** The collection's source offset after the last batch handed to Kafka (for the state document). */
+    public void position(Map<String, Object> offset) {
+        position = offset;
+    }
+
+    /** The last position handed to Kafka, or null before the first. */
+    public Map<String, Object> position() {
+        return position;
     }
 
     /** A reader opened: the server answered, so whatever was wrong with reaching it is over. */

@@ -1,7 +1,9 @@
 package dev.tideline.health;
 
+import com.mongodb.client.MongoCollection;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.bson.BsonDocument;
 
 /** A source task's metrics: one {@link SourceCollectionMetrics} per collection, their sums and the health roll-up. */
 public final class SourceTaskMetrics implements SourceTaskMetricsMBean, AutoCloseable {
@@ -11,6 +13,7 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMBean, AutoClos
     private final HealthWatch health;
     private final Jmx jmx = new Jmx();
     private final List<SourceCollectionMetrics> collections = new CopyOnWriteArrayList<>();
+    private StateMirror mirror;
 
     public SourceTaskMetrics(TaskIdentity task) {
         this.task = task;
@@ -24,6 +27,16 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMBean, AutoClos
         collections.add(m);
         jmx.register(Jmx.name(TYPE, task, fullName), m);
         return m;
+    }
+
+    /**
+     * Mirrors the task's state into {@code collection} every {@code intervalMs} until {@link #close()}
+     * (see {@link StateDocument}).
+     */
+    public synchronized void mirrorTo(MongoCollection<BsonDocument> collection, long intervalMs) {
+        if (mirror == null) {
+            mirror = new StateMirror(collection, task, health::current, () -> List.copyOf(collections), intervalMs);
+        }
     }
 
     public Health health() {
@@ -70,9 +83,13 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMBean, AutoClos
         return collections.stream().mapToLong(SourceCollectionMetrics::getLostHistoryEvents).sum();
     }
 
-    /** Unregisters every MBean of the task. */
+    /** Writes the final state (when mirrored) and unregisters every MBean of the task. Call before closing the client. */
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (mirror != null) {
+            mirror.close();
+            mirror = null;
+        }
         jmx.close();
     }
 }

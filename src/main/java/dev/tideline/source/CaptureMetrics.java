@@ -32,6 +32,7 @@ final class CaptureMetrics {
             }
         }
         metrics.published(changes, heartbeats, clusterTime, System.currentTimeMillis());
+        metrics.position(batch.get(batch.size() - 1).offset().toMap());
     }
 
     void opened(StartPlanner.Phase phase, BackfillProgress backfill) {

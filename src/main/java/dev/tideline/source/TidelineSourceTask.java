@@ -6,6 +6,7 @@ import dev.tideline.event.Namespace;
 import dev.tideline.health.SourceTaskMetrics;
 import dev.tideline.health.TaskIdentity;
 import dev.tideline.mongo.MongoClientFactory;
+import dev.tideline.source.config.HealthStateSettings;
 import dev.tideline.source.config.SourceConfig;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -17,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
+import org.bson.BsonDocument;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,6 +65,10 @@ public class TidelineSourceTask extends SourceTask {
                 captures.add(new CollectionCapture(ns, client.getDatabase(ns.db()), config.capture(), streams, scans, factory, queue,
                         offset == null ? null : SourceOffset.fromMap(offset), new CaptureMetrics(metrics.collection(ns.fullName()))));
             }
+            if (config.healthState().enabled()) {
+                metrics.mirrorTo(client.getDatabase(config.healthState().database())
+                        .getCollection(HealthStateSettings.STATE_COLLECTION, BsonDocument.class), config.healthState().intervalMs());
+            }
             threads = Executors.newFixedThreadPool(Math.max(1, captures.size()), r -> {
                 Thread t = new Thread(r, "tideline-capture");
                 t.setDaemon(true);
@@ -103,6 +109,7 @@ public class TidelineSourceTask extends SourceTask {
         }
         r.captures().forEach(CollectionCapture::stop);
         r.threads().shutdownNow();
+        r.metrics().close(); // before the client: writes the final state document, if mirrored
         // close the client even if a capture thread is stuck on a dead socket: closing unblocks it
         r.client().close();
         try {
@@ -112,7 +119,6 @@ public class TidelineSourceTask extends SourceTask {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        r.metrics().close();
         log.info("Source task stopped");
     }
 }
