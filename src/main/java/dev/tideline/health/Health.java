@@ -37,6 +37,16 @@ public record Health(HealthState state, List<String> reasons) {
         return new Health(worst, all.stream().map(s -> s.scope() + ": " + s.reason().label()).toList());
     }
 
+    /** {@code ok}, {@code degraded}, {@code stalled} or {@code down}: the JMX attribute. */
+    public String stateName() {
+        return state.wireName();
+    }
+
+    /** The reasons as JMX returns them. */
+    public String[] reasonArray() {
+        return reasons.toArray(String[]::new);
+    }
+
     @Override
     public String toString() {
         return reasons.isEmpty() ? state.wireName() : state.wireName() + " (" + String.join(", ", reasons) + ")";

@@ -42,18 +42,14 @@ public final class SinkTaskMetrics implements SinkTaskMetricsMBean, AutoCloseabl
         health.raise(SCOPE, HealthReason.AUTH_FAILED);
     }
 
-    public Health health() {
-        return health.current();
-    }
-
     @Override
     public String getHealth() {
-        return health.current().state().wireName();
+        return health.current().stateName();
     }
 
     @Override
     public String[] getHealthReasons() {
-        return health.current().reasons().toArray(String[]::new);
+        return health.current().reasonArray();
     }
 
     @Override

@@ -152,11 +152,11 @@ public final class SourceCollectionMetrics implements SourceCollectionMetricsMBe
 
     @Override
     public String getHealth() {
-        return health.of(collection).state().wireName();
+        return health.of(collection).stateName();
     }
 
     @Override
     public String[] getHealthReasons() {
-        return health.of(collection).reasons().toArray(String[]::new);
+        return health.of(collection).reasonArray();
     }
 }

@@ -39,18 +39,14 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMBean, AutoClos
         }
     }
 
-    public Health health() {
-        return health.current();
-    }
-
     @Override
     public String getHealth() {
-        return health.current().state().wireName();
+        return health.current().stateName();
     }
 
     @Override
     public String[] getHealthReasons() {
-        return health.current().reasons().toArray(String[]::new);
+        return health.current().reasonArray();
     }
 
     @Override

@@ -154,6 +154,7 @@ class OpsSecurityIT {
                 assertThat(records).isGreaterThan(6);
                 assertThat(headers).isGreaterThan(6 * 3);
                 assertThat(findings).isEmpty();
+                assertThat(sinkShowsIt).as("docs/operations.md says Connect returns an inline password as submitted").isTrue();
             } finally {
                 rest.deleteConnector(SOURCE);
                 rest.deleteConnector(SINK);
