@@ -14,7 +14,7 @@ public interface SinkTaskMetricsMBean {
     /** Batches handed back to Connect for re-delivery after a transient failure. */
     long getRetries();
 
-    /** Records reported to the dead letter queue (errors.tolerance=all). */
+    /** Records refused and skipped with errors.tolerance=all: sent to the dead letter queue, or only logged where none is configured. */
     long getDeadLetterRecords();
 
     /** Source time of the newest record applied (its Kafka timestamp: the change's wall time), ISO-8601; empty before the first. */
