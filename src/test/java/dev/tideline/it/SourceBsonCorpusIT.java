@@ -37,8 +37,15 @@ import org.junit.jupiter.api.Test;
  * binary subtypes and UUIDs, regex, code, timestamps, Decimal128, MinKey/MaxKey, nested arrays and
  * documents, unicode) goes through the source on the real worker. In the bson form
  * (ByteArrayConverter) every record's document is byte-identical to the document MongoDB stored, for
- * a backfilled copy, a streamed insert and a streamed update. In the json form (JsonConverter,
- * schemaless) every field keeps its value and its BSON type, but not necessarily its position.
+ * a backfilled copy, a streamed insert and a streamed update.
+ *
+ * <p>The json form (JsonConverter, schemaless, relaxed Extended JSON) keeps every field's value and
+ * BSON type for a reader of Extended JSON (EnvelopeCodec): the type travels in wrappers such as
+ * {@code $numberLong}, {@code $numberDecimal}, {@code $binary}, {@code $date}, {@code $numberDouble}
+ * for NaN and -0.0. Its limits: a plain-JSON consumer sees those wrappers, not the types; and JSON
+ * objects are unordered, so although this worker kept the field order (the test prints it), a
+ * consumer that re-serializes through a HashMap may reorder fields, hence the test compares fields
+ * and types, not positions. Use the bson form where bytes matter.
  */
 class SourceBsonCorpusIT {
     /**
