@@ -6,6 +6,7 @@ import dev.tideline.event.EventHeaders;
 import dev.tideline.event.ExtendedJson;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.ValueFormat;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.connect.data.Schema;
@@ -60,14 +61,14 @@ public final class RecordFactory {
         } else if (item instanceof Captured.Heartbeat) {
             BsonDocument value = new BsonDocument("db", new BsonString(ns.db())).append("coll", new BsonString(ns.coll()))
                     .append("wallTime", new BsonDateTime(System.currentTimeMillis()));
-            out.add(new SourceRecord(partition, offset, heartbeatTopic, null, null, ns.fullName(), schema, body(value),
+            out.add(new SourceRecord(partition, offset, heartbeatTopic, null, schema, namespaceKey(), schema, body(value),
                     null, headers(EventHeaders.KIND_HEARTBEAT)));
         } else if (item instanceof Captured.Control control) {
             BsonDocument value = new BsonDocument("type", new BsonString(control.type()))
                     .append("db", new BsonString(ns.db())).append("coll", new BsonString(ns.coll()))
                     .append("detail", new BsonString(control.detail()))
                     .append("wallTime", new BsonDateTime(System.currentTimeMillis()));
-            out.add(new SourceRecord(partition, offset, controlTopic, null, null, ns.fullName(), schema, body(value),
+            out.add(new SourceRecord(partition, offset, controlTopic, null, schema, namespaceKey(), schema, body(value),
                     null, headers(EventHeaders.KIND_CONTROL)));
         }
     }
@@ -92,6 +93,14 @@ public final class RecordFactory {
             out.add(new SourceRecord(partition, offset, topic, null, schema, key, schema, null, timestamp,
                     headers(EventHeaders.KIND_CHANGE).addString(EventHeaders.OP, "tombstone")));
         }
+    }
+
+    /**
+     * Heartbeats and control records are keyed by the namespace: a string for JsonConverter, its UTF-8
+     * bytes in the bson form, whose converter (ByteArrayConverter) accepts nothing but bytes.
+     */
+    private Object namespaceKey() {
+        return format == ValueFormat.JSON ? ns.fullName() : ns.fullName().getBytes(StandardCharsets.UTF_8);
     }
 
     private Object body(BsonDocument value) {
