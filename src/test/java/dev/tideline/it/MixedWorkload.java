@@ -31,8 +31,8 @@ import org.bson.types.ObjectId;
  * deleted ids are inserted again, so a late delete meeting a re-insert happens too.
  *
  * <p>Written in bulks whose changes touch distinct documents (a second change of a document pending
- * in a bulk sends the bulk first), so each document's changes keep their order while the bulk itself
- * can be grouped by kind: a few commands per bulk instead of one per run of equal kinds, which on the
+ * in a bulk sends the bulk first, and the documents to change are drawn among those not pending), so
+ * each document's changes keep their order while the bulk itself can be grouped by kind: a few commands per bulk instead of one per run of equal kinds, which on the
  * stand-in is the difference between one round trip (and one change-stream wake-up) per change or
  * per bulk.
  */
@@ -91,23 +91,23 @@ final class MixedWorkload {
             Counts one;
             if (ids.isEmpty() || r < 0.3) {
                 List<BsonValue> gone = deleted.get(c);
-                BsonValue id = !gone.isEmpty() && random.nextInt(10) == 0 ? gone.remove(random.nextInt(gone.size())) : newId(c);
+                BsonValue id = !gone.isEmpty() && random.nextInt(10) == 0 ? gone.remove(pick(c, gone)) : newId(c);
                 queue(c, id, new InsertOneModel<>(document(id, 0)));
                 ids.add(id);
                 one = new Counts(1, 0, 0, 0);
             } else if (r < 0.6) {
-                BsonValue id = ids.get(random.nextInt(ids.size()));
+                BsonValue id = ids.get(pick(c, ids));
                 queue(c, id, new UpdateOneModel<>(Filters.eq("_id", id), Updates.combine(
                         Updates.inc("version", 1), Updates.set("status", "s" + random.nextInt(5)),
                         Updates.set("amount", new Decimal128(BigDecimal.valueOf(random.nextInt(1_000_000), 2))),
                         Updates.set("touchedAt", new java.util.Date(1_700_000_000_000L + i)))));
                 one = new Counts(0, 1, 0, 0);
             } else if (r < 0.8) {
-                BsonValue id = ids.get(random.nextInt(ids.size()));
+                BsonValue id = ids.get(pick(c, ids));
                 queue(c, id, new ReplaceOneModel<>(Filters.eq("_id", id), document(id, i)));
                 one = new Counts(0, 0, 1, 0);
             } else {
-                BsonValue id = ids.remove(random.nextInt(ids.size()));
+                BsonValue id = ids.remove(pick(c, ids));
                 queue(c, id, new DeleteOneModel<>(Filters.eq("_id", id)));
                 deleted.get(c).add(id);
                 one = new Counts(0, 0, 0, 1);
@@ -119,6 +119,22 @@ final class MixedWorkload {
         }
         COLLECTIONS.forEach(this::flush);
         return applied;
+    }
+
+    /**
+     * A random index into {@code ids}, preferring a document with no change pending in the bulk (the
+     * next ones after the drawn index are tried), so bulks fill up before a document repeats.
+     */
+    private int pick(String c, List<BsonValue> ids) {
+        int drawn = random.nextInt(ids.size());
+        Map<BsonValue, WriteModel<BsonDocument>> inBulk = pending.get(c);
+        for (int i = 0; i < Math.min(ids.size(), 64); i++) {
+            int index = (drawn + i) % ids.size();
+            if (!inBulk.containsKey(ids.get(index))) {
+                return index;
+            }
+        }
+        return drawn;
     }
 
     /** Adds a change to the collection's bulk, sending the bulk first if it already changes this document. */
