@@ -6,6 +6,7 @@ import dev.tideline.event.EventHeaders;
 import dev.tideline.event.ExtendedJson;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.ValueFormat;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.connect.data.Schema;
@@ -94,9 +95,12 @@ public final class RecordFactory {
         }
     }
 
-    /** Heartbeat and control keys: the namespace, as bytes in the bson form (the key converter there is ByteArrayConverter). */
+    /**
+     * Heartbeats and control records are keyed by the namespace: a string for JsonConverter, its UTF-8
+     * bytes in the bson form, whose converter (ByteArrayConverter) accepts nothing but bytes.
+     */
     private Object namespaceKey() {
-        return format == ValueFormat.JSON ? ns.fullName() : ns.fullName().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        return format == ValueFormat.JSON ? ns.fullName() : ns.fullName().getBytes(StandardCharsets.UTF_8);
     }
 
     private Object body(BsonDocument value) {

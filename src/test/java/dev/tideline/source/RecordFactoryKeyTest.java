@@ -7,36 +7,46 @@ import dev.tideline.event.ValueFormat;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.json.JsonConverter;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.bson.BsonTimestamp;
 import org.junit.jupiter.api.Test;
 
-/** Heartbeat and control records must pass the key converter that goes with their format. */
+/** Every record the factory makes must pass the converter its format goes with, heartbeats and control records included. */
 class RecordFactoryKeyTest {
     private static final Namespace NS = new Namespace("shop", "orders");
-
-    private static List<SourceRecord> heartbeatAndControl(ValueFormat format) {
-        RecordFactory f = new RecordFactory(NS, "t.shop.orders", "t.heartbeats", "t.control", format, null, false, "p1");
-        List<SourceRecord> out = new ArrayList<>();
-        SourceOffset at = SourceOffset.streamFrom(new BsonTimestamp(100, 1));
-        f.append(new Captured.Heartbeat(at), out);
-        f.append(new Captured.Control("drop", "drop of shop.orders", at), out);
-        return out;
-    }
+    private static final SourceOffset OFFSET = SourceOffset.streamFrom(new BsonTimestamp(1_700_000_000, 1));
 
     @Test
-    void bsonFormKeysAreBytesThatByteArrayConverterTakes() {
-        for (SourceRecord r : heartbeatAndControl(ValueFormat.BSON)) {
-            // what ByteArrayConverter accepts (connect-runtime is not on the test classpath): bytes, schema BYTES or none
+    void bsonFormKeysHeartbeatsAndControlRecordsByTheNamespaceBytes() {
+        // what ByteArrayConverter (connect-runtime, not on this classpath) accepts: a BYTES schema or none, and byte[]
+        for (SourceRecord r : records(ValueFormat.BSON)) {
             assertThat(r.keySchema() == null || r.keySchema().type() == Schema.Type.BYTES).isTrue();
+            assertThat(r.valueSchema() == null || r.valueSchema().type() == Schema.Type.BYTES).isTrue();
             assertThat(r.key()).isInstanceOf(byte[].class);
             assertThat(new String((byte[]) r.key(), StandardCharsets.UTF_8)).isEqualTo("shop.orders");
+            assertThat(r.value()).isInstanceOf(byte[].class);
         }
     }
 
     @Test
-    void jsonFormKeysAreTheNamespace() {
-        assertThat(heartbeatAndControl(ValueFormat.JSON)).extracting(SourceRecord::key).containsOnly("shop.orders");
+    void jsonFormKeysThemByTheNamespaceString() {
+        JsonConverter converter = new JsonConverter();
+        converter.configure(Map.of("schemas.enable", "false"), true);
+        for (SourceRecord r : records(ValueFormat.JSON)) {
+            assertThat(new String(converter.fromConnectData(r.topic(), r.keySchema(), r.key()), StandardCharsets.UTF_8))
+                    .isEqualTo("\"shop.orders\"");
+        }
+    }
+
+    private static List<SourceRecord> records(ValueFormat format) {
+        RecordFactory factory = new RecordFactory(NS, "t.shop.orders", "t.heartbeats", "t.control", format, "", false, "p1");
+        List<SourceRecord> out = new ArrayList<>();
+        factory.append(new Captured.Heartbeat(OFFSET), out);
+        factory.append(new Captured.Control("drop", "drop of shop.orders", OFFSET), out);
+        assertThat(out).hasSize(2);
+        return out;
     }
 }
