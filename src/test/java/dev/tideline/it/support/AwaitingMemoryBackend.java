@@ -10,8 +10,9 @@ import de.bwaldvogel.mongo.oplog.OplogCursor;
 import java.util.List;
 
 /**
- * mongo-java-server's in-memory backend with one change towards MongoDB: a {@code getMore} on a
- * change stream that finds no new event waits for one, instead of returning an empty batch at once.
+ * mongo-java-server's in-memory backend with two changes towards MongoDB: a {@code getMore} on a
+ * change stream that finds no new event waits for one, instead of returning an empty batch at once;
+ * and an oplog read from the cursor's position ({@link IndexedOplog}), not scanned whole per batch.
  *
  * <p>MongoDB's behaviour (https://www.mongodb.com/docs/manual/reference/command/getMore/): on a
  * tailable awaitData cursor, which change streams are, {@code maxTimeMS} of the getMore is how long
@@ -32,7 +33,7 @@ final class AwaitingMemoryBackend extends MemoryBackend {
 
     @Override
     protected Oplog createOplog() {
-        return new SignallingOplog(super.createOplog());
+        return new IndexedOplog(this, getCursorRegistry(), this::signalWrite);
     }
 
     @Override
@@ -96,44 +97,6 @@ final class AwaitingMemoryBackend extends MemoryBackend {
         synchronized (oplogWritten) {
             oplogWrites++;
             oplogWritten.notifyAll();
-        }
-    }
-
-    /** The backend's oplog, plus a wake-up for waiting getMores after each write. */
-    private final class SignallingOplog implements Oplog {
-        private final Oplog delegate;
-
-        SignallingOplog(Oplog delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public void handleInsert(String namespace, List<Document> documents) {
-            delegate.handleInsert(namespace, documents);
-            signalWrite();
-        }
-
-        @Override
-        public void handleUpdate(String namespace, Document selector, Document query, List<Object> modifiedIds) {
-            delegate.handleUpdate(namespace, selector, query, modifiedIds);
-            signalWrite();
-        }
-
-        @Override
-        public void handleDelete(String namespace, Document query, List<Object> deletedIds) {
-            delegate.handleDelete(namespace, query, deletedIds);
-            signalWrite();
-        }
-
-        @Override
-        public void handleDropCollection(String namespace) {
-            delegate.handleDropCollection(namespace);
-            signalWrite();
-        }
-
-        @Override
-        public Cursor createCursor(Document changeStreamDocument, String namespace, Aggregation aggregation) {
-            return delegate.createCursor(changeStreamDocument, namespace, aggregation);
         }
     }
 }

@@ -1,0 +1,229 @@
+package dev.tideline.it.support;
+
+import de.bwaldvogel.mongo.MongoBackend;
+import de.bwaldvogel.mongo.MongoCollection;
+import de.bwaldvogel.mongo.MongoDatabase;
+import de.bwaldvogel.mongo.backend.AbstractCursor;
+import de.bwaldvogel.mongo.backend.Cursor;
+import de.bwaldvogel.mongo.backend.CursorRegistry;
+import de.bwaldvogel.mongo.backend.aggregation.Aggregation;
+import de.bwaldvogel.mongo.bson.BsonTimestamp;
+import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.oplog.Oplog;
+import de.bwaldvogel.mongo.oplog.OplogCursor;
+import de.bwaldvogel.mongo.oplog.OplogPosition;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.stream.Stream;
+
+/**
+ * The stand-in's oplog kept in memory, ordered by time, in place of mongo-java-server's
+ * collection-backed one. Two costs of that one made change-stream tests slow in a way MongoDB is not
+ * (FAKE-MONGO.md): every {@code getMore} scanned and sorted the WHOLE oplog to find what follows the
+ * cursor's position, and every {@code updateLookup} scanned the whole collection for one {@code _id}.
+ * Here a read starts at its position (a sorted map's tail, as MongoDB's oplog is read from a
+ * timestamp) and a lookup goes through the {@code _id} index.
+ *
+ * <p>Events move towards MongoDB's documented shape
+ * (https://www.mongodb.com/docs/manual/reference/change-events/) where the stand-in differed:
+ * {@code documentKey} of an update is {@code {_id}} (the stand-in put the update specification there),
+ * an {@code updateLookup} of a document deleted since is {@code null} (the stand-in returned the update's
+ * fields), and events carry {@code ns} and {@code wallTime}. Still as the stand-in does: a replacement
+ * is reported as {@code update}, an update without lookup carries its {@code $set}/{@code $unset}
+ * fields as {@code fullDocument}, and there is no {@code updateDescription}.
+ */
+final class IndexedOplog implements Oplog {
+    private static final String INSERT = "i";
+    private static final String UPDATE = "u";
+    private static final String DELETE = "d";
+    private static final String COMMAND = "c";
+
+    /** One write, as the oplog keeps it. {@code o} is the document, the update or the command. */
+    private record Entry(BsonTimestamp ts, Instant wall, String op, String ns, Document o, Object id) {
+    }
+
+    private final MongoBackend backend;
+    private final CursorRegistry cursors;
+    private final Runnable onWrite;
+    private final Clock clock;
+    private final ConcurrentSkipListMap<Long, Entry> entries = new ConcurrentSkipListMap<>();
+    private int increment;
+    private long last;
+
+    IndexedOplog(MongoBackend backend, CursorRegistry cursors, Runnable onWrite) {
+        this.backend = backend;
+        this.cursors = cursors;
+        this.onWrite = onWrite;
+        this.clock = backend.getClock();
+    }
+
+    @Override
+    public void handleInsert(String namespace, List<Document> documents) {
+        documents.forEach(d -> append(INSERT, namespace, d.cloneDeeply(), d.get("_id")));
+        onWrite.run();
+    }
+
+    @Override
+    public void handleUpdate(String namespace, Document selector, Document query, List<Object> modifiedIds) {
+        modifiedIds.forEach(id -> append(UPDATE, namespace, query, id));
+        onWrite.run();
+    }
+
+    @Override
+    public void handleDelete(String namespace, Document query, List<Object> deletedIds) {
+        deletedIds.forEach(id -> append(DELETE, namespace, null, id));
+        onWrite.run();
+    }
+
+    @Override
+    public void handleDropCollection(String namespace) {
+        append(COMMAND, databaseOf(namespace) + ".$cmd", new Document("drop", collectionOf(namespace)), null);
+        onWrite.run();
+    }
+
+    /**
+     * Appends under a lock, so timestamps are handed out in the order entries become visible: a
+     * reader never sees a later write before an earlier one.
+     */
+    private synchronized void append(String op, String ns, Document o, Object id) {
+        Instant now = clock.instant();
+        BsonTimestamp ts = new BsonTimestamp(now, ++increment);
+        if (ts.getValue() <= last) {
+            ts = new BsonTimestamp(last + 1);
+        }
+        last = ts.getValue();
+        entries.put(ts.getValue(), new Entry(ts, now, op, ns, o, id));
+    }
+
+    private synchronized long lastTimestamp() {
+        return Math.max(last, new BsonTimestamp(clock.instant(), increment).getValue());
+    }
+
+    @Override
+    public Cursor createCursor(Document changeStream, String namespace, Aggregation aggregation) {
+        Document startAfter = (Document) changeStream.get("startAfter");
+        Document resumeAfter = (Document) changeStream.get("resumeAfter");
+        BsonTimestamp startAt = (BsonTimestamp) changeStream.get("startAtOperationTime");
+        OplogPosition start;
+        if (startAfter != null) {
+            start = OplogPosition.fromDocument(startAfter);
+        } else if (resumeAfter != null) {
+            start = OplogPosition.fromDocument(resumeAfter);
+            if (droppedAtOrBefore(valueOf(start), namespace)) {
+                // MongoDB: resuming after the collection's drop yields the invalidate event
+                return new InvalidateCursor(start);
+            }
+        } else if (startAt != null) {
+            start = new OplogPosition(startAt).inclusive();
+        } else {
+            start = new OplogPosition(new BsonTimestamp(lastTimestamp()));
+        }
+        boolean lookup = "updateLookup".equals(changeStream.get("fullDocument"));
+        OplogCursor cursor = new OplogCursor(cursors.generateCursorId(),
+                position -> aggregation.runStagesAsStream(eventsAfter(position, namespace, lookup)), start);
+        cursors.add(cursor);
+        return cursor;
+    }
+
+    private Stream<Document> eventsAfter(OplogPosition position, String namespace, boolean lookup) {
+        return entries.tailMap(valueOf(position), true).values().stream()
+                .filter(e -> new OplogPosition(e.ts()).isAfter(position))
+                .filter(e -> e.ns().equals(namespace) || isCommandOf(e, namespace))
+                .map(e -> toEvent(e, lookup));
+    }
+
+    private boolean droppedAtOrBefore(long position, String namespace) {
+        String db = databaseOf(namespace);
+        String coll = collectionOf(namespace);
+        for (Entry e : entries.headMap(position, true).values()) {
+            if (e.op().equals(COMMAND) && e.ns().equals(db + ".$cmd") && coll.equals(e.o().get("drop"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isCommandOf(Entry e, String namespace) {
+        return e.op().equals(COMMAND) && e.ns().equals(databaseOf(namespace) + ".$cmd");
+    }
+
+    private Document toEvent(Entry e, boolean lookup) {
+        Document event = new Document("_id", new Document("_data", new OplogPosition(e.ts()).toHexString()));
+        if (e.op().equals(COMMAND)) {
+            return event.append("operationType", e.o().keySet().iterator().next())
+                    .append("clusterTime", e.ts())
+                    .append("wallTime", e.wall())
+                    .append("ns", new Document("db", databaseOf(e.ns())).append("coll", e.o().get("drop")));
+        }
+        Document fullDocument = switch (e.op()) {
+            case INSERT -> e.o();
+            case UPDATE -> lookup ? current(e.ns(), e.id()) : setAndUnsetFields(e.o());
+            default -> null;
+        };
+        return event.append("operationType", e.op().equals(INSERT) ? "insert" : e.op().equals(UPDATE) ? "update" : "delete")
+                .append("fullDocument", fullDocument)
+                .append("ns", new Document("db", databaseOf(e.ns())).append("coll", collectionOf(e.ns())))
+                .append("documentKey", new Document("_id", e.id()))
+                .append("clusterTime", e.ts())
+                .append("wallTime", e.wall());
+    }
+
+    /** The document as it is now, through the {@code _id} index; null once it is gone, as MongoDB answers. */
+    private Document current(String ns, Object id) {
+        MongoDatabase database = backend.resolveDatabase(databaseOf(ns));
+        MongoCollection<?> collection = database.resolveCollection(collectionOf(ns), false);
+        if (collection == null) {
+            return null;
+        }
+        Iterator<Document> found = collection.handleQuery(new Document("_id", id), 0, 1).iterator();
+        return found.hasNext() ? found.next() : null;
+    }
+
+    private static Document setAndUnsetFields(Document update) {
+        Document delta = new Document();
+        for (String operator : List.of("$set", "$unset")) {
+            if (update.get(operator) instanceof Document fields) {
+                delta.appendAll(fields);
+            }
+        }
+        return delta;
+    }
+
+    private static long valueOf(OplogPosition position) {
+        return Long.parseUnsignedLong(position.toHexString(), 16);
+    }
+
+    private static String databaseOf(String namespace) {
+        int dot = namespace.indexOf('.');
+        return dot < 0 ? namespace : namespace.substring(0, dot);
+    }
+
+    private static String collectionOf(String namespace) {
+        int dot = namespace.indexOf('.');
+        return dot < 0 ? "" : namespace.substring(dot + 1);
+    }
+
+    /** What a resume after the collection's drop returns: one invalidate event. */
+    private static final class InvalidateCursor extends AbstractCursor {
+        private final OplogPosition position;
+
+        InvalidateCursor(OplogPosition position) {
+            super(0);
+            this.position = position;
+        }
+
+        @Override
+        public boolean isEmpty() {
+            return false;
+        }
+
+        @Override
+        public List<Document> takeDocuments(int numberToReturn) {
+            return List.of(new Document("_id", new Document("_data", position.toHexString()))
+                    .append("operationType", "invalidate"));
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package dev.tideline.it.support;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.client.MongoChangeStreamCursor;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import com.mongodb.client.model.changestream.ChangeStreamDocument;
+import com.mongodb.client.model.changestream.FullDocument;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.BsonDocument;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The stand-in's oplog as the tests see it through the driver: MongoDB's event shape, in order, resumable. */
+class IndexedOplogTest {
+    private static MongoFixture mongo;
+
+    @BeforeAll
+    static void start() {
+        mongo = MongoFixture.inProcess(true);
+    }
+
+    @AfterAll
+    static void stop() {
+        mongo.close();
+    }
+
+    @Test
+    void eventsFollowTheWritesWithDocumentKeysAndLookups() {
+        MongoCollection<Document> c = mongo.client().getDatabase("oplogtest").getCollection("a");
+        MongoCollection<Document> other = mongo.client().getDatabase("oplogtest").getCollection("b");
+        c.insertOne(new Document("_id", 0));
+        try (MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor =
+                     c.watch().fullDocument(FullDocument.UPDATE_LOOKUP).cursor()) {
+            c.insertOne(new Document("_id", 1).append("v", 1));
+            other.insertOne(new Document("_id", 1));
+            c.updateOne(Filters.eq("_id", 1), Updates.set("v", 2));
+            c.insertOne(new Document("_id", 2));
+            c.updateOne(Filters.eq("_id", 2), Updates.set("v", 3));
+            c.deleteOne(Filters.eq("_id", 2));
+
+            List<ChangeStreamDocument<Document>> events = take(cursor, 5);
+
+            assertThat(events).extracting(e -> e.getOperationTypeString())
+                    .containsExactly("insert", "update", "insert", "update", "delete");
+            assertThat(events).extracting(e -> e.getDocumentKey().getInt32("_id").getValue()).containsExactly(1, 1, 2, 2, 2);
+            assertThat(events.get(1).getFullDocument()).isEqualTo(new Document("_id", 1).append("v", 2));
+            // looked up after the delete: gone, as MongoDB answers
+            assertThat(events.get(3).getFullDocument()).isNull();
+            assertThat(events.get(0).getNamespace().getFullName()).isEqualTo("oplogtest.a");
+
+            BsonDocument afterSecond = events.get(1).getResumeToken();
+            try (MongoChangeStreamCursor<ChangeStreamDocument<Document>> resumed = c.watch().resumeAfter(afterSecond).cursor()) {
+                assertThat(take(resumed, 3)).extracting(e -> e.getOperationTypeString())
+                        .containsExactly("insert", "update", "delete");
+            }
+        }
+    }
+
+    private static List<ChangeStreamDocument<Document>> take(MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor, int n) {
+        List<ChangeStreamDocument<Document>> out = new ArrayList<>();
+        long deadline = System.currentTimeMillis() + 20_000;
+        while (out.size() < n && System.currentTimeMillis() < deadline) {
+            ChangeStreamDocument<Document> e = cursor.tryNext();
+            if (e != null) {
+                out.add(e);
+            }
+        }
+        return out;
+    }
+}
