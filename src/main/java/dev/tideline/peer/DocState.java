@@ -11,8 +11,15 @@ public sealed interface DocState {
     record Present(String content, Version version, Version base) implements DocState {
     }
 
-    /** @param tombstone the version of the delete that removed it, when a tombstone is kept; else null */
-    record Absent(Version tombstone) implements DocState {
+    /**
+     * @param tombstone         the version of the delete that removed it, when a tombstone is kept; else null
+     * @param deletedUnrecorded the sink last knew the document present and no delete it knows of removed it:
+     *                          a local delete whose own record has not been processed yet
+     */
+    record Absent(Version tombstone, boolean deletedUnrecorded) implements DocState {
+        public Absent(Version tombstone) {
+            this(tombstone, false);
+        }
     }
 
     static DocState of(OriginDetector.Detected detected) {

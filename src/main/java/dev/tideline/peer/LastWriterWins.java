@@ -102,7 +102,12 @@ public final class LastWriterWins {
             boolean conflict = otherOrigin && !in.version().equals(p.base());
             return new Decision(Action.STALE, conflict, p.version() + " wins over " + in.version());
         }
-        Version tomb = ((DocState.Absent) current).tombstone();
+        DocState.Absent absent = (DocState.Absent) current;
+        if (absent.deletedUnrecorded() && absent.tombstone() == null) {
+            return Decision.of(Action.HOLD, "the document was deleted here and this cluster's own record of that delete "
+                    + "has not been processed yet; the peer change waits for it");
+        }
+        Version tomb = absent.tombstone();
         if (tomb != null && in.version().equals(tomb)) {
             return Decision.of(Action.DUPLICATE, "delete " + tomb + " already here");
         }

@@ -36,6 +36,7 @@ import org.bson.BsonValue;
  */
 final class PeerApplier {
     private static final int ROUNDS = 3;
+    static final int MEMORY = 100_000;
 
     private final String self;
     private final PeerRecordReader reader;
@@ -43,6 +44,17 @@ final class PeerApplier {
     private final PeerCounters counters;
     private final Map<PeerChange.DocKey, Deque<PeerChange>> pending = new LinkedHashMap<>();
     private long lastRecordTimestamp = -1;
+    /**
+     * Documents this task last left present (bounded): one found absent without a tombstone was deleted
+     * locally, and the peer changes wait for this cluster's own record of that delete instead of
+     * re-creating the document for a moment.
+     */
+    private final Map<PeerChange.DocKey, Boolean> lastLeftPresent = new LinkedHashMap<>(1024, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<PeerChange.DocKey, Boolean> eldest) {
+            return size() > MEMORY;
+        }
+    };
 
     PeerApplier(String self, PeerRecordReader reader, PeerStore store, PeerCounters counters) {
         this.self = self;
@@ -82,6 +94,12 @@ final class PeerApplier {
                 }
                 keys = again;
             }
+            for (PeerChange.DocKey k : keys) {
+                // still failing after every round: a write the destination refuses for another reason than a
+                // concurrent change (e.g. a unique index other than _id); held, visible, retried
+                pending.get(k).forEach(c -> hold(c, "the conditional write failed " + ROUNDS + " times in a row (a concurrent "
+                        + "writer, or a duplicate key on a unique index other than _id); retried"));
+            }
         }
     }
 
@@ -92,7 +110,8 @@ final class PeerApplier {
     private boolean settle(PeerChange.DocKey key, PeerStore.Held held) {
         Deque<PeerChange> queue = pending.get(key);
         BsonDocument current = held.document();
-        DocState start = current != null ? DocState.of(OriginDetector.detect(current)) : new DocState.Absent(held.tombstone());
+        DocState start = current != null ? DocState.of(OriginDetector.detect(current))
+                : new DocState.Absent(held.tombstone(), Boolean.TRUE.equals(lastLeftPresent.get(key)));
         DocState state = start;
         BsonDocument doc = current;
         boolean blocked = false;
@@ -107,11 +126,12 @@ final class PeerApplier {
             Decision d = LastWriterWins.decide(self, state, c.incoming);
             if (d.action() == Action.HOLD) {
                 blocked = true;
-                c.heldReason = d.reason();
+                hold(c, d.reason());
                 keep.add(c);
                 continue;
             }
             c.heldReason = null;
+            c.heldSince = 0;
             if (d.conflict()) {
                 conflicts.add(conflict(key, c, d, state, doc));
             }
@@ -133,7 +153,7 @@ final class PeerApplier {
                 }
                 String reason = "refused by the destination (code " + e.getCode() + "): " + e.getMessage()
                         + "; held and retried: fix the document or the destination's rules";
-                queue.forEach(c -> c.heldReason = reason);
+                queue.forEach(c -> hold(c, reason));
                 return true;
             }
         }
@@ -145,6 +165,7 @@ final class PeerApplier {
             store.recordConflict(key.ns(), c);
             counters.conflictRecorded();
         }
+        lastLeftPresent.put(key, state instanceof DocState.Present);
         if (keep.isEmpty()) {
             pending.remove(key);
         } else {
@@ -153,18 +174,22 @@ final class PeerApplier {
         return true;
     }
 
+    private static void hold(PeerChange c, String reason) {
+        c.heldReason = reason;
+        if (c.heldSince == 0) {
+            c.heldSince = System.currentTimeMillis();
+        }
+    }
+
     private boolean transition(PeerChange.DocKey key, PeerStore.Held held, BsonDocument current, DocState next, BsonDocument doc) {
         if (next instanceof DocState.Present) {
-            if (current != null) {
-                return store.replace(key.ns(), current, doc);
-            }
-            if (!store.insert(key.ns(), doc)) {
-                return false;
-            }
-            if (held.tombstone() != null) {
+            boolean written = current != null ? store.replace(key.ns(), current, doc) : store.insert(key.ns(), doc);
+            if (written && held.tombstone() != null) {
+                // the document exists again and its stamp protects it; a tombstone left behind would make
+                // this cluster's source take a later local delete of it for the peer's
                 store.dropTombstone(key.ns(), key.id());
             }
-            return true;
+            return written;
         }
         Version tomb = ((DocState.Absent) next).tombstone();
         if (!store.keepTombstone(key.ns(), key.id(), held.tombstone(), tomb)) {
@@ -191,12 +216,12 @@ final class PeerApplier {
                 .append("document", doc == null ? BsonNull.VALUE : doc);
     }
 
-    /** Records waiting, and why (the first held record of each document). */
-    List<String> heldReasons() {
+    /** Documents with a record held since before {@code heldBefore} (epoch ms), and why (the first such record of each). */
+    List<String> heldReasons(long heldBefore) {
         List<String> out = new ArrayList<>();
         for (Map.Entry<PeerChange.DocKey, Deque<PeerChange>> e : pending.entrySet()) {
             for (PeerChange c : e.getValue()) {
-                if (c.heldReason != null) {
+                if (c.heldReason != null && c.heldSince <= heldBefore) {
                     out.add(e.getKey().ns() + " _id " + e.getKey().id() + ": " + c.heldReason);
                     break;
                 }

@@ -8,7 +8,7 @@ import org.bson.BsonValue;
 
 /**
  * One record on the peer path: where it lands, what it says, and the document it writes (null for a
- * delete). {@code heldReason} is set while the record waits.
+ * delete). {@code heldReason} and {@code heldSince} are set while the record waits.
  */
 final class PeerChange {
     final SinkRecord record;
@@ -17,6 +17,8 @@ final class PeerChange {
     final Incoming incoming;
     final BsonDocument document;
     String heldReason;
+    /** when this record was first held (epoch ms), 0 when it is not */
+    long heldSince;
 
     PeerChange(SinkRecord record, Namespace destination, BsonValue id, Incoming incoming, BsonDocument document) {
         this.record = record;

@@ -24,6 +24,7 @@ final class PeerStatus {
     private static final Logger log = LoggerFactory.getLogger(PeerStatus.class);
     static final long WRITE_EVERY_MS = 2_000;
     static final long LOG_EVERY_MS = 30_000;
+    static final long STALLED_AFTER_MS = 30_000;
 
     private final MongoClient client;
     private final String database;
@@ -63,10 +64,11 @@ final class PeerStatus {
             reasons.add(failureReason);
             details.add(failure);
         }
-        List<String> held = applier.heldReasons();
+        // waiting a moment for a local write's stamp is normal under concurrent writes: stalled means held for long
+        List<String> held = applier.heldReasons(now - STALLED_AFTER_MS);
         if (!held.isEmpty()) {
             reasons.add(LinkHealth.Reason.HELD_RECORDS);
-            details.add(held.size() + " document(s) held, first: " + held.get(0));
+            details.add(held.size() + " document(s) held for over " + STALLED_AFTER_MS + " ms, first: " + held.get(0));
         }
         long lag = applier.lastRecordTimestamp() < 0 ? 0 : now - applier.lastRecordTimestamp();
         if (applier.queued() > 0 && lag > lagDegradedMs) {
