@@ -23,6 +23,8 @@ public final class LastWriterWins {
         UNDO_RESURRECTION,
         /** nothing to do (already known, or superseded by a later local write) */
         NOTHING,
+        /** our own write of a document now absent: a local delete followed; peer changes wait for its record */
+        EXPECT_LOCAL_DELETE,
         /** a peer write wins: write it */
         APPLY_WRITE,
         /** a peer delete wins over the document: delete it, keep the tombstone */
@@ -68,6 +70,9 @@ public final class LastWriterWins {
                 return p.version() == null || in.version().newerThan(p.version())
                         ? Decision.of(Action.STAMP_LOCAL, "local write " + in.version())
                         : Decision.of(Action.NOTHING, "already stamped " + p.version());
+            }
+            if (current instanceof DocState.Absent a && in.version().newerThan(a.tombstone())) {
+                return Decision.of(Action.EXPECT_LOCAL_DELETE, "deleted here after this local write; the record of that delete follows");
             }
             return Decision.of(Action.NOTHING, "the document changed since this local write; a later record carries it");
         }
@@ -127,6 +132,7 @@ public final class LastWriterWins {
         return switch (d.action()) {
             case STAMP_LOCAL, APPLY_WRITE -> new DocState.Present(in.content(), in.version(), in.base());
             case RECORD_LOCAL_DELETE, UNDO_RESURRECTION, APPLY_DELETE, RECORD_REMOTE_DELETE -> new DocState.Absent(in.version());
+            case EXPECT_LOCAL_DELETE -> new DocState.Absent(((DocState.Absent) current).tombstone(), true);
             default -> current;
         };
     }

@@ -12,6 +12,7 @@ import dev.tideline.it.support.TestStack;
 import dev.tideline.it.support.TopicReader;
 import dev.tideline.peer.ContentHash;
 import dev.tideline.peer.PeerCollections;
+import dev.tideline.peer.PeerHeaders;
 import dev.tideline.peer.PeerStamp;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -200,8 +201,18 @@ final class PeerItSupport {
     }
 
     /** What one cluster's source emitted for one collection: records by origin, and write tags per origin. */
-    record Emitted(int records, Map<String, Integer> byOrigin, Map<String, Integer> tagCounts, List<String> misattributed) {
-        /** Write tags (field w, "<cluster>-<n>") of records with this origin seen more than once. */
+    record Emitted(int records, Map<String, Integer> byOrigin, Map<String, Integer> tagCounts, Map<String, Integer> tagVersionCounts,
+                   List<String> misattributed) {
+        /**
+         * Writes (tag "<cluster>-<n>" in field w) of this origin emitted more than once WITH THE SAME VERSION: a
+         * record (one version of one write) applied more than once on this cluster.
+         */
+        List<String> repeatedVersions(String origin) {
+            return tagVersionCounts.entrySet().stream().filter(e -> e.getKey().startsWith(origin + "-") && e.getValue() > 1)
+                    .map(e -> e.getKey() + " x" + e.getValue()).toList();
+        }
+
+        /** Writes of this origin emitted more than once (under different versions, see docs/peer-replication.md). */
         List<String> repeatedTags(String origin) {
             return tagCounts.entrySet().stream().filter(e -> e.getKey().startsWith(origin + "-") && e.getValue() > 1)
                     .map(e -> e.getKey() + " x" + e.getValue()).toList();
@@ -216,6 +227,7 @@ final class PeerItSupport {
         List<ConsumerRecord<byte[], byte[]>> records = TopicReader.readAll(stack.bootstrapServers(), c.topic(coll), Duration.ofSeconds(3));
         Map<String, Integer> byOrigin = new TreeMap<>();
         Map<String, Integer> tags = new HashMap<>();
+        Map<String, Integer> tagVersions = new HashMap<>();
         List<String> wrong = new ArrayList<>();
         int n = 0;
         for (ConsumerRecord<byte[], byte[]> r : records) {
@@ -229,12 +241,13 @@ final class PeerItSupport {
             if (e.document() != null && e.document().isString("w")) {
                 String tag = e.document().getString("w").getValue();
                 tags.merge(tag, 1, Integer::sum);
+                tagVersions.merge(tag + "@" + SourceItSupport.header(r, PeerHeaders.VERSION), 1, Integer::sum);
                 if (!tag.startsWith(origin + "-")) {
                     wrong.add(tag + " emitted with origin " + origin);
                 }
             }
         }
-        return new Emitted(n, byOrigin, tags, wrong);
+        return new Emitted(n, byOrigin, tags, tagVersions, wrong);
     }
 
     /**

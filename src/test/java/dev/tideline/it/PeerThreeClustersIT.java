@@ -89,7 +89,7 @@ class PeerThreeClustersIT {
             assertThat(e.misattributed()).isEmpty();
             for (Cluster x : clusters) {
                 if (x != c) {
-                    assertThat(e.repeatedTags(x.id())).as(x.id() + "'s writes applied more than once on " + c.id()).isEmpty();
+                    assertThat(e.repeatedVersions(x.id())).as(x.id() + "'s records applied more than once on " + c.id()).isEmpty();
                 }
             }
             assertThat(counter(c, "appliedByOrigin." + c.id())).isZero();

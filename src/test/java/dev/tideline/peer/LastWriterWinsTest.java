@@ -35,7 +35,19 @@ class LastWriterWinsTest {
         assertThat(decideA(new DocState.Present("c1", null, null), write("A", "A", v(10, "A"), null, "c1")).action()).isEqualTo(STAMP_LOCAL);
         assertThat(decideA(new DocState.Present("c2", null, null), write("A", "A", v(10, "A"), null, "c1")).action()).isEqualTo(NOTHING);
         assertThat(decideA(new DocState.Present("c1", v(10, "A"), null), write("A", "A", v(10, "A"), null, "c1")).action()).isEqualTo(NOTHING);
-        assertThat(decideA(new DocState.Absent(null), write("A", "A", v(10, "A"), null, "c1")).action()).isEqualTo(NOTHING);
+        assertThat(decideA(new DocState.Absent(v(11, "B")), write("A", "A", v(10, "A"), null, "c1")).action()).isEqualTo(NOTHING);
+    }
+
+    @Test
+    void ourOwnWriteOfADocumentNowAbsentMeansALocalDeleteFollows() {
+        Incoming own = write("A", "A", v(10, "A"), null, "c1");
+        DocState absent = new DocState.Absent(null);
+        Decision d = decideA(absent, own);
+        assertThat(d.action()).isEqualTo(EXPECT_LOCAL_DELETE);
+        assertThat(d.changesState()).isFalse();
+        DocState expecting = LastWriterWins.after(absent, own, d);
+        assertThat(expecting).isEqualTo(new DocState.Absent(null, true));
+        assertThat(decideA(expecting, write("B", "B", v(11, "B"), null, "x")).action()).isEqualTo(HOLD);
     }
 
     @Test

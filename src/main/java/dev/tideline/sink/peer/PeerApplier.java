@@ -141,7 +141,7 @@ final class PeerApplier {
             }
             state = LastWriterWins.after(state, c.incoming, d);
         }
-        if (!state.equals(start)) {
+        if (!sameStored(state, start)) {
             try {
                 if (!transition(key, held, current, state, doc)) {
                     counters.retried();
@@ -165,7 +165,7 @@ final class PeerApplier {
             store.recordConflict(key.ns(), c);
             counters.conflictRecorded();
         }
-        lastLeftPresent.put(key, state instanceof DocState.Present);
+        lastLeftPresent.put(key, state instanceof DocState.Present || ((DocState.Absent) state).deletedUnrecorded());
         if (keep.isEmpty()) {
             pending.remove(key);
         } else {
@@ -174,10 +174,19 @@ final class PeerApplier {
         return true;
     }
 
-    private static void hold(PeerChange c, String reason) {
+    /** Whether two states need the same thing stored (what the sink only expects does not count). */
+    private static boolean sameStored(DocState a, DocState b) {
+        if (a instanceof DocState.Absent x && b instanceof DocState.Absent y) {
+            return java.util.Objects.equals(x.tombstone(), y.tombstone());
+        }
+        return a.equals(b);
+    }
+
+    private void hold(PeerChange c, String reason) {
         c.heldReason = reason;
         if (c.heldSince == 0) {
             c.heldSince = System.currentTimeMillis();
+            counters.decided(Action.HOLD, c.incoming.origin()); // counted once per record
         }
     }
 
