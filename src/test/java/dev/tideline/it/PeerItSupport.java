@@ -203,7 +203,17 @@ final class PeerItSupport {
 
     /** What one cluster's source emitted for one collection: records by origin, and write tags per origin. */
     record Emitted(int records, Map<String, Integer> byOrigin, Map<String, Integer> tagCounts, Map<String, Integer> tagVersionCounts,
-                   List<String> misattributed) {
+                   List<String> misattributed, Map<String, List<String>> historyByTag) {
+        /** Every record this cluster emitted for the documents that carried these tags (offset, op, origin, version, tag). */
+        String historyOf(List<String> repeated) {
+            StringBuilder out = new StringBuilder();
+            for (String r : repeated) {
+                String tag = r.substring(0, r.indexOf('@'));
+                out.append("\n  ").append(r).append(": ").append(historyByTag.getOrDefault(tag, List.of()));
+            }
+            return out.toString();
+        }
+
         /**
          * Writes (tag "<cluster>-<n>" in field w) of this origin emitted more than once WITH THE SAME VERSION by
          * inserts and replaces (events that carry their own document): a record (one version of one write)
@@ -231,6 +241,8 @@ final class PeerItSupport {
         Map<String, Integer> byOrigin = new TreeMap<>();
         Map<String, Integer> tags = new HashMap<>();
         Map<String, Integer> tagVersions = new HashMap<>();
+        Map<String, List<String>> byId = new HashMap<>();
+        Map<String, String> idOfTag = new HashMap<>();
         List<String> wrong = new ArrayList<>();
         int n = 0;
         for (ConsumerRecord<byte[], byte[]> r : records) {
@@ -241,6 +253,10 @@ final class PeerItSupport {
             ChangeEvent e = SourceItSupport.decode(r, true);
             String origin = String.valueOf(SourceItSupport.header(r, EventHeaders.ORIGIN)); // "null": an update looked up after its delete (no document, skipped by the sinks)
             byOrigin.merge(origin, 1, Integer::sum);
+            String w = e.document() != null && e.document().isString("w") ? e.document().getString("w").getValue() : "-";
+            byId.computeIfAbsent(e.id().toString(), k -> new ArrayList<>()).add(r.offset() + " " + e.op().wireName() + " "
+                    + origin + " " + SourceItSupport.header(r, PeerHeaders.VERSION) + " " + w);
+            idOfTag.put(w, e.id().toString());
             if (e.document() != null && e.document().isString("w")) {
                 String tag = e.document().getString("w").getValue();
                 tags.merge(tag, 1, Integer::sum);
@@ -254,7 +270,9 @@ final class PeerItSupport {
                 }
             }
         }
-        return new Emitted(n, byOrigin, tags, tagVersions, wrong);
+        Map<String, List<String>> historyByTag = new HashMap<>();
+        idOfTag.forEach((tag, id) -> historyByTag.put(tag, byId.get(id)));
+        return new Emitted(n, byOrigin, tags, tagVersions, wrong, historyByTag);
     }
 
     /**
