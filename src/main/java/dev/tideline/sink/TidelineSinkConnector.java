@@ -4,6 +4,8 @@ import dev.tideline.TidelineVersion;
 import dev.tideline.health.TaskIdentity;
 import dev.tideline.mongo.ServerProbe;
 import dev.tideline.sink.config.ConnectionSettings;
+import dev.tideline.sink.config.PeerSinkSettings;
+import dev.tideline.sink.peer.PeerSinkTask;
 import dev.tideline.sink.config.RetrySettings;
 import dev.tideline.sink.config.SinkConfig;
 import java.util.ArrayList;
@@ -36,9 +38,11 @@ public class TidelineSinkConnector extends SinkConnector {
         this.props = Map.copyOf(props);
     }
 
+    /** Called after {@link #start}: peer mode ({@code peer.cluster.id} set) has its own task. */
     @Override
     public Class<? extends Task> taskClass() {
-        return TidelineSinkTask.class;
+        boolean peer = props != null && !props.getOrDefault(PeerSinkSettings.CLUSTER_ID, "").isBlank();
+        return peer ? PeerSinkTask.class : TidelineSinkTask.class;
     }
 
     /** Every task gets the same config (including errors.tolerance): Connect spreads the partitions. */

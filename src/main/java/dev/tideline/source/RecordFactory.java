@@ -6,6 +6,7 @@ import dev.tideline.event.EventHeaders;
 import dev.tideline.event.ExtendedJson;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.ValueFormat;
+import dev.tideline.peer.PeerHeaders;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +35,8 @@ public final class RecordFactory {
     private final String producer;
     private final Schema schema;
     private long seq;
+    private PeerOriginTagger peer;
+    private String clusterId;
 
     public RecordFactory(Namespace ns, String topic, String heartbeatTopic, String controlTopic, ValueFormat format,
                          String tenantField, boolean tombstones, String producer) {
@@ -47,6 +50,13 @@ public final class RecordFactory {
         this.tombstones = tombstones;
         this.producer = producer;
         this.schema = format == ValueFormat.BSON ? Schema.OPTIONAL_BYTES_SCHEMA : null;
+    }
+
+    /** Peer mode: every change gets its origin, version and stamp from the tagger (see {@link PeerOriginTagger}). */
+    RecordFactory withPeerTagging(PeerOriginTagger tagger) {
+        this.peer = tagger;
+        this.clusterId = tagger.clusterId();
+        return this;
     }
 
     public String topic() {
@@ -73,7 +83,16 @@ public final class RecordFactory {
         }
     }
 
-    private void appendChange(ChangeEvent e, Map<String, Object> offset, List<SourceRecord> out) {
+    private void appendChange(ChangeEvent captured, Map<String, Object> offset, List<SourceRecord> out) {
+        ChangeEvent e = captured;
+        PeerOriginTagger.Tagged tagged = null;
+        if (peer != null) {
+            tagged = peer.tag(captured);
+            if (tagged == null) {
+                return; // the same content as the last record of this document: nothing new to replicate
+            }
+            e = tagged.event();
+        }
         ConnectHeaders headers = headers(EventHeaders.KIND_CHANGE);
         headers.addString(EventHeaders.OP, e.op().wireName());
         String tenant = tenantOf(e.document());
@@ -82,6 +101,12 @@ public final class RecordFactory {
         }
         if (e.origin() != null) {
             headers.addString(EventHeaders.ORIGIN, e.origin());
+        }
+        if (tagged != null && tagged.version() != null) {
+            headers.addString(PeerHeaders.VERSION, tagged.version().toText());
+            if (tagged.base() != null) {
+                headers.addString(PeerHeaders.BASE, tagged.base().toText());
+            }
         }
         headers.addString(EventHeaders.SEQ, Long.toString(++seq));
         Object key = EnvelopeCodec.toKey(e.id(), format);
@@ -112,6 +137,9 @@ public final class RecordFactory {
         h.addString(EventHeaders.KIND, kind);
         h.addString(EventHeaders.NAMESPACE, ns.fullName());
         h.addString(EventHeaders.PRODUCER, producer);
+        if (clusterId != null) {
+            h.addString(PeerHeaders.CLUSTER, clusterId);
+        }
         return h;
     }
 

@@ -18,6 +18,7 @@ public final class SinkConfig extends AbstractConfig {
     private final RoutingSettings routing;
     private final WriteSettings writes;
     private final RetrySettings retry;
+    private final PeerSinkSettings peer;
     private final boolean tolerateAll;
 
     public SinkConfig(Map<String, String> props) {
@@ -26,6 +27,7 @@ public final class SinkConfig extends AbstractConfig {
         this.routing = RoutingSettings.from(this);
         this.writes = WriteSettings.from(this);
         this.retry = RetrySettings.from(this);
+        this.peer = PeerSinkSettings.from(this);
         this.tolerateAll = "all".equals(props.getOrDefault(ERRORS_TOLERANCE, "none").trim().toLowerCase(Locale.ROOT));
     }
 
@@ -35,6 +37,7 @@ public final class SinkConfig extends AbstractConfig {
         RoutingSettings.define(def);
         WriteSettings.define(def);
         RetrySettings.define(def);
+        PeerSinkSettings.define(def);
         return def;
     }
 
@@ -52,6 +55,10 @@ public final class SinkConfig extends AbstractConfig {
 
     public RetrySettings retry() {
         return retry;
+    }
+
+    public PeerSinkSettings peer() {
+        return peer;
     }
 
     /** {@code errors.tolerance=all}: refused and malformed records are reported (DLQ) and skipped. */

@@ -15,6 +15,8 @@ public final class SourceConfig extends AbstractConfig {
     private final ScanSettings scan;
     private final HealthStateSettings healthState;
 
+    private final PeerSourceSettings peer;
+
     public SourceConfig(Map<String, String> props) {
         super(CONFIG_DEF, props);
         connection = new ConnectionSettings(this);
@@ -23,6 +25,8 @@ public final class SourceConfig extends AbstractConfig {
         capture = new CaptureSettings(this);
         scan = new ScanSettings(this);
         healthState = new HealthStateSettings(this);
+
+        peer = new PeerSourceSettings(this);
     }
 
     private static ConfigDef configDef() {
@@ -33,6 +37,8 @@ public final class SourceConfig extends AbstractConfig {
         CaptureSettings.define(def);
         ScanSettings.define(def);
         HealthStateSettings.define(def);
+
+        PeerSourceSettings.define(def);
         return def;
     }
 
@@ -58,5 +64,9 @@ public final class SourceConfig extends AbstractConfig {
 
     public HealthStateSettings healthState() {
         return healthState;
+    }
+
+    public PeerSourceSettings peer() {
+        return peer;
     }
 }

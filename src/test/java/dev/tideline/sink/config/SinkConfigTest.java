@@ -31,7 +31,8 @@ class SinkConfigTest {
         ConfigDef def = SinkConfig.configDef();
         assertThat(def.names()).containsExactlyInAnyOrder("mongodb.uri", "mongodb.connect.timeout.ms", "database",
                 "topic.namespace.map", "collection.include", "collection.exclude", "write.mode", "tombstone.action",
-                "stale.guard", "version.field", "bulk.chunk.size", "retry.backoff.initial.ms", "retry.backoff.max.ms");
+                "stale.guard", "version.field", "bulk.chunk.size", "retry.backoff.initial.ms", "retry.backoff.max.ms",
+                "peer.cluster.id", "peer.tombstone.ttl.ms", "peer.status.database", "peer.lag.degraded.ms");
         for (ConfigDef.ConfigKey key : def.configKeys().values()) {
             assertThat(key.documentation).as(key.name).isNotBlank();
             assertThat(key.group).as(key.name).isNotBlank();
@@ -60,6 +61,20 @@ class SinkConfigTest {
                 .isInstanceOf(ConfigException.class).hasMessageContaining("write.mode");
         assertThatThrownBy(() -> new SinkConfig(Map.of("mongodb.uri", "mongodb://h", "database", "shop.replica")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("database").hasMessageContaining("'.'");
+    }
+
+    @Test
+    void peerModeNeedsAWellFormedClusterIdAndHasItsOwnTask() {
+        assertThatThrownBy(() -> new SinkConfig(Map.of("mongodb.uri", "mongodb://h", "peer.cluster.id", "eu west")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("peer.cluster.id");
+        SinkConfig peer = new SinkConfig(Map.of("mongodb.uri", "mongodb://h", "peer.cluster.id", "eu-west"));
+        assertThat(peer.peer().clusterId()).contains("eu-west");
+        assertThat(new SinkConfig(Map.of("mongodb.uri", "mongodb://h")).peer().enabled()).isFalse();
+        dev.tideline.sink.TidelineSinkConnector connector = new dev.tideline.sink.TidelineSinkConnector();
+        connector.start(Map.of("mongodb.uri", "mongodb://h", "peer.cluster.id", "eu-west"));
+        assertThat(connector.taskClass()).isEqualTo(dev.tideline.sink.peer.PeerSinkTask.class);
+        connector.start(Map.of("mongodb.uri", "mongodb://h"));
+        assertThat(connector.taskClass()).isEqualTo(dev.tideline.sink.TidelineSinkTask.class);
     }
 
     @Test

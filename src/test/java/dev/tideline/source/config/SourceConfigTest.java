@@ -91,6 +91,7 @@ class SourceConfigTest {
             "topic.namespace.map|{\"regex:shop\\.(\": \"x\"}",
             "scan.keys|{oops",
             "batch.size|0",
+            "peer.cluster.id|eu west",
     })
     void badValuesNameTheKey(String key, String value) {
         assertThatThrownBy(() -> config(key, value)).isInstanceOf(ConfigException.class).hasMessageContaining(key);

@@ -1,0 +1,54 @@
+package dev.tideline.sink.config;
+
+import dev.tideline.peer.ClusterId;
+import java.util.Optional;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.Width;
+
+/** Peer (active-active) mode of the sink: this cluster's id turns it on. */
+public record PeerSinkSettings(Optional<String> clusterId, long tombstoneTtlMs, String statusDatabase, long lagDegradedMs) {
+    public static final String GROUP = "Peer replication";
+    public static final String CLUSTER_ID = "peer.cluster.id";
+    public static final String TOMBSTONE_TTL_MS = "peer.tombstone.ttl.ms";
+    public static final String STATUS_DATABASE = "peer.status.database";
+    public static final String LAG_DEGRADED_MS = "peer.lag.degraded.ms";
+
+    static void define(ConfigDef def) {
+        int order = 0;
+        def.define(CLUSTER_ID, Type.STRING, "", ClusterId.validator(), Importance.MEDIUM,
+                "Id of the cluster this sink writes to; empty (default): the normal sink. When set, the sink runs in PEER "
+                        + "mode (active-active, see docs/peer-replication.md): it reads topics of Tideline sources running "
+                        + "with peer.cluster.id (its own cluster's and its peers'), never applies a change that originated "
+                        + "on its own cluster (echoes are counted and skipped), applies the rest under last-writer-wins on "
+                        + "(origin time, origin id) with tombstones, records every conflict in '_tideline_peer_conflicts', "
+                        + "and HOLDS a record the destination refuses (retried, the document's later records wait behind it) "
+                        + "instead of skipping it: errors.tolerance and the dead letter queue are not used in peer mode. "
+                        + "Must equal peer.cluster.id of the source on the same cluster.",
+                GROUP, ++order, Width.SHORT, "Cluster id");
+        def.define(TOMBSTONE_TTL_MS, Type.LONG, 7L * 24 * 3600 * 1000, ConfigDef.Range.atLeast(60_000L), Importance.LOW,
+                "How long the tombstone of a deleted document is kept (in '_tideline_peer_tombstones', with a TTL index on "
+                        + "'expireAt'). While it is kept, an older write arriving late cannot bring the document back. Make it "
+                        + "longer than the longest time a link may be stopped or lagging.",
+                GROUP, ++order, Width.SHORT, "Tombstone TTL (ms)");
+        def.define(STATUS_DATABASE, Type.STRING, "tideline", new DatabaseNameValidator(), Importance.LOW,
+                "Database of the '_tideline_peer_status' collection, where each peer sink task keeps one document: "
+                        + "health (ok/degraded/stalled/down), reasons and counters.",
+                GROUP, ++order, Width.SHORT, "Status database");
+        def.define(LAG_DEGRADED_MS, Type.LONG, 60_000L, ConfigDef.Range.atLeast(1L), Importance.LOW,
+                "A link whose last applied record is older than this (record timestamp to now) is reported 'degraded' (reason lag).",
+                GROUP, ++order, Width.SHORT, "Lag threshold (ms)");
+    }
+
+    static PeerSinkSettings from(AbstractConfig c) {
+        String id = c.getString(CLUSTER_ID).trim();
+        return new PeerSinkSettings(id.isEmpty() ? Optional.empty() : Optional.of(id), c.getLong(TOMBSTONE_TTL_MS),
+                c.getString(STATUS_DATABASE).trim(), c.getLong(LAG_DEGRADED_MS));
+    }
+
+    public boolean enabled() {
+        return clusterId.isPresent();
+    }
+}

@@ -1,0 +1,261 @@
+package dev.tideline.sink.peer;
+
+import com.mongodb.MongoException;
+import dev.tideline.event.Namespace;
+import dev.tideline.mongo.ErrorClass;
+import dev.tideline.mongo.MongoErrors;
+import dev.tideline.peer.DocState;
+import dev.tideline.peer.LastWriterWins;
+import dev.tideline.peer.LastWriterWins.Action;
+import dev.tideline.peer.LastWriterWins.Decision;
+import dev.tideline.peer.OriginDetector;
+import dev.tideline.peer.Version;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.bson.BsonDocument;
+import org.bson.BsonNull;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+
+/**
+ * The peer write path. Records queue per document in arrival order; each round reads what the
+ * destination holds for the queued documents, folds each document's queue through
+ * {@link LastWriterWins}, and makes ONE conditional write per document from the state it read to the
+ * state the fold ends in. A write whose condition fails (an application wrote meanwhile) is decided
+ * again on a fresh read. A document stays queued while a record of it is HELD: a remote change
+ * waiting for a local write's stamp, or a write the destination refused. Later remote changes of that
+ * document wait behind it; this cluster's own records still pass (they are what un-holds).
+ */
+final class PeerApplier {
+    private static final int ROUNDS = 3;
+    static final int MEMORY = 100_000;
+
+    private final String self;
+    private final PeerRecordReader reader;
+    private final PeerStore store;
+    private final PeerCounters counters;
+    private final Map<PeerChange.DocKey, Deque<PeerChange>> pending = new LinkedHashMap<>();
+    private long lastRecordTimestamp = -1;
+    /**
+     * Documents this task last left present (bounded): one found absent without a tombstone was deleted
+     * locally, and the peer changes wait for this cluster's own record of that delete instead of
+     * re-creating the document for a moment.
+     */
+    private final Map<PeerChange.DocKey, Boolean> lastLeftPresent = new LinkedHashMap<>(1024, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<PeerChange.DocKey, Boolean> eldest) {
+            return size() > MEMORY;
+        }
+    };
+
+    PeerApplier(String self, PeerRecordReader reader, PeerStore store, PeerCounters counters) {
+        this.self = self;
+        this.reader = reader;
+        this.store = store;
+        this.counters = counters;
+    }
+
+    /** Queues the records (malformed ones throw: in peer mode nothing is skipped), then moves every queue it can. */
+    void put(Collection<SinkRecord> records) {
+        for (SinkRecord r : records) {
+            counters.record();
+            reader.read(r).ifPresent(c -> pending.computeIfAbsent(c.key(), k -> new ArrayDeque<>()).add(c));
+            if (r.timestamp() != null) {
+                lastRecordTimestamp = Math.max(lastRecordTimestamp, r.timestamp());
+            }
+        }
+        drain();
+    }
+
+    /** @throws MongoException on a failure that is not about one document (the queues stay as they are) */
+    void drain() {
+        Map<Namespace, List<PeerChange.DocKey>> byNs = new LinkedHashMap<>();
+        for (PeerChange.DocKey k : pending.keySet()) {
+            byNs.computeIfAbsent(k.ns(), n -> new ArrayList<>()).add(k);
+        }
+        for (Map.Entry<Namespace, List<PeerChange.DocKey>> e : byNs.entrySet()) {
+            List<PeerChange.DocKey> keys = e.getValue();
+            for (int round = 0; round < ROUNDS && !keys.isEmpty(); round++) {
+                List<BsonValue> ids = keys.stream().map(PeerChange.DocKey::id).toList();
+                Map<BsonValue, PeerStore.Held> held = store.read(e.getKey(), ids);
+                List<PeerChange.DocKey> again = new ArrayList<>();
+                for (PeerChange.DocKey k : keys) {
+                    if (!settle(k, held.get(k.id()))) {
+                        again.add(k);
+                    }
+                }
+                keys = again;
+            }
+            for (PeerChange.DocKey k : keys) {
+                // still failing after every round: a write the destination refuses for another reason than a
+                // concurrent change (e.g. a unique index other than _id); held, visible, retried
+                pending.get(k).forEach(c -> hold(c, "the conditional write failed " + ROUNDS + " times in a row (a concurrent "
+                        + "writer, or a duplicate key on a unique index other than _id); retried"));
+            }
+        }
+    }
+
+    private record Step(PeerChange change, Decision decision) {
+    }
+
+    /** @return false when the destination changed under the decision: read again */
+    private boolean settle(PeerChange.DocKey key, PeerStore.Held held) {
+        Deque<PeerChange> queue = pending.get(key);
+        BsonDocument current = held.document();
+        DocState start = current != null ? DocState.of(OriginDetector.detect(current))
+                : new DocState.Absent(held.tombstone(), Boolean.TRUE.equals(lastLeftPresent.get(key)));
+        DocState state = start;
+        BsonDocument doc = current;
+        boolean blocked = false;
+        List<PeerChange> keep = new ArrayList<>();
+        List<Step> steps = new ArrayList<>();
+        List<BsonDocument> conflicts = new ArrayList<>();
+        for (PeerChange c : queue) {
+            if (blocked && !c.incoming.origin().equals(self)) {
+                keep.add(c);
+                continue;
+            }
+            Decision d = LastWriterWins.decide(self, state, c.incoming);
+            if (d.action() == Action.HOLD) {
+                blocked = true;
+                hold(c, d.reason());
+                keep.add(c);
+                continue;
+            }
+            c.heldReason = null;
+            c.heldSince = 0;
+            if (d.conflict()) {
+                conflicts.add(conflict(key, c, d, state, doc));
+            }
+            steps.add(new Step(c, d));
+            if (d.changesState()) {
+                doc = c.document;
+            }
+            state = LastWriterWins.after(state, c.incoming, d);
+        }
+        if (!sameStored(state, start)) {
+            try {
+                if (!transition(key, held, current, state, doc)) {
+                    counters.retried();
+                    return false;
+                }
+            } catch (MongoException e) {
+                if (MongoErrors.classify(e) != ErrorClass.PER_RECORD) {
+                    throw e;
+                }
+                String reason = "refused by the destination (code " + e.getCode() + "): " + e.getMessage()
+                        + "; held and retried: fix the document or the destination's rules";
+                queue.forEach(c -> hold(c, reason));
+                return true;
+            }
+        }
+        for (Step s : steps) {
+            counters.decided(s.decision().action(), s.change().incoming.origin());
+        }
+        for (BsonDocument c : conflicts) {
+            counters.conflictResolved();
+            store.recordConflict(key.ns(), c);
+            counters.conflictRecorded();
+        }
+        lastLeftPresent.put(key, state instanceof DocState.Present || ((DocState.Absent) state).deletedUnrecorded());
+        if (keep.isEmpty()) {
+            pending.remove(key);
+        } else {
+            pending.put(key, new ArrayDeque<>(keep));
+        }
+        return true;
+    }
+
+    /** Whether two states need the same thing stored (what the sink only expects does not count). */
+    private static boolean sameStored(DocState a, DocState b) {
+        if (a instanceof DocState.Absent x && b instanceof DocState.Absent y) {
+            return java.util.Objects.equals(x.tombstone(), y.tombstone());
+        }
+        return a.equals(b);
+    }
+
+    private void hold(PeerChange c, String reason) {
+        c.heldReason = reason;
+        if (c.heldSince == 0) {
+            c.heldSince = System.currentTimeMillis();
+            counters.decided(Action.HOLD, c.incoming.origin()); // counted once per record
+        }
+    }
+
+    private boolean transition(PeerChange.DocKey key, PeerStore.Held held, BsonDocument current, DocState next, BsonDocument doc) {
+        if (next instanceof DocState.Present) {
+            boolean written = current != null ? store.replace(key.ns(), current, doc) : store.insert(key.ns(), doc);
+            if (written && held.tombstone() != null) {
+                // the document exists again and its stamp protects it; a tombstone left behind would make
+                // this cluster's source take a later local delete of it for the peer's
+                store.dropTombstone(key.ns(), key.id());
+            }
+            return written;
+        }
+        Version tomb = ((DocState.Absent) next).tombstone();
+        if (!store.keepTombstone(key.ns(), key.id(), held.tombstone(), tomb)) {
+            return false;
+        }
+        return current == null || store.delete(key.ns(), current);
+    }
+
+    private BsonDocument conflict(PeerChange.DocKey key, PeerChange c, Decision d, DocState state, BsonDocument doc) {
+        Version here = state instanceof DocState.Present p ? p.version() : ((DocState.Absent) state).tombstone();
+        BsonDocument incoming = side(c.incoming.version(), c.document);
+        BsonDocument existing = side(here, doc);
+        boolean incomingWins = d.action() != Action.STALE;
+        return new BsonDocument("ns", new BsonString(key.ns().fullName())).append("docId", key.id())
+                .append("resolvedBy", new BsonString(self)).append("resolvedAt", PeerStore.now())
+                .append("decision", new BsonString(d.action().name().toLowerCase(java.util.Locale.ROOT)))
+                .append("reason", new BsonString(d.reason()))
+                .append("winner", incomingWins ? incoming : existing)
+                .append("loser", incomingWins ? existing : incoming);
+    }
+
+    private static BsonDocument side(Version v, BsonDocument doc) {
+        return new BsonDocument("version", v == null ? BsonNull.VALUE : v.toBson())
+                .append("document", doc == null ? BsonNull.VALUE : doc);
+    }
+
+    /** Documents with a record held since before {@code heldBefore} (epoch ms), and why (the first such record of each). */
+    List<String> heldReasons(long heldBefore) {
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<PeerChange.DocKey, Deque<PeerChange>> e : pending.entrySet()) {
+            for (PeerChange c : e.getValue()) {
+                if (c.heldReason != null && c.heldSince <= heldBefore) {
+                    out.add(e.getKey().ns() + " _id " + e.getKey().id() + ": " + c.heldReason);
+                    break;
+                }
+            }
+        }
+        return out;
+    }
+
+    int queued() {
+        return pending.values().stream().mapToInt(Deque::size).sum();
+    }
+
+    long lastRecordTimestamp() {
+        return lastRecordTimestamp;
+    }
+
+    /** The lowest offset still queued per partition: offsets are committed only below it. */
+    Map<TopicPartition, Long> lowestQueuedOffsets() {
+        Map<TopicPartition, Long> out = new HashMap<>();
+        for (Deque<PeerChange> q : pending.values()) {
+            for (PeerChange c : q) {
+                TopicPartition tp = new TopicPartition(c.record.topic(), c.record.kafkaPartition());
+                out.merge(tp, c.record.kafkaOffset(), Math::min);
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,37 @@
+package dev.tideline.sink.peer;
+
+import dev.tideline.event.Namespace;
+import dev.tideline.peer.Incoming;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+
+/**
+ * One record on the peer path: where it lands, what it says, and the document it writes (null for a
+ * delete). {@code heldReason} and {@code heldSince} are set while the record waits.
+ */
+final class PeerChange {
+    final SinkRecord record;
+    final Namespace destination;
+    final BsonValue id;
+    final Incoming incoming;
+    final BsonDocument document;
+    String heldReason;
+    /** when this record was first held (epoch ms), 0 when it is not */
+    long heldSince;
+
+    PeerChange(SinkRecord record, Namespace destination, BsonValue id, Incoming incoming, BsonDocument document) {
+        this.record = record;
+        this.destination = destination;
+        this.id = id;
+        this.incoming = incoming;
+        this.document = document;
+    }
+
+    DocKey key() {
+        return new DocKey(destination, id);
+    }
+
+    record DocKey(Namespace ns, BsonValue id) {
+    }
+}

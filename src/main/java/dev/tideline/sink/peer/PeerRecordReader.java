@@ -1,0 +1,94 @@
+package dev.tideline.sink.peer;
+
+import dev.tideline.event.EventHeaders;
+import dev.tideline.event.MalformedRecordException;
+import dev.tideline.peer.ContentHash;
+import dev.tideline.peer.Incoming;
+import dev.tideline.peer.PeerHeaders;
+import dev.tideline.peer.PeerStamp;
+import dev.tideline.peer.Version;
+import dev.tideline.sink.decode.Decoded;
+import dev.tideline.sink.decode.RecordDecoder;
+import dev.tideline.sink.decode.SinkChange;
+import dev.tideline.sink.route.NamespaceRouter;
+import dev.tideline.sink.route.RoutedChange;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+/**
+ * Reads a record of a peer-mode source: the change (through the normal sink's decoder and router, so
+ * the scope settings collection.include/exclude apply), plus the peer headers tl.origin, tl.cluster,
+ * tl.origin.version and tl.origin.base. A write must carry a valid stamp matching that version.
+ */
+final class PeerRecordReader {
+    private final RecordDecoder decoder;
+    private final NamespaceRouter router;
+
+    PeerRecordReader(RecordDecoder decoder, NamespaceRouter router) {
+        this.decoder = decoder;
+        this.router = router;
+    }
+
+    /** @return empty for records that are not changes, or that the scope leaves out */
+    Optional<PeerChange> read(SinkRecord record) {
+        if (record.value() == null) {
+            return Optional.empty(); // a Kafka tombstone for compaction: the delete record before it carries the change
+        }
+        Decoded decoded = decoder.decode(record);
+        if (!(decoded instanceof SinkChange change)) {
+            return Optional.empty();
+        }
+        Optional<RoutedChange> routed = router.route(change);
+        if (routed.isEmpty()) {
+            return Optional.empty();
+        }
+        String origin = required(record, EventHeaders.ORIGIN);
+        String cluster = required(record, PeerHeaders.CLUSTER);
+        Version version = version(record, PeerHeaders.VERSION, required(record, PeerHeaders.VERSION));
+        String baseText = header(record, PeerHeaders.BASE);
+        Version base = baseText == null ? null : version(record, PeerHeaders.BASE, baseText);
+        if (!version.origin().equals(origin)) {
+            throw new MalformedRecordException("header " + PeerHeaders.VERSION + " (" + version + ") names another origin than "
+                    + EventHeaders.ORIGIN + " (" + origin + ")");
+        }
+        String content = null;
+        if (!change.isDelete()) {
+            content = ContentHash.of(change.document());
+            PeerStamp stamp = PeerStamp.read(change.document());
+            if (stamp == null || !stamp.hash().equals(content) || !stamp.version().equals(version)) {
+                throw new MalformedRecordException("the document of a peer write must carry a '_tl' stamp matching its content "
+                        + "and version " + version + ": is the source running with peer.cluster.id?");
+            }
+        }
+        return Optional.of(new PeerChange(record, routed.get().destination(), change.id(),
+                new Incoming(origin, cluster, version, base, content), change.document()));
+    }
+
+    private static Version version(SinkRecord record, String name, String text) {
+        try {
+            return Version.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new MalformedRecordException("header " + name + " of a record of " + record.topic() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static String required(SinkRecord record, String name) {
+        String v = header(record, name);
+        if (v == null || v.isBlank()) {
+            throw new MalformedRecordException("a record of " + record.topic() + " has no " + name + " header: peer mode "
+                    + "reads only topics of Tideline sources running with peer.cluster.id");
+        }
+        return v;
+    }
+
+    private static String header(SinkRecord record, String name) {
+        Header h = record.headers().lastWithName(name);
+        if (h == null || h.value() == null) {
+            return null;
+        }
+        Object v = h.value();
+        return v instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : v.toString();
+    }
+}

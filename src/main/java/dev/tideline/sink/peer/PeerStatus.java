@@ -1,0 +1,114 @@
+package dev.tideline.sink.peer;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.ReplaceOptions;
+import dev.tideline.peer.LinkHealth;
+import dev.tideline.peer.PeerCollections;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Health of this direction of the link (ok / degraded / stalled / down, with reasons), logged when it
+ * changes and every {@value #LOG_EVERY_MS} ms, and kept in the status database's
+ * {@value PeerCollections#STATUS} collection (one document per task) every {@value #WRITE_EVERY_MS} ms.
+ */
+final class PeerStatus {
+    private static final Logger log = LoggerFactory.getLogger(PeerStatus.class);
+    static final long WRITE_EVERY_MS = 2_000;
+    static final long LOG_EVERY_MS = 30_000;
+    static final long STALLED_AFTER_MS = 30_000;
+
+    private final MongoClient client;
+    private final String database;
+    private final String taskId;
+    private final String self;
+    private final long lagDegradedMs;
+    private LinkHealth lastHealth;
+    private long lastWrite;
+    private long lastLog;
+    private String failure;
+    private LinkHealth.Reason failureReason;
+
+    PeerStatus(MongoClient client, String database, String taskId, String self, long lagDegradedMs) {
+        this.client = client;
+        this.database = database;
+        this.taskId = taskId;
+        this.self = self;
+        this.lagDegradedMs = lagDegradedMs;
+    }
+
+    /** A failure that is not about one record (unreachable, refused credentials), until {@link #recovered}. */
+    void failed(LinkHealth.Reason reason, String detail) {
+        failureReason = reason;
+        failure = detail;
+    }
+
+    void recovered() {
+        failureReason = null;
+        failure = null;
+    }
+
+    void report(PeerApplier applier, PeerCounters counters, boolean force) {
+        long now = System.currentTimeMillis();
+        List<LinkHealth.Reason> reasons = new ArrayList<>();
+        List<String> details = new ArrayList<>();
+        if (failureReason != null) {
+            reasons.add(failureReason);
+            details.add(failure);
+        }
+        // waiting a moment for a local write's stamp is normal under concurrent writes: stalled means held for long
+        List<String> held = applier.heldReasons(now - STALLED_AFTER_MS);
+        if (!held.isEmpty()) {
+            reasons.add(LinkHealth.Reason.HELD_RECORDS);
+            details.add(held.size() + " document(s) held for over " + STALLED_AFTER_MS + " ms, first: " + held.get(0));
+        }
+        long lag = applier.lastRecordTimestamp() < 0 ? 0 : now - applier.lastRecordTimestamp();
+        if (applier.queued() > 0 && lag > lagDegradedMs) {
+            reasons.add(LinkHealth.Reason.LAG);
+            details.add("last record is " + lag + " ms old");
+        }
+        LinkHealth health = LinkHealth.rollUp(reasons);
+        if (health != lastHealth || now - lastLog >= LOG_EVERY_MS) {
+            String line = "Peer sink " + taskId + " (cluster " + self + "): " + health.text() + " " + details + "; " + counters;
+            if (health == LinkHealth.OK) {
+                log.info(line);
+            } else {
+                log.warn(line);
+            }
+            lastHealth = health;
+            lastLog = now;
+        }
+        if (force || now - lastWrite >= WRITE_EVERY_MS) {
+            lastWrite = now;
+            write(health, reasons, details, applier, counters);
+        }
+    }
+
+    private void write(LinkHealth health, List<LinkHealth.Reason> reasons, List<String> details, PeerApplier applier,
+                       PeerCounters counters) {
+        BsonArray r = new BsonArray();
+        reasons.forEach(x -> r.add(new BsonString(x.text())));
+        BsonArray d = new BsonArray();
+        details.forEach(x -> d.add(new BsonString(x)));
+        BsonDocument doc = new BsonDocument("_id", new BsonString(taskId)).append("cluster", new BsonString(self))
+                .append("health", new BsonString(health.text())).append("reasons", r).append("details", d)
+                .append("queued", new BsonInt32(applier.queued()))
+                .append("updatedAt", new BsonInt64(System.currentTimeMillis()))
+                .append("counters", counters.toBson());
+        try {
+            client.getDatabase(database).getCollection(PeerCollections.STATUS, BsonDocument.class)
+                    .replaceOne(Filters.eq("_id", taskId), doc, new ReplaceOptions().upsert(true));
+        } catch (RuntimeException e) {
+            // the status document is a report, not data: a failure here must not stop replication; it is logged
+            log.warn("Peer sink {}: could not write its status document to {}.{}: {}", taskId, database, PeerCollections.STATUS, e.toString());
+        }
+    }
+}

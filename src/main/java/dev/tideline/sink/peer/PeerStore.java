@@ -1,0 +1,149 @@
+package dev.tideline.sink.peer;
+
+import com.mongodb.MongoWriteException;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.IndexOptions;
+import com.mongodb.client.model.Indexes;
+import com.mongodb.client.model.ReplaceOptions;
+import com.mongodb.client.result.DeleteResult;
+import com.mongodb.client.result.UpdateResult;
+import dev.tideline.event.Namespace;
+import dev.tideline.mongo.MongoErrors;
+import dev.tideline.peer.PeerCollections;
+import dev.tideline.peer.Version;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Date;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The peer sink's reads and writes on its own cluster: current documents and tombstones, and the
+ * CONDITIONAL writes that move a document from the state a decision was made on to the next one.
+ * A write whose condition no longer holds (an application wrote in between, or a duplicate key on
+ * insert) reports {@code false}: the caller reads again and decides again.
+ */
+final class PeerStore {
+    private static final Logger log = LoggerFactory.getLogger(PeerStore.class);
+
+    /** What the destination holds for one document: the document (null when absent) and its tombstone. */
+    record Held(BsonDocument document, Version tombstone) {
+    }
+
+    private final MongoClient client;
+    private final long tombstoneTtlMs;
+    private final Set<String> indexedDatabases = new HashSet<>();
+
+    PeerStore(MongoClient client, long tombstoneTtlMs) {
+        this.client = client;
+        this.tombstoneTtlMs = tombstoneTtlMs;
+    }
+
+    Map<BsonValue, Held> read(Namespace ns, Collection<BsonValue> ids) {
+        Map<BsonValue, BsonDocument> docs = new HashMap<>();
+        for (BsonDocument d : documents(ns).find(Filters.in("_id", ids))) {
+            docs.put(d.get("_id"), d);
+        }
+        List<BsonDocument> keys = new ArrayList<>(ids.size());
+        ids.forEach(id -> keys.add(PeerCollections.tombstoneKey(ns.coll(), id)));
+        Map<BsonValue, Version> tombs = new HashMap<>();
+        long now = System.currentTimeMillis();
+        for (BsonDocument t : tombstones(ns.db()).find(Filters.in("_id", keys))) {
+            BsonValue expire = t.get("expireAt");
+            if (expire != null && expire.isDateTime() && expire.asDateTime().getValue() < now) {
+                continue; // expired: the TTL monitor has not removed it yet
+            }
+            tombs.put(t.getDocument("_id").get("id"), Version.fromBson(t.get("v")));
+        }
+        Map<BsonValue, Held> out = new HashMap<>();
+        for (BsonValue id : ids) {
+            out.put(id, new Held(docs.get(id), tombs.get(id)));
+        }
+        return out;
+    }
+
+    /** Replaces exactly the document that was read (every top-level field equal, stamp included). */
+    boolean replace(Namespace ns, BsonDocument current, BsonDocument next) {
+        UpdateResult r = documents(ns).replaceOne(current.clone(), next);
+        return r.getMatchedCount() == 1;
+    }
+
+    boolean insert(Namespace ns, BsonDocument doc) {
+        try {
+            documents(ns).insertOne(doc);
+            return true;
+        } catch (MongoWriteException e) {
+            if (e.getError().getCode() == MongoErrors.DUPLICATE_KEY) {
+                return false; // inserted by someone else meanwhile: decide again
+            }
+            throw e;
+        }
+    }
+
+    boolean delete(Namespace ns, BsonDocument current) {
+        DeleteResult r = documents(ns).deleteOne(current.clone());
+        return r.getDeletedCount() == 1;
+    }
+
+    /** Sets the tombstone to {@code version}, provided it still is {@code expected} (null: none). */
+    boolean keepTombstone(Namespace ns, BsonValue id, Version expected, Version version) {
+        ensureTtlIndex(ns.db());
+        BsonDocument key = PeerCollections.tombstoneKey(ns.coll(), id);
+        BsonDocument tomb = new BsonDocument("_id", key).append("v", version.toBson())
+                .append("expireAt", new BsonDateTime(System.currentTimeMillis() + tombstoneTtlMs));
+        if (expected == null) {
+            try {
+                tombstones(ns.db()).insertOne(tomb);
+                return true;
+            } catch (MongoWriteException e) {
+                if (e.getError().getCode() == MongoErrors.DUPLICATE_KEY) {
+                    return false;
+                }
+                throw e;
+            }
+        }
+        UpdateResult r = tombstones(ns.db()).replaceOne(new BsonDocument("_id", key).append("v", expected.toBson()), tomb,
+                new ReplaceOptions().upsert(false));
+        return r.getMatchedCount() == 1;
+    }
+
+    /** The document exists again: its stamp protects it from now on. */
+    void dropTombstone(Namespace ns, BsonValue id) {
+        tombstones(ns.db()).deleteOne(Filters.eq("_id", PeerCollections.tombstoneKey(ns.coll(), id)));
+    }
+
+    void recordConflict(Namespace ns, BsonDocument conflict) {
+        client.getDatabase(ns.db()).getCollection(PeerCollections.CONFLICTS, BsonDocument.class).insertOne(conflict);
+    }
+
+    private void ensureTtlIndex(String db) {
+        if (indexedDatabases.add(db)) {
+            // expireAfter 0: each tombstone carries its own expiry time
+            tombstones(db).createIndex(Indexes.ascending("expireAt"), new IndexOptions().expireAfter(0L, TimeUnit.SECONDS));
+            log.debug("TTL index on {}.{} ensured", db, PeerCollections.TOMBSTONES);
+        }
+    }
+
+    private MongoCollection<BsonDocument> documents(Namespace ns) {
+        return client.getDatabase(ns.db()).getCollection(ns.coll(), BsonDocument.class);
+    }
+
+    private MongoCollection<BsonDocument> tombstones(String db) {
+        return client.getDatabase(db).getCollection(PeerCollections.TOMBSTONES, BsonDocument.class);
+    }
+
+    static BsonDateTime now() {
+        return new BsonDateTime(new Date().getTime());
+    }
+}

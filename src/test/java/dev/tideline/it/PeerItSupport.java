@@ -1,0 +1,336 @@
+package dev.tideline.it;
+
+import com.mongodb.MongoWriteException;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import dev.tideline.event.ChangeEvent;
+import dev.tideline.event.EventHeaders;
+import dev.tideline.event.Op;
+import dev.tideline.event.ValueFormat;
+import dev.tideline.it.support.MongoFixture;
+import dev.tideline.it.support.TestStack;
+import dev.tideline.it.support.TopicReader;
+import dev.tideline.peer.ContentHash;
+import dev.tideline.peer.PeerCollections;
+import dev.tideline.peer.PeerHeaders;
+import dev.tideline.peer.PeerStamp;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+
+/** Clusters for the peer ITs: a mongo-java-server, a peer source and a peer sink each, and what the tests measure. */
+final class PeerItSupport {
+    static final String DB = "peer_it";
+
+    private PeerItSupport() {
+    }
+
+    /** One cluster: its MongoDB, id, topic prefix and connector names (unique per test through {@code run}). */
+    record Cluster(String id, MongoFixture mongo, String prefix, String source, String sink) {
+        static Cluster start(String run, String id) {
+            String p = run + id.toLowerCase(java.util.Locale.ROOT);
+            return new Cluster(id, MongoFixture.withOplog(), p, p + "-source", p + "-sink");
+        }
+
+        String topic(String coll) {
+            return prefix + "." + DB + "." + coll;
+        }
+
+        MongoCollection<BsonDocument> coll(String name) {
+            return mongo.client().getDatabase(DB).getCollection(name, BsonDocument.class);
+        }
+    }
+
+    /**
+     * Creates the collections and topics, then starts each cluster's peer source and its peer sink, which reads
+     * the topics of every cluster (its own included: its own records stamp its local writes).
+     */
+    static void startLinks(TestStack stack, List<Cluster> clusters, List<String> colls) {
+        for (Cluster c : clusters) {
+            for (String coll : colls) {
+                c.mongo().client().getDatabase(DB).createCollection(coll);
+                stack.createTopic(c.topic(coll), 1);
+            }
+        }
+        for (Cluster c : clusters) {
+            Map<String, String> source = SourceItSupport.sourceConfig(c.mongo().uri(), DB, c.prefix(), ValueFormat.BSON, 1);
+            source.put("peer.cluster.id", c.id());
+            source.put("collection.include", String.join(",", colls.stream().map(x -> DB + "\\." + x).toList()));
+            stack.rest().putConnector(c.source(), source);
+        }
+        for (Cluster c : clusters) {
+            stack.rest().awaitRunning(c.source(), 1, Duration.ofSeconds(90));
+        }
+        for (Cluster c : clusters) {
+            List<String> topics = new ArrayList<>();
+            for (Cluster from : clusters) {
+                colls.forEach(coll -> topics.add(from.topic(coll)));
+            }
+            stack.rest().putConnector(c.sink(), sinkConfig(c, String.join(",", topics)));
+        }
+        for (Cluster c : clusters) {
+            stack.rest().awaitRunning(c.sink(), 1, Duration.ofSeconds(90));
+        }
+    }
+
+    static Map<String, String> sinkConfig(Cluster c, String topics) {
+        Map<String, String> sink = SinkItSupport.sinkConfig(topics, c.mongo().uri(), DB, ValueFormat.BSON);
+        sink.put("peer.cluster.id", c.id());
+        sink.put("peer.status.database", DB);
+        sink.put("consumer.override.max.poll.records", "2000");
+        return sink;
+    }
+
+    static void stopLinks(TestStack stack, List<Cluster> clusters) {
+        for (Cluster c : clusters) {
+            stack.rest().deleteConnector(c.sink());
+            stack.rest().deleteConnector(c.source());
+        }
+        clusters.forEach(c -> c.mongo().close());
+    }
+
+    /** A collection's documents by _id (stamps included). */
+    static Map<BsonValue, BsonDocument> snapshot(Cluster c, String coll) {
+        Map<BsonValue, BsonDocument> out = new TreeMap<>((a, b) -> a.toString().compareTo(b.toString()));
+        for (BsonDocument d : c.coll(coll).find()) {
+            out.put(d.get("_id"), d);
+        }
+        return out;
+    }
+
+    /** The peer sinks' status documents of a cluster (one per task). */
+    static List<BsonDocument> statuses(Cluster c) {
+        return c.mongo().client().getDatabase(DB).getCollection(PeerCollections.STATUS, BsonDocument.class).find()
+                .into(new ArrayList<>());
+    }
+
+    static long counter(Cluster c, String path) {
+        long sum = 0;
+        for (BsonDocument s : statuses(c)) {
+            BsonValue v = s.getDocument("counters");
+            for (String part : path.split("\\.")) {
+                v = v != null && v.isDocument() ? v.asDocument().get(part) : null;
+            }
+            sum += v == null ? 0 : v.asNumber().longValue();
+        }
+        return sum;
+    }
+
+    static int queued(Cluster c) {
+        return statuses(c).stream().mapToInt(s -> s.getInt32("queued").getValue()).sum();
+    }
+
+    static long conflictDocuments(Cluster c) {
+        return c.mongo().client().getDatabase(DB).getCollection(PeerCollections.CONFLICTS).countDocuments();
+    }
+
+    /**
+     * Waits until every cluster holds the same documents (stamps included), every document carries a valid
+     * stamp, and no sink has anything queued; returns how long that took.
+     */
+    static Duration awaitConverged(TestStack stack, List<Cluster> clusters, List<String> colls, Duration timeout) {
+        long start = System.nanoTime();
+        long deadline = start + timeout.toNanos();
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            failIfAnyFailed(stack, clusters);
+            last = differences(clusters, colls);
+            if (last.isEmpty() && clusters.stream().allMatch(c -> queued(c) == 0)) {
+                return Duration.ofNanos(System.nanoTime() - start);
+            }
+            sleep(500);
+        }
+        throw new AssertionError("clusters did not converge within " + timeout + ": " + last);
+    }
+
+    /** A failed connector or task ends the wait at once, with its trace. */
+    static void failIfAnyFailed(TestStack stack, List<Cluster> clusters) {
+        for (Cluster c : clusters) {
+            for (String name : List.of(c.source(), c.sink())) {
+                com.fasterxml.jackson.databind.JsonNode status = stack.rest().statusOrEmpty(name);
+                if (status.toString().contains("\"FAILED\"")) {
+                    throw new AssertionError(name + " FAILED: " + status.toPrettyString());
+                }
+            }
+        }
+    }
+
+    static String differences(List<Cluster> clusters, List<String> colls) {
+        for (String coll : colls) {
+            Map<BsonValue, BsonDocument> first = snapshot(clusters.get(0), coll);
+            for (BsonDocument d : first.values()) {
+                PeerStamp s = PeerStamp.read(d);
+                if (s == null || !s.hash().equals(ContentHash.of(d))) {
+                    return clusters.get(0).id() + " " + coll + " " + d.get("_id") + " has no valid stamp yet";
+                }
+            }
+            for (Cluster other : clusters.subList(1, clusters.size())) {
+                Map<BsonValue, BsonDocument> docs = snapshot(other, coll);
+                if (!docs.equals(first)) {
+                    int diff = 0;
+                    String example = "";
+                    for (BsonValue id : union(first, docs)) {
+                        if (!java.util.Objects.equals(first.get(id), docs.get(id))) {
+                            diff++;
+                            example = id + ": " + first.get(id) + " vs " + docs.get(id);
+                        }
+                    }
+                    return coll + ": " + clusters.get(0).id() + " and " + other.id() + " differ on " + diff + " document(s), e.g. " + example;
+                }
+            }
+        }
+        return "";
+    }
+
+    private static List<BsonValue> union(Map<BsonValue, BsonDocument> a, Map<BsonValue, BsonDocument> b) {
+        Map<String, BsonValue> all = new TreeMap<>();
+        a.keySet().forEach(k -> all.put(k.toString(), k));
+        b.keySet().forEach(k -> all.put(k.toString(), k));
+        return new ArrayList<>(all.values());
+    }
+
+    /** What one cluster's source emitted for one collection: records by origin, and write tags per origin. */
+    record Emitted(int records, Map<String, Integer> byOrigin, Map<String, Integer> tagCounts, Map<String, Integer> tagVersionCounts,
+                   List<String> misattributed, Map<String, List<String>> historyByTag) {
+        /** Every record this cluster emitted for the documents that carried these tags (offset, op, origin, version, tag). */
+        String historyOf(List<String> repeated) {
+            StringBuilder out = new StringBuilder();
+            for (String r : repeated) {
+                String tag = r.substring(0, r.indexOf('@'));
+                out.append("\n  ").append(r).append(": ").append(historyByTag.getOrDefault(tag, List.of()));
+            }
+            return out.toString();
+        }
+
+        /**
+         * Writes (tag "<cluster>-<n>" in field w) of this origin emitted more than once WITH THE SAME VERSION by
+         * inserts and replaces (events that carry their own document): a record (one version of one write)
+         * applied more than once on this cluster. Update events are left out: their looked-up document may be a
+         * later state of the document (see docs/peer-replication.md).
+         */
+        List<String> repeatedVersions(String origin) {
+            return tagVersionCounts.entrySet().stream().filter(e -> e.getKey().startsWith(origin + "-") && e.getValue() > 1)
+                    .map(e -> e.getKey() + " x" + e.getValue()).toList();
+        }
+
+        /** Writes of this origin emitted more than once (under different versions, see docs/peer-replication.md). */
+        List<String> repeatedTags(String origin) {
+            return tagCounts.entrySet().stream().filter(e -> e.getKey().startsWith(origin + "-") && e.getValue() > 1)
+                    .map(e -> e.getKey() + " x" + e.getValue()).toList();
+        }
+    }
+
+    /**
+     * Reads a cluster's topic: every change record's origin must be the cluster its write tag names (a local
+     * write carries this cluster's tag, a peer write the peer's); counts how often each tag was emitted.
+     */
+    static Emitted emitted(TestStack stack, Cluster c, String coll) {
+        List<ConsumerRecord<byte[], byte[]>> records = TopicReader.readAll(stack.bootstrapServers(), c.topic(coll), Duration.ofSeconds(3));
+        Map<String, Integer> byOrigin = new TreeMap<>();
+        Map<String, Integer> tags = new HashMap<>();
+        Map<String, Integer> tagVersions = new HashMap<>();
+        Map<String, List<String>> byId = new HashMap<>();
+        Map<String, String> idOfTag = new HashMap<>();
+        List<String> wrong = new ArrayList<>();
+        int n = 0;
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            if (!SourceItSupport.isChange(r)) {
+                continue;
+            }
+            n++;
+            ChangeEvent e = SourceItSupport.decode(r, true);
+            String origin = String.valueOf(SourceItSupport.header(r, EventHeaders.ORIGIN)); // "null": an update looked up after its delete (no document, skipped by the sinks)
+            byOrigin.merge(origin, 1, Integer::sum);
+            String w = e.document() != null && e.document().isString("w") ? e.document().getString("w").getValue() : "-";
+            byId.computeIfAbsent(e.id().toString(), k -> new ArrayList<>()).add(r.offset() + " " + e.op().wireName() + " "
+                    + origin + " " + SourceItSupport.header(r, PeerHeaders.VERSION) + " " + w);
+            idOfTag.put(w, e.id().toString());
+            if (e.document() != null && e.document().isString("w")) {
+                String tag = e.document().getString("w").getValue();
+                tags.merge(tag, 1, Integer::sum);
+                if (e.op() != Op.UPDATE) {
+                    // an update's document is looked up when the source reads it and may show a later state (a
+                    // re-insert after a delete): only documents carried by the event itself count as applications
+                    tagVersions.merge(tag + "@" + SourceItSupport.header(r, PeerHeaders.VERSION), 1, Integer::sum);
+                }
+                if (!tag.startsWith(origin + "-")) {
+                    wrong.add(tag + " emitted with origin " + origin);
+                }
+            }
+        }
+        Map<String, List<String>> historyByTag = new HashMap<>();
+        idOfTag.forEach((tag, id) -> historyByTag.put(tag, byId.get(id)));
+        return new Emitted(n, byOrigin, tags, tagVersions, wrong, historyByTag);
+    }
+
+    /**
+     * Random application writes on one cluster: inserts, $set updates, replaces and deletes over {@code ids}
+     * shared ids; each write tags the document with w = "<cluster>-<n>". Returns counts per kind.
+     */
+    static Map<String, Integer> workload(Cluster c, String coll, int ops, int ids, long seed) {
+        Random random = new Random(seed);
+        MongoCollection<BsonDocument> col = c.coll(coll);
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (int i = 0; i < ops; i++) {
+            counts.merge(write(col, new BsonInt32(random.nextInt(ids)), c.id() + "-" + i, random), 1, Integer::sum);
+        }
+        return counts;
+    }
+
+    /** One write that changes something: an op that finds nothing to change (missing, or present) becomes the other. */
+    static String write(MongoCollection<BsonDocument> col, BsonValue id, String tag, Random random) {
+        double r = random.nextDouble();
+        for (int attempt = 0; ; attempt++) {
+            boolean exists = col.countDocuments(Filters.eq("_id", id)) > 0;
+            try {
+                if (!exists) {
+                    col.insertOne(fresh(id, tag, random));
+                    return "insert";
+                }
+                if (r < 0.45) {
+                    if (col.updateOne(Filters.eq("_id", id), Updates.combine(Updates.set("w", new BsonString(tag)),
+                            Updates.set("v", new BsonInt64(random.nextLong())))).getModifiedCount() == 1) {
+                        return "update";
+                    }
+                } else if (r < 0.75) {
+                    if (col.replaceOne(Filters.eq("_id", id), fresh(id, tag, random)).getMatchedCount() == 1) {
+                        return "replace";
+                    }
+                } else if (col.deleteOne(Filters.eq("_id", id)).getDeletedCount() == 1) {
+                    return "delete";
+                }
+            } catch (MongoWriteException e) {
+                if (attempt > 20) {
+                    throw e;
+                }
+                // the peer sink inserted it meanwhile: try again on what is there now
+            }
+        }
+    }
+
+    static BsonDocument fresh(BsonValue id, String tag, Random random) {
+        return new BsonDocument("_id", id).append("w", new BsonString(tag)).append("v", new BsonInt64(random.nextLong()))
+                .append("nested", new BsonDocument("pad", new BsonString("x".repeat(random.nextInt(64)))));
+    }
+
+    static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package dev.tideline.peer;
+
+import static dev.tideline.peer.LastWriterWins.Action.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tideline.peer.LastWriterWins.Decision;
+import org.bson.BsonTimestamp;
+import org.junit.jupiter.api.Test;
+
+class LastWriterWinsTest {
+    private static Version v(int secs, String origin) {
+        return new Version(new BsonTimestamp(secs, 1), origin);
+    }
+
+    private static Incoming write(String origin, String from, Version v, Version base, String content) {
+        return new Incoming(origin, from, v, base, content);
+    }
+
+    private static Incoming delete(String origin, String from, Version v) {
+        return new Incoming(origin, from, v, null, null);
+    }
+
+    private static Decision decideA(DocState s, Incoming in) {
+        return LastWriterWins.decide("A", s, in);
+    }
+
+    @Test
+    void ourOwnWriteEchoedByAPeerIsSkipped() {
+        assertThat(decideA(new DocState.Present("c2", v(20, "A"), null), write("A", "B", v(10, "A"), null, "c1")).action()).isEqualTo(SKIP_ECHO);
+        assertThat(decideA(new DocState.Absent(null), delete("A", "B", v(10, "A"))).action()).isEqualTo(SKIP_ECHO);
+    }
+
+    @Test
+    void ourOwnRecordStampsTheLocalWriteOnlyWhileTheContentIsThatWrite() {
+        assertThat(decideA(new DocState.Present("c1", null, null), write("A", "A", v(10, "A"), null, "c1")).action()).isEqualTo(STAMP_LOCAL);
+        assertThat(decideA(new DocState.Present("c2", null, null), write("A", "A", v(10, "A"), null, "c1")).action()).isEqualTo(NOTHING);
+        assertThat(decideA(new DocState.Present("c1", v(10, "A"), null), write("A", "A", v(10, "A"), null, "c1")).action()).isEqualTo(NOTHING);
+        assertThat(decideA(new DocState.Absent(v(11, "B")), write("A", "A", v(10, "A"), null, "c1")).action()).isEqualTo(NOTHING);
+    }
+
+    @Test
+    void ourOwnWriteOfADocumentNowAbsentMeansALocalDeleteFollows() {
+        Incoming own = write("A", "A", v(10, "A"), null, "c1");
+        DocState absent = new DocState.Absent(null);
+        Decision d = decideA(absent, own);
+        assertThat(d.action()).isEqualTo(EXPECT_LOCAL_DELETE);
+        assertThat(d.changesState()).isFalse();
+        DocState expecting = LastWriterWins.after(absent, own, d);
+        assertThat(expecting).isEqualTo(new DocState.Absent(null, true));
+        assertThat(decideA(expecting, write("B", "B", v(11, "B"), null, "x")).action()).isEqualTo(HOLD);
+    }
+
+    @Test
+    void ourOwnDeleteKeepsATombstoneAndUndoesAnOlderPeerWriteThatSlippedIn() {
+        assertThat(decideA(new DocState.Absent(null), delete("A", "A", v(10, "A"))).action()).isEqualTo(RECORD_LOCAL_DELETE);
+        Decision undo = decideA(new DocState.Present("c", v(8, "B"), null), delete("A", "A", v(10, "A")));
+        assertThat(undo.action()).isEqualTo(UNDO_RESURRECTION);
+        assertThat(undo.conflict()).isTrue();
+        assertThat(decideA(new DocState.Present("c", v(12, "B"), null), delete("A", "A", v(10, "A"))).action()).isEqualTo(NOTHING);
+        assertThat(decideA(new DocState.Present("c", null, null), delete("A", "A", v(10, "A"))).action()).isEqualTo(NOTHING);
+    }
+
+    @Test
+    void aPeerChangeWaitsForTheStampOfALocalWrite() {
+        assertThat(decideA(new DocState.Present("c", null, null), write("B", "B", v(99, "B"), null, "x")).action()).isEqualTo(HOLD);
+        assertThat(decideA(new DocState.Present("c", null, null), delete("B", "B", v(99, "B"))).action()).isEqualTo(HOLD);
+    }
+
+    @Test
+    void aPeerChangeWaitsForOurOwnRecordOfALocalDelete() {
+        DocState deletedHere = new DocState.Absent(null, true);
+        assertThat(decideA(deletedHere, write("B", "B", v(99, "B"), null, "x")).action()).isEqualTo(HOLD);
+        Incoming ownDelete = delete("A", "A", v(50, "A"));
+        Decision d = decideA(deletedHere, ownDelete);
+        assertThat(d.action()).isEqualTo(RECORD_LOCAL_DELETE);
+        DocState after = LastWriterWins.after(deletedHere, ownDelete, d);
+        assertThat(decideA(after, write("B", "B", v(49, "B"), null, "x")).action()).isEqualTo(STALE);
+        assertThat(decideA(after, write("B", "B", v(51, "B"), null, "x")).action()).isEqualTo(APPLY_WRITE);
+    }
+
+    @Test
+    void newerWinsOlderLosesEqualIsADuplicate() {
+        DocState here = new DocState.Present("c", v(10, "A"), null);
+        Decision newer = decideA(here, write("B", "B", v(11, "B"), null, "x"));
+        assertThat(newer.action()).isEqualTo(APPLY_WRITE);
+        assertThat(newer.conflict()).as("B did not build on A's version: concurrent").isTrue();
+        Decision older = decideA(here, write("B", "B", v(9, "B"), null, "x"));
+        assertThat(older.action()).isEqualTo(STALE);
+        assertThat(older.conflict()).isTrue();
+        assertThat(decideA(here, write("A", "C", v(10, "A"), null, "c")).action()).isEqualTo(SKIP_ECHO);
+        assertThat(decideA(new DocState.Present("c", v(10, "B"), null), write("B", "C", v(10, "B"), null, "c")).action()).isEqualTo(DUPLICATE);
+        // the same second and increment on two clusters: the origin id breaks the tie, the same way everywhere
+        assertThat(decideA(new DocState.Present("c", v(10, "B"), null), write("C", "C", v(10, "C"), null, "x")).action()).isEqualTo(APPLY_WRITE);
+        assertThat(LastWriterWins.decide("C", new DocState.Present("x", v(10, "C"), null), write("B", "B", v(10, "B"), null, "c")).action())
+                .isEqualTo(STALE);
+    }
+
+    @Test
+    void aWriteBuiltOnTheVersionHereIsNotAConflict() {
+        DocState here = new DocState.Present("c", v(10, "A"), null);
+        Decision d = decideA(here, write("B", "B", v(11, "B"), v(10, "A"), "x"));
+        assertThat(d.action()).isEqualTo(APPLY_WRITE);
+        assertThat(d.conflict()).isFalse();
+        // and a late older write that the version here was built on is stale, not a conflict
+        Decision late = decideA(new DocState.Present("x", v(11, "B"), v(10, "C")), write("C", "C", v(10, "C"), null, "c"));
+        assertThat(late.action()).isEqualTo(STALE);
+        assertThat(late.conflict()).isFalse();
+        // the same origin never conflicts with itself
+        assertThat(decideA(new DocState.Present("c", v(10, "B"), null), write("B", "B", v(11, "B"), null, "x")).conflict()).isFalse();
+    }
+
+    @Test
+    void tombstonesStopOlderWritesAndLetNewerOnesThrough() {
+        DocState deleted = new DocState.Absent(v(10, "A"));
+        Decision late = decideA(deleted, write("B", "B", v(9, "B"), null, "x"));
+        assertThat(late.action()).isEqualTo(STALE);
+        assertThat(late.conflict()).isTrue();
+        assertThat(decideA(deleted, write("B", "B", v(11, "B"), null, "x")).action()).isEqualTo(APPLY_WRITE);
+        assertThat(decideA(deleted, delete("B", "B", v(11, "B"))).action()).isEqualTo(RECORD_REMOTE_DELETE);
+        assertThat(decideA(deleted, delete("B", "B", v(9, "B"))).action()).isEqualTo(STALE);
+        assertThat(decideA(new DocState.Absent(null), write("B", "B", v(1, "B"), null, "x")).action()).isEqualTo(APPLY_WRITE);
+        assertThat(decideA(new DocState.Absent(null), delete("B", "B", v(1, "B"))).action()).isEqualTo(RECORD_REMOTE_DELETE);
+        assertThat(decideA(new DocState.Present("c", v(10, "A"), null), delete("B", "B", v(11, "B"))).action()).isEqualTo(APPLY_DELETE);
+    }
+
+    @Test
+    void foldingABatchGivesTheStateOfTheLastWinner() {
+        DocState s = new DocState.Present("c0", null, null);
+        Incoming own = write("A", "A", v(10, "A"), null, "c0");
+        s = LastWriterWins.after(s, own, decideA(s, own));
+        assertThat(s).isEqualTo(new DocState.Present("c0", v(10, "A"), null));
+        Incoming peer = write("B", "B", v(12, "B"), null, "c1");
+        s = LastWriterWins.after(s, peer, decideA(s, peer));
+        Incoming older = delete("B", "B", v(11, "B"));
+        s = LastWriterWins.after(s, older, decideA(s, older));
+        assertThat(s).isEqualTo(new DocState.Present("c1", v(12, "B"), null));
+        Incoming del = delete("C", "C", v(13, "C"));
+        s = LastWriterWins.after(s, del, decideA(s, del));
+        assertThat(s).isEqualTo(new DocState.Absent(v(13, "C")));
+    }
+
+    @Test
+    void healthRollsUpToTheWorstReason() {
+        assertThat(LinkHealth.rollUp(java.util.List.of())).isEqualTo(LinkHealth.OK);
+        assertThat(LinkHealth.rollUp(java.util.List.of(LinkHealth.Reason.LAG))).isEqualTo(LinkHealth.DEGRADED);
+        assertThat(LinkHealth.rollUp(java.util.List.of(LinkHealth.Reason.LAG, LinkHealth.Reason.HELD_RECORDS))).isEqualTo(LinkHealth.STALLED);
+        assertThat(LinkHealth.rollUp(java.util.List.of(LinkHealth.Reason.HELD_RECORDS, LinkHealth.Reason.UNREACHABLE))).isEqualTo(LinkHealth.DOWN);
+    }
+}
