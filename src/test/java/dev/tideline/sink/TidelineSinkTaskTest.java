@@ -67,7 +67,20 @@ class TidelineSinkTaskTest {
             MongoServer server = new MongoServer(new MemoryBackend());
             server.bind("127.0.0.1", port);
             try (MongoClient client = MongoClients.create("mongodb://127.0.0.1:" + port)) {
-                task.put(batch); // Connect re-delivers the same records
+                // Connect re-delivers the same records after each retriable failure; the driver notices
+                // the server within its heartbeat interval (at least 500 ms), so the first re-delivery
+                // may still find it unknown.
+                long deadline = System.nanoTime() + 20_000_000_000L;
+                while (true) {
+                    try {
+                        task.put(batch);
+                        break;
+                    } catch (RetriableException stillDown) {
+                        if (System.nanoTime() > deadline) {
+                            throw stillDown;
+                        }
+                    }
+                }
                 assertThat(client.getDatabase("dest").getCollection("orders", BsonDocument.class)
                         .find(new BsonDocument("_id", new BsonInt32(1))).first()).isEqualTo(doc(1, "x"));
             } finally {
