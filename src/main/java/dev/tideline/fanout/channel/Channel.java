@@ -26,7 +26,7 @@ final class Channel {
     synchronized SequencedChange publish(String changeJson, long kafkaTimestamp, long nowMillis) {
         // history ages by when the change was written to Kafka, so a start-up refill keeps what is still young
         long acceptedAt = kafkaTimestamp > 0 ? Math.min(kafkaTimestamp, nowMillis) : nowMillis;
-        SequencedChange change = SequencedChange.render(name, epoch, ++seq, acceptedAt, kafkaTimestamp, changeJson);
+        SequencedChange change = SequencedChange.render(name, epoch, ++seq, acceptedAt, kafkaTimestamp, nowMillis, changeJson);
         history.append(change, nowMillis);
         for (ChannelListener l : listeners) {
             l.change(change);

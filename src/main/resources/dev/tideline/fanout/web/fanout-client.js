@@ -3,7 +3,7 @@
 //
 //   const sub = TidelineFanout.subscribe({
 //     channels: ['shop.orders.acme'], token: '<jwt>',
-//     onChange(msg) {},                    // {channel, epoch, seq, ts, change: {op, db, coll, id, document, wallTime}}
+//     onChange(msg) {},                    // {channel, epoch, seq, ts, at, change: {op, db, coll, id, document, wallTime}}
 //     onUnrecoverable(info) {},            // {channel, epoch, seq, reason}: history lost, re-read your snapshot
 //     onStatus(state, detail) {},          // connecting | live | resuming | closed
 //     refreshToken: async () => '<jwt>',   // optional: called when the token expired
