@@ -109,7 +109,7 @@ public final class FanoutGateway implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         http.close();
         consumer.close();
     }

@@ -43,11 +43,7 @@ public final class GatewayMain {
         FanoutGateway gateway = FanoutGateway.start(load(config));
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try {
-                gateway.close();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            gateway.close();
             stopped.countDown();
         }, "tideline-fanout-shutdown"));
         System.out.println("fanout gateway: " + gateway.baseUrl() + "/demo.html  (Ctrl-C stops it)");

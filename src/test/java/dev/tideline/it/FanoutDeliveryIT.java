@@ -8,6 +8,7 @@ import dev.tideline.fanout.config.GatewaySettings;
 import dev.tideline.it.fanout.FanoutFixture;
 import dev.tideline.it.fanout.Latencies;
 import dev.tideline.it.fanout.SseClient;
+import dev.tideline.it.fanout.WsClient;
 import dev.tideline.it.support.MongoFixture;
 import dev.tideline.it.support.TestStack;
 import dev.tideline.it.support.TopicReader;
@@ -46,6 +47,8 @@ class FanoutDeliveryIT {
                 String globex = fx.token("globex", DB + ".*.globex");
                 SseClient a = fx.subscribe(acme, DB + ".orders.acme");
                 SseClient g = fx.subscribe(globex, DB + ".orders.globex");
+                WsClient ws = new WsClient(fx.baseUrl(), FanoutFixture.ssePath(acme, DB + ".orders.acme").replace("/sse?", "/ws?"));
+                ws.await("subscribed", 1, WAIT);
 
                 // in order, each tenant only its own
                 for (int i = 1; i <= 10; i++) {
@@ -57,6 +60,10 @@ class FanoutDeliveryIT {
                 assertThat(seqs(got)).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L);
                 assertThat(g.await("change", 10, WAIT)).allMatch(e -> tenantOf(e).equals("globex"));
                 assertThat(a.events("change")).allMatch(e -> tenantOf(e).equals("acme"));
+                // the same changes over WebSocket
+                assertThat(ws.await("change", 10, WAIT).stream().map(d -> d.getDocument("change").getDocument("document").getInt32("n").getValue()))
+                        .containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
+                ws.close();
 
                 // Last-Event-ID resume: exactly what was missed, then live
                 String lastId = a.lastEventId();

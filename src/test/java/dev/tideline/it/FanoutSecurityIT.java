@@ -144,7 +144,7 @@ class FanoutSecurityIT {
         fx.awaitPublished(COLLS.size() + writes, WAIT);
         // every accepted subscriber of a channel gets its 4 changes: wait for all of them
         for (Subscriber s : accepted) {
-            int channels = (int) s.client.events("subscribed").size();
+            int channels = s.client.events("subscribed").size();
             s.client.await("change", 4 * channels, WAIT);
         }
         long deliveries = 0;

@@ -24,8 +24,11 @@ import java.util.concurrent.TimeUnit;
 abstract class Connection implements ChannelListener {
     /** How long a final disconnect event may take to reach the client before the socket is closed anyway. */
     private static final long GOODBYE_MILLIS = 1000;
+    /** A quiet stream still sends something this often, so proxies keep it and a dead peer is noticed. */
+    private static final long KEEPALIVE_MILLIS = 20_000;
 
     protected final Channel socket;
+    private final LoopOutbox outbox;
     private final ChannelHub hub;
     private final GatewayStats stats;
     private final ByteBudget budget;
@@ -35,8 +38,10 @@ abstract class Connection implements ChannelListener {
     private boolean closing;
     private java.util.Map<ChannelName, ResumePoint> resume = java.util.Map.of();
 
-    Connection(Channel socket, ChannelHub hub, GatewayStats stats, long queueMaxBytes, List<ChannelName> channels) {
+    Connection(Channel socket, ChannelHub hub, GatewayStats stats, long queueMaxBytes, List<ChannelName> channels,
+                  LoopOutbox.Registry outboxes) {
         this.socket = socket;
+        this.outbox = outboxes.of(socket.eventLoop());
         this.hub = hub;
         this.stats = stats;
         this.budget = new ByteBudget(queueMaxBytes);
@@ -56,12 +61,33 @@ abstract class Connection implements ChannelListener {
             resume = resumeFrom;
         }
         long untilExpiry = Math.max(0, tokenExpiresAtMillis - System.currentTimeMillis());
-        socket.eventLoop().schedule(() -> disconnect(DisconnectReason.TOKEN_EXPIRED), untilExpiry, TimeUnit.MILLISECONDS);
+        var expiry = socket.eventLoop().schedule(() -> disconnect(DisconnectReason.TOKEN_EXPIRED), untilExpiry, TimeUnit.MILLISECONDS);
+        var keepalive = socket.eventLoop().scheduleAtFixedRate(this::keepalive, KEEPALIVE_MILLIS, KEEPALIVE_MILLIS, TimeUnit.MILLISECONDS);
+        // the timers must not keep a closed connection (and its subscriber) alive until the token expires
+        socket.closeFuture().addListener(f -> {
+            expiry.cancel(false);
+            keepalive.cancel(false);
+        });
+        synchronized (this) {
+            // until a channel's subscribed event, the cursor says "live from here" for it
+            for (int i = 0; i < channels.size(); i++) {
+                seqs[i] = hub.currentSeq(channels.get(i));
+            }
+        }
         hub.subscribe(this, channels, resumeFrom);
     }
 
     /** The transport's frame for one event; {@code data} is JSON. */
     protected abstract Object frame(String event, String id, byte[] data);
+
+    /** A frame that carries nothing (an SSE comment, a WebSocket ping). */
+    protected abstract Object keepaliveFrame();
+
+    private synchronized void keepalive() {
+        if (!closing && budget.tryReserve(16)) {
+            outbox.write(socket, keepaliveFrame(), f -> budget.release(16));
+        }
+    }
 
     protected abstract int frameSize(String event, String id, byte[] data);
 
@@ -106,7 +132,7 @@ abstract class Connection implements ChannelListener {
             disconnect(DisconnectReason.SLOW_CONSUMER);
             return false;
         }
-        socket.writeAndFlush(frame(event, id, data)).addListener(f -> budget.release(size));
+        outbox.write(socket, frame(event, id, data), f -> budget.release(size));
         return true;
     }
 
@@ -118,8 +144,7 @@ abstract class Connection implements ChannelListener {
         closing = true;
         stats.disconnected(reason.wire());
         byte[] data = ("{\"reason\":\"" + reason.wire() + "\"}").getBytes(StandardCharsets.UTF_8);
-        socket.writeAndFlush(frame("disconnect", EventCursor.format(epoch, seqs), data))
-                .addListener(ChannelFutureListener.CLOSE);
+        outbox.write(socket, frame("disconnect", EventCursor.format(epoch, seqs), data), ChannelFutureListener.CLOSE);
         // a client that reads nothing never takes the goodbye: close regardless
         socket.eventLoop().schedule(() -> socket.close(), GOODBYE_MILLIS, TimeUnit.MILLISECONDS);
     }

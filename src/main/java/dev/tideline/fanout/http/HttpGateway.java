@@ -29,6 +29,7 @@ public final class HttpGateway implements AutoCloseable {
     public HttpGateway(String bindAddress, int port, int sendBufferBytes, ChannelHub hub, JwtVerifier verifier,
                        GatewayStats stats, long queueMaxBytes, int maxChannels, Supplier<String> statsJson)
             throws InterruptedException {
+        LoopOutbox.Registry outboxes = new LoopOutbox.Registry();
         ServerBootstrap b = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(NioServerSocketChannel.class)
@@ -40,7 +41,7 @@ public final class HttpGateway implements AutoCloseable {
                         ch.pipeline()
                                 .addLast("http", new HttpServerCodec())
                                 .addLast("aggregate", new HttpObjectAggregator(16 * 1024))
-                                .addLast("route", new RequestHandler(hub, verifier, stats, queueMaxBytes, maxChannels, statsJson))
+                                .addLast("route", new RequestHandler(hub, verifier, stats, queueMaxBytes, maxChannels, statsJson, outboxes))
                                 .addLast("errors", new ErrorCloser());
                     }
                 });

@@ -35,9 +35,11 @@ final class RequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     private final long queueMaxBytes;
     private final int maxChannels;
     private final Supplier<String> statsJson;
+    private final LoopOutbox.Registry outboxes;
 
     RequestHandler(ChannelHub hub, JwtVerifier verifier, GatewayStats stats, long queueMaxBytes, int maxChannels,
-                   Supplier<String> statsJson) {
+                   Supplier<String> statsJson, LoopOutbox.Registry outboxes) {
+        this.outboxes = outboxes;
         this.hub = hub;
         this.verifier = verifier;
         this.stats = stats;
@@ -88,7 +90,7 @@ final class RequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             }
             handshaker.handshake(ctx.channel(), req);
             ctx.pipeline().replace(this, "ws-frames", new WebSocketFrameHandler(handshaker));
-            connection = new WebSocketConnection(ctx.channel(), hub, stats, queueMaxBytes, accepted.channels());
+            connection = new WebSocketConnection(ctx.channel(), hub, stats, queueMaxBytes, accepted.channels(), outboxes);
         } else {
             HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
             head.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8");
@@ -98,7 +100,7 @@ final class RequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             ctx.write(head);
             ctx.writeAndFlush(new io.netty.handler.codec.http.DefaultHttpContent(
                     Unpooled.copiedBuffer("retry: 2000\n\n", StandardCharsets.US_ASCII)));
-            connection = new SseConnection(ctx.channel(), hub, stats, queueMaxBytes, accepted.channels());
+            connection = new SseConnection(ctx.channel(), hub, stats, queueMaxBytes, accepted.channels(), outboxes);
             // nothing more is read from an event stream; a client's bytes now are not a request
             ctx.pipeline().remove(this);
         }

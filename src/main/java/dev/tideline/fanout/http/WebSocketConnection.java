@@ -13,14 +13,20 @@ import java.util.List;
 final class WebSocketConnection extends Connection {
     private static final byte[] END = "}".getBytes(StandardCharsets.US_ASCII);
 
-    WebSocketConnection(Channel socket, ChannelHub hub, GatewayStats stats, long queueMaxBytes, List<ChannelName> channels) {
-        super(socket, hub, stats, queueMaxBytes, channels);
+    WebSocketConnection(Channel socket, ChannelHub hub, GatewayStats stats, long queueMaxBytes, List<ChannelName> channels,
+                  LoopOutbox.Registry outboxes) {
+        super(socket, hub, stats, queueMaxBytes, channels, outboxes);
     }
 
     @Override
     protected Object frame(String event, String id, byte[] data) {
         byte[] head = ("{\"event\":\"" + event + "\",\"id\":\"" + id + "\",\"data\":").getBytes(StandardCharsets.US_ASCII);
         return new TextWebSocketFrame(Unpooled.wrappedBuffer(head, data, END));
+    }
+
+    @Override
+    protected Object keepaliveFrame() {
+        return new io.netty.handler.codec.http.websocketx.PingWebSocketFrame();
     }
 
     @Override

@@ -85,7 +85,7 @@ public final class FanoutFixture implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         gateway.close();
     }
 }
