@@ -41,7 +41,8 @@ public final class FanoutGateway implements AutoCloseable {
         consumer.start();
         try {
             this.http = new HttpGateway(settings.bindAddress(), settings.httpPort(), settings.sendBufferBytes(), hub, verifier,
-                    stats, settings.queueMaxBytes(), settings.maxChannels(), this::statsJson);
+                    stats, new HttpGateway.Budgets(settings.queueMaxBytes(), settings.queueTotalMaxBytes()),
+                    settings.maxChannels(), this::statsJson);
         } catch (RuntimeException | InterruptedException e) {
             consumer.close();
             throw e;

@@ -25,6 +25,7 @@ public final class GatewaySettings {
     public static final String HISTORY_SIZE = "history.size";
     public static final String HISTORY_AGE_MS = "history.age.ms";
     public static final String QUEUE_MAX_BYTES = "client.queue.max.bytes";
+    public static final String QUEUE_TOTAL_MAX_BYTES = "client.queue.total.max.bytes";
     public static final String SEND_BUFFER_BYTES = "client.send.buffer.bytes";
     public static final String MAX_CHANNELS = "subscription.max.channels";
 
@@ -46,6 +47,7 @@ public final class GatewaySettings {
     private final int historySize;
     private final long historyAgeMs;
     private final long queueMaxBytes;
+    private final long queueTotalMaxBytes;
     private final int sendBufferBytes;
     private final int maxChannels;
 
@@ -62,6 +64,7 @@ public final class GatewaySettings {
         historySize = c.getInt(HISTORY_SIZE);
         historyAgeMs = c.getLong(HISTORY_AGE_MS);
         queueMaxBytes = c.getLong(QUEUE_MAX_BYTES);
+        queueTotalMaxBytes = c.getLong(QUEUE_TOTAL_MAX_BYTES);
         sendBufferBytes = c.getInt(SEND_BUFFER_BYTES);
         maxChannels = c.getInt(MAX_CHANNELS);
     }
@@ -104,6 +107,10 @@ public final class GatewaySettings {
         def.define(QUEUE_MAX_BYTES, Type.LONG, 1_048_576L, ConfigDef.Range.atLeast(1024), Importance.MEDIUM,
                 "Bytes a connection may have waiting to be written; beyond it the client is disconnected as a slow consumer.",
                 G_DELIVERY, ++o, Width.SHORT, "Client queue bound");
+        def.define(QUEUE_TOTAL_MAX_BYTES, Type.LONG, 268_435_456L, ConfigDef.Range.atLeast(1024), Importance.MEDIUM,
+                "Bytes all connections together may have waiting (keep it well under the heap, -Xmx); a connection that "
+                        + "would go over it is disconnected with reason 'overloaded' and resumes later.",
+                G_DELIVERY, ++o, Width.SHORT, "Total queue bound");
         def.define(SEND_BUFFER_BYTES, Type.INT, 0, ConfigDef.Range.atLeast(0), Importance.LOW,
                 "Socket send buffer per connection (SO_SNDBUF); 0 leaves the operating system's default.",
                 G_DELIVERY, ++o, Width.SHORT, "Socket send buffer");
@@ -138,6 +145,7 @@ public final class GatewaySettings {
     public int historySize() { return historySize; }
     public long historyAgeMs() { return historyAgeMs; }
     public long queueMaxBytes() { return queueMaxBytes; }
+    public long queueTotalMaxBytes() { return queueTotalMaxBytes; }
     public int sendBufferBytes() { return sendBufferBytes; }
     public int maxChannels() { return maxChannels; }
 }

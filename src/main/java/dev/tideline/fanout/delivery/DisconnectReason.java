@@ -4,6 +4,11 @@ package dev.tideline.fanout.delivery;
 public enum DisconnectReason {
     /** Its queue went over {@code client.queue.max.bytes}: it reads slower than changes arrive. */
     SLOW_CONSUMER("slow-consumer"),
+    /**
+     * The gateway as a whole holds {@code client.queue.total.max.bytes} for sockets that lag: the
+     * connection that would exceed it is closed (it resumes with Last-Event-ID).
+     */
+    OVERLOADED("overloaded"),
     /** Its token's {@code exp} passed: reconnect with a fresh token. */
     TOKEN_EXPIRED("token-expired"),
     /** The gateway is stopping. */

@@ -32,19 +32,22 @@ abstract class Connection implements ChannelListener {
     private final ChannelHub hub;
     private final GatewayStats stats;
     private final ByteBudget budget;
+    /** Shared by all connections: what the gateway holds for slow sockets altogether. */
+    private final ByteBudget total;
     private final List<ChannelName> channels;
     private final long[] seqs;
     private String epoch;
     private boolean closing;
     private java.util.Map<ChannelName, ResumePoint> resume = java.util.Map.of();
 
-    Connection(Channel socket, ChannelHub hub, GatewayStats stats, long queueMaxBytes, List<ChannelName> channels,
+    Connection(Channel socket, ChannelHub hub, GatewayStats stats, ByteBudget budget, ByteBudget total, List<ChannelName> channels,
                   LoopOutbox.Registry outboxes) {
         this.socket = socket;
         this.outbox = outboxes.of(socket.eventLoop());
         this.hub = hub;
         this.stats = stats;
-        this.budget = new ByteBudget(queueMaxBytes);
+        this.budget = budget;
+        this.total = total;
         this.channels = List.copyOf(channels);
         this.seqs = new long[channels.size()];
         this.epoch = hub.epoch();
@@ -132,7 +135,15 @@ abstract class Connection implements ChannelListener {
             disconnect(DisconnectReason.SLOW_CONSUMER);
             return false;
         }
-        outbox.write(socket, frame(event, id, data), f -> budget.release(size));
+        if (!total.tryReserve(size)) {
+            budget.release(size);
+            disconnect(DisconnectReason.OVERLOADED);
+            return false;
+        }
+        outbox.write(socket, frame(event, id, data), f -> {
+            budget.release(size);
+            total.release(size);
+        });
         return true;
     }
 

@@ -3,7 +3,9 @@ package dev.tideline.fanout.http;
 import dev.tideline.fanout.GatewayStats;
 import dev.tideline.fanout.auth.JwtVerifier;
 import dev.tideline.fanout.channel.ChannelHub;
+import dev.tideline.fanout.delivery.ByteBudget;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -27,21 +29,26 @@ public final class HttpGateway implements AutoCloseable {
     private final Channel server;
 
     public HttpGateway(String bindAddress, int port, int sendBufferBytes, ChannelHub hub, JwtVerifier verifier,
-                       GatewayStats stats, long queueMaxBytes, int maxChannels, Supplier<String> statsJson)
+                       GatewayStats stats, Budgets budgets, int maxChannels, Supplier<String> statsJson)
             throws InterruptedException {
         LoopOutbox.Registry outboxes = new LoopOutbox.Registry();
+        ByteBudget total = new ByteBudget(budgets.total());
         ServerBootstrap b = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(NioServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 4096)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                // Heap buffers, unpooled: what waits for a slow socket stays on the heap, bounded by the
+                // queue budgets, instead of pinning pooled direct-memory chunks (a few laggards among
+                // thousands of connections pinned them all and starved the server of direct memory)
+                .childOption(ChannelOption.ALLOCATOR, new UnpooledByteBufAllocator(false))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         ch.pipeline()
                                 .addLast("http", new HttpServerCodec())
                                 .addLast("aggregate", new HttpObjectAggregator(16 * 1024))
-                                .addLast("route", new RequestHandler(hub, verifier, stats, queueMaxBytes, maxChannels, statsJson, outboxes))
+                                .addLast("route", new RequestHandler(hub, verifier, stats, budgets, maxChannels, statsJson, outboxes, total))
                                 .addLast("errors", new ErrorCloser());
                     }
                 });
@@ -54,6 +61,13 @@ public final class HttpGateway implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /**
+     * The queue bounds: {@code perConnection} bytes waiting for one socket, {@code total} for all of
+     * them together (the gateway's memory).
+     */
+    public record Budgets(long perConnection, long total) {
     }
 
     public int port() {

@@ -3,6 +3,7 @@ package dev.tideline.fanout.http;
 import dev.tideline.fanout.GatewayStats;
 import dev.tideline.fanout.auth.JwtVerifier;
 import dev.tideline.fanout.channel.ChannelHub;
+import dev.tideline.fanout.delivery.ByteBudget;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -32,18 +33,20 @@ final class RequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     private final ChannelHub hub;
     private final JwtVerifier verifier;
     private final GatewayStats stats;
-    private final long queueMaxBytes;
+    private final HttpGateway.Budgets budgets;
+    private final ByteBudget total;
     private final int maxChannels;
     private final Supplier<String> statsJson;
     private final LoopOutbox.Registry outboxes;
 
-    RequestHandler(ChannelHub hub, JwtVerifier verifier, GatewayStats stats, long queueMaxBytes, int maxChannels,
-                   Supplier<String> statsJson, LoopOutbox.Registry outboxes) {
+    RequestHandler(ChannelHub hub, JwtVerifier verifier, GatewayStats stats, HttpGateway.Budgets budgets, int maxChannels,
+                   Supplier<String> statsJson, LoopOutbox.Registry outboxes, ByteBudget total) {
+        this.budgets = budgets;
+        this.total = total;
         this.outboxes = outboxes;
         this.hub = hub;
         this.verifier = verifier;
         this.stats = stats;
-        this.queueMaxBytes = queueMaxBytes;
         this.maxChannels = maxChannels;
         this.statsJson = statsJson;
     }
@@ -90,7 +93,7 @@ final class RequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             }
             handshaker.handshake(ctx.channel(), req);
             ctx.pipeline().replace(this, "ws-frames", new WebSocketFrameHandler(handshaker));
-            connection = new WebSocketConnection(ctx.channel(), hub, stats, queueMaxBytes, accepted.channels(), outboxes);
+            connection = new WebSocketConnection(ctx.channel(), hub, stats, new ByteBudget(budgets.perConnection()), total, accepted.channels(), outboxes);
         } else {
             HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
             head.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8");
@@ -100,7 +103,7 @@ final class RequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             ctx.write(head);
             ctx.writeAndFlush(new io.netty.handler.codec.http.DefaultHttpContent(
                     Unpooled.copiedBuffer("retry: 2000\n\n", StandardCharsets.US_ASCII)));
-            connection = new SseConnection(ctx.channel(), hub, stats, queueMaxBytes, accepted.channels(), outboxes);
+            connection = new SseConnection(ctx.channel(), hub, stats, new ByteBudget(budgets.perConnection()), total, accepted.channels(), outboxes);
             // nothing more is read from an event stream; a client's bytes now are not a request
             ctx.pipeline().remove(this);
         }

@@ -3,6 +3,7 @@ package dev.tideline.fanout.http;
 import dev.tideline.fanout.GatewayStats;
 import dev.tideline.fanout.channel.ChannelHub;
 import dev.tideline.fanout.channel.ChannelName;
+import dev.tideline.fanout.delivery.ByteBudget;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.DefaultHttpContent;
@@ -17,9 +18,9 @@ final class SseConnection extends Connection {
     private static final byte[] END = "\n\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] KEEPALIVE = ":\n\n".getBytes(StandardCharsets.US_ASCII);
 
-    SseConnection(Channel socket, ChannelHub hub, GatewayStats stats, long queueMaxBytes, List<ChannelName> channels,
+    SseConnection(Channel socket, ChannelHub hub, GatewayStats stats, ByteBudget budget, ByteBudget total, List<ChannelName> channels,
                   LoopOutbox.Registry outboxes) {
-        super(socket, hub, stats, queueMaxBytes, channels, outboxes);
+        super(socket, hub, stats, budget, total, channels, outboxes);
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.tideline.fanout.http;
 import dev.tideline.fanout.GatewayStats;
 import dev.tideline.fanout.channel.ChannelHub;
 import dev.tideline.fanout.channel.ChannelName;
+import dev.tideline.fanout.delivery.ByteBudget;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
@@ -13,9 +14,9 @@ import java.util.List;
 final class WebSocketConnection extends Connection {
     private static final byte[] END = "}".getBytes(StandardCharsets.US_ASCII);
 
-    WebSocketConnection(Channel socket, ChannelHub hub, GatewayStats stats, long queueMaxBytes, List<ChannelName> channels,
+    WebSocketConnection(Channel socket, ChannelHub hub, GatewayStats stats, ByteBudget budget, ByteBudget total, List<ChannelName> channels,
                   LoopOutbox.Registry outboxes) {
-        super(socket, hub, stats, queueMaxBytes, channels, outboxes);
+        super(socket, hub, stats, budget, total, channels, outboxes);
     }
 
     @Override
