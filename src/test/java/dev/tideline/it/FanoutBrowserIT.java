@@ -6,19 +6,17 @@ import com.mongodb.client.MongoCollection;
 import dev.tideline.event.ValueFormat;
 import dev.tideline.fanout.auth.JwtVerifier;
 import dev.tideline.it.fanout.FanoutFixture;
+import dev.tideline.it.fanout.GatewayProcess;
 import dev.tideline.it.fanout.HeadlessChromium;
 import dev.tideline.it.support.MongoFixture;
 import dev.tideline.it.support.TestStack;
 import dev.tideline.it.support.TopicReader;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 
@@ -43,9 +41,9 @@ class FanoutBrowserIT {
             Map<String, String> config = SourceItSupport.sourceConfig(mongo.uri(), DB, PREFIX, ValueFormat.JSON, 1);
             config.put("tenant.field", "tenant");
             stack.rest().putConnector("fanout-browser-it", config);
-            Process gateway = startDistribution(stack, work);
-            try {
-                String baseUrl = awaitBaseUrl(gateway);
+            try (GatewayProcess gateway = GatewayProcess.start(work, FanoutFixture.settings(stack.bootstrapServers(), PREFIX, Map.of()),
+                    List.of("-Xmx256m"))) {
+                String baseUrl = gateway.baseUrl();
                 stack.rest().awaitRunning("fanout-browser-it", 1, WAIT);
                 TopicReader.readUntil(stack.bootstrapServers(), PREFIX + "." + DB + ".orders", 1, WAIT);
                 String token = new JwtVerifier(FanoutFixture.SECRET.getBytes(StandardCharsets.UTF_8), 0)
@@ -62,52 +60,8 @@ class FanoutBrowserIT {
                     assertThat(table).contains("from-the-test").contains("fanout_web.orders.acme").doesNotContain("not for acme");
                 }
             } finally {
-                gateway.destroy();
-                if (!gateway.waitFor(15, TimeUnit.SECONDS)) {
-                    gateway.destroyForcibly();
-                }
                 stack.rest().deleteConnector("fanout-browser-it");
             }
         }
-    }
-
-    /** {@code java -cp target/fanout-gateway/lib/* dev.tideline.fanout.GatewayMain <properties>}, as ./gateway runs it. */
-    private static Process startDistribution(TestStack stack, Path work) throws Exception {
-        Path dist = Path.of(System.getProperty("tideline.fanout.gateway.dir", "target/fanout-gateway"));
-        assertThat(dist.resolve("lib")).as("the built gateway distribution (mvn package)").isDirectory();
-        Path props = work.resolve("fanout-gateway.properties");
-        StringBuilder sb = new StringBuilder();
-        FanoutFixture.settings(stack.bootstrapServers(), PREFIX, Map.of())
-                .forEach((k, v) -> sb.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
-        Files.writeString(props, sb.toString());
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        return new ProcessBuilder(java, "-Xmx256m", "-cp", dist.resolve("lib").toAbsolutePath() + "/*",
-                "dev.tideline.fanout.GatewayMain", props.toString())
-                .redirectErrorStream(true).start();
-    }
-
-    private static String awaitBaseUrl(Process gateway) throws Exception {
-        BufferedReader out = new BufferedReader(new InputStreamReader(gateway.getInputStream(), StandardCharsets.UTF_8));
-        String url = null;
-        StringBuilder seen = new StringBuilder();
-        for (String line; url == null && (line = out.readLine()) != null; ) {
-            seen.append(line).append('\n');
-            if (line.startsWith("fanout gateway: ")) {
-                url = line.substring("fanout gateway: ".length()).split("/demo.html")[0];
-            }
-        }
-        if (url == null) {
-            throw new AssertionError("the gateway exited without serving: " + seen);
-        }
-        Thread drain = new Thread(() -> {
-            try {
-                out.transferTo(java.io.Writer.nullWriter());
-            } catch (java.io.IOException ignored) {
-                // exited
-            }
-        }, "gateway-output");
-        drain.setDaemon(true);
-        drain.start();
-        return url;
     }
 }

@@ -6,15 +6,13 @@ import dev.tideline.event.EventHeaders;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
 import dev.tideline.fanout.auth.JwtVerifier;
+import dev.tideline.it.fanout.GatewayProcess;
 import dev.tideline.it.support.TestStack;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,9 +46,10 @@ public final class FanoutLoadBenchmark {
 
         TestStack stack = TestStack.start(work);
         stack.createTopic(TOPIC, 1);
-        Process gateway = startGateway(stack.bootstrapServers(), work);
-        try {
-            String baseUrl = awaitBaseUrl(gateway);
+        try (GatewayProcess gateway = GatewayProcess.start(work, Map.of("kafka.bootstrap.servers", stack.bootstrapServers(),
+                "topics.regex", "fbench\\..*", "value.format", "bson", "http.port", "0", "auth.hmac.secret", SECRET,
+                "history.size", "100"), List.of("-Xmx1g", "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=warn"))) {
+            String baseUrl = gateway.baseUrl();
             URI uri = URI.create(baseUrl);
             JwtVerifier signer = new JwtVerifier(SECRET.getBytes(StandardCharsets.UTF_8), 0);
             long exp = System.currentTimeMillis() / 1000 + 3600;
@@ -98,7 +97,8 @@ public final class FanoutLoadBenchmark {
                 sampler.interrupt();
                 sampler.join();
                 BsonDocument statsAfter = stats(baseUrl);
-                long[] lat = load.sortedLatencies();
+                long[] lat = load.endToEnd().sorted();
+                long[] gw = load.fromGateway().sorted();
                 double cpuCores = (statsAfter.get("processCpuNanos").asNumber().longValue()
                         - statsBefore.get("processCpuNanos").asNumber().longValue()) / (double) wallNanos;
                 long heapMax = heap.stream().mapToLong(Long::longValue).max().orElse(-1);
@@ -110,13 +110,13 @@ public final class FanoutLoadBenchmark {
                         load.received() / (wallNanos / 1e9));
                 System.out.printf("fanout bench RESULT: latency producer->client p50 %d ms, p99 %d ms, max %d ms%n",
                         pct(lat, 50), pct(lat, 99), lat.length == 0 ? -1 : lat[lat.length - 1]);
+                System.out.printf("fanout bench RESULT: latency gateway publish->client p50 %d ms, p99 %d ms, max %d ms%n",
+                        pct(gw, 50), pct(gw, 99), gw.length == 0 ? -1 : gw[gw.length - 1]);
                 System.out.printf("fanout bench RESULT: gateway heap used avg %d MiB, max %d MiB; gateway CPU %.2f cores "
                         + "(%d available); gateway disconnects %s%n", heapAvg >> 20, heapMax >> 20, cpuCores,
                         Runtime.getRuntime().availableProcessors(), statsAfter.get("disconnects").toString());
             }
         } finally {
-            gateway.destroy();
-            gateway.waitFor(15, TimeUnit.SECONDS);
             System.exit(0); // the stack's shutdown hook stops the broker and worker
         }
     }
@@ -160,36 +160,5 @@ public final class FanoutLoadBenchmark {
     private static BsonDocument stats(String baseUrl) throws Exception {
         return BsonDocument.parse(HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(baseUrl + "/stats")).build(),
                 HttpResponse.BodyHandlers.ofString()).body());
-    }
-
-    private static Process startGateway(String bootstrap, Path work) throws Exception {
-        Path props = work.resolve("fanout-gateway.properties");
-        Files.writeString(props, String.join("\n",
-                "kafka.bootstrap.servers=" + bootstrap, "topics.regex=fbench\\\\..*", "value.format=bson", "http.port=0",
-                "auth.hmac.secret=" + SECRET, "history.size=100", "client.queue.max.bytes=1048576", ""));
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        return new ProcessBuilder(java, "-Xmx1g", "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=warn", "-cp",
-                Path.of("target/fanout-gateway/lib").toAbsolutePath() + "/*", "dev.tideline.fanout.GatewayMain", props.toString())
-                .redirectErrorStream(true).start();
-    }
-
-    private static String awaitBaseUrl(Process gateway) throws Exception {
-        BufferedReader out = new BufferedReader(new InputStreamReader(gateway.getInputStream(), StandardCharsets.UTF_8));
-        for (String line; (line = out.readLine()) != null; ) {
-            if (line.startsWith("fanout gateway: ")) {
-                Thread drain = new Thread(() -> {
-                    try {
-                        out.transferTo(java.io.Writer.nullWriter());
-                    } catch (java.io.IOException ignored) {
-                        // exited
-                    }
-                });
-                drain.setDaemon(true);
-                drain.start();
-                return line.substring("fanout gateway: ".length()).split("/demo.html")[0];
-            }
-            System.out.println("gateway: " + line);
-        }
-        throw new IllegalStateException("the gateway exited before serving");
     }
 }

@@ -15,21 +15,47 @@ import java.util.concurrent.atomic.AtomicLong;
  * the {@code sentAt} the producer put in the document: the end-to-end delivery latency.
  */
 final class SseLoadClients implements AutoCloseable {
-    private static final byte[] MARK = "\"sentAt\": ".getBytes(StandardCharsets.US_ASCII);
+    /** In the document: when the producer sent the change. */
+    private static final byte[] SENT_AT = "\"sentAt\": ".getBytes(StandardCharsets.US_ASCII);
+    /** In the gateway's message: when the gateway published it. */
+    private static final byte[] PUBLISHED_AT = "\"at\":".getBytes(StandardCharsets.US_ASCII);
 
     private final Selector selector = Selector.open();
     private final Thread thread;
-    private final long[] latencies;
-    private final AtomicLong count = new AtomicLong();
+    private final Samples endToEnd;
+    private final Samples fromGateway;
     private volatile boolean recording;
     private volatile boolean running = true;
     final AtomicLong connected = new AtomicLong();
     final AtomicLong closedByServer = new AtomicLong();
 
-    /** Per connection: bytes not yet scanned (a mark may straddle two reads). */
+    /** Latencies of one kind, in milliseconds, as they arrive. */
+    static final class Samples {
+        private final byte[] mark;
+        private final long[] values;
+        private final AtomicLong count = new AtomicLong();
+
+        Samples(byte[] mark, int max) {
+            this.mark = mark;
+            this.values = new long[max];
+        }
+
+        long count() {
+            return count.get();
+        }
+
+        long[] sorted() {
+            int n = (int) Math.min(count.get(), values.length);
+            long[] out = java.util.Arrays.copyOf(values, n);
+            java.util.Arrays.sort(out);
+            return out;
+        }
+    }
+
+    /** Per connection and mark: bytes not yet scanned (a mark may straddle two reads). */
     private static final class Conn {
         final ByteBuffer request;
-        byte[] carry = new byte[0];
+        final byte[][] carry = {new byte[0], new byte[0]};
         boolean gotStatus;
 
         Conn(String request) {
@@ -38,7 +64,8 @@ final class SseLoadClients implements AutoCloseable {
     }
 
     SseLoadClients(String host, int port, List<String> paths, int maxSamples) throws IOException {
-        latencies = new long[maxSamples];
+        endToEnd = new Samples(SENT_AT, maxSamples);
+        fromGateway = new Samples(PUBLISHED_AT, maxSamples);
         for (String path : paths) {
             SocketChannel ch = SocketChannel.open();
             ch.configureBlocking(false);
@@ -79,7 +106,15 @@ final class SseLoadClients implements AutoCloseable {
                                 ch.close();
                                 continue;
                             }
-                            scan(c, buf.array(), n, System.currentTimeMillis());
+                            long now = System.currentTimeMillis();
+                            if (!c.gotStatus && n >= 12) {
+                                c.gotStatus = true;
+                                if (buf.get(9) == '2') {
+                                    connected.incrementAndGet();
+                                }
+                            }
+                            scan(c, 0, endToEnd, buf.array(), n, now);
+                            scan(c, 1, fromGateway, buf.array(), n, now);
                         }
                     } catch (IOException e) {
                         closedByServer.incrementAndGet();
@@ -93,20 +128,16 @@ final class SseLoadClients implements AutoCloseable {
         }
     }
 
-    private void scan(Conn c, byte[] data, int n, long now) {
-        byte[] all = new byte[c.carry.length + n];
-        System.arraycopy(c.carry, 0, all, 0, c.carry.length);
-        System.arraycopy(data, 0, all, c.carry.length, n);
-        if (!c.gotStatus && all.length >= 12) {
-            c.gotStatus = true;
-            if (all[9] == '2') {
-                connected.incrementAndGet();
-            }
-        }
+    private void scan(Conn c, int slot, Samples samples, byte[] data, int n, long now) {
+        byte[] carry = c.carry[slot];
+        byte[] mark = samples.mark;
+        byte[] all = new byte[carry.length + n];
+        System.arraycopy(carry, 0, all, 0, carry.length);
+        System.arraycopy(data, 0, all, carry.length, n);
         int consumed = 0;
-        int i = indexOf(all, MARK, 0);
+        int i = indexOf(all, mark, 0);
         while (i >= 0) {
-            int j = i + MARK.length;
+            int j = i + mark.length;
             long v = 0;
             while (j < all.length && all[j] >= '0' && all[j] <= '9') {
                 v = v * 10 + (all[j] - '0');
@@ -116,19 +147,19 @@ final class SseLoadClients implements AutoCloseable {
                 break; // the number may go on in the next read
             }
             if (recording) {
-                long k = count.getAndIncrement();
-                if (k < latencies.length) {
-                    latencies[(int) k] = now - v;
+                long k = samples.count.getAndIncrement();
+                if (k < samples.values.length) {
+                    samples.values[(int) k] = now - v;
                 }
             }
             consumed = j;
-            i = indexOf(all, MARK, j);
+            i = indexOf(all, mark, j);
         }
-        int keepFrom = Math.max(consumed, all.length - MARK.length - 20);
+        int keepFrom = Math.max(consumed, all.length - mark.length - 20);
         if (i >= 0 && i < keepFrom) {
             keepFrom = i;
         }
-        c.carry = java.util.Arrays.copyOfRange(all, Math.max(0, keepFrom), all.length);
+        c.carry[slot] = java.util.Arrays.copyOfRange(all, Math.max(0, keepFrom), all.length);
     }
 
     private static int indexOf(byte[] hay, byte[] needle, int from) {
@@ -148,16 +179,19 @@ final class SseLoadClients implements AutoCloseable {
         recording = on;
     }
 
+    /** Changes received while recording. */
     long received() {
-        return count.get();
+        return endToEnd.count();
     }
 
-    /** The recorded latencies, sorted. */
-    long[] sortedLatencies() {
-        int n = (int) Math.min(count.get(), latencies.length);
-        long[] out = java.util.Arrays.copyOf(latencies, n);
-        java.util.Arrays.sort(out);
-        return out;
+    /** Producer to client. */
+    Samples endToEnd() {
+        return endToEnd;
+    }
+
+    /** Gateway publishing it to client reading it: the gateway's own share. */
+    Samples fromGateway() {
+        return fromGateway;
     }
 
     @Override

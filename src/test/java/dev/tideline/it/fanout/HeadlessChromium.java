@@ -63,15 +63,7 @@ public final class HeadlessChromium implements AutoCloseable {
             p.destroyForcibly();
             throw new IllegalStateException("chromium did not print its DevTools address");
         }
-        Thread drain = new Thread(() -> {
-            try {
-                err.transferTo(java.io.Writer.nullWriter());
-            } catch (IOException ignored) {
-                // the browser exited
-            }
-        }, "chromium-stderr");
-        drain.setDaemon(true);
-        drain.start();
+        GatewayProcess.drain(err);
         URI base = URI.create(browserWs.replaceFirst("^ws://", "http://"));
         String pageWs = null;
         HttpClient http = HttpClient.newHttpClient();
