@@ -58,10 +58,26 @@ class FanoutBrowserIT {
                     System.out.printf("fanout browser: the change appeared on the demo page %d ms after the write; rows: %s%n",
                             shown.toMillis(), chromium.evaluate("document.querySelectorAll('tr.change').length"));
                     assertThat(table).contains("from-the-test").contains("fanout_web.orders.acme").doesNotContain("not for acme");
+                    clientResumesAfterAGapAndSkipsReplays(chromium);
                 }
             } finally {
                 stack.rest().deleteConnector("fanout-browser-it");
             }
         }
+    }
+
+    /** The served client's own logic, in the browser, against a scripted event stream. */
+    private static void clientResumesAfterAGapAndSkipsReplays(HeadlessChromium chromium) throws Exception {
+        String script;
+        try (var in = FanoutBrowserIT.class.getResourceAsStream("/dev/tideline/it/fanout/client-gap-check.js")) {
+            script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        chromium.execute(script);
+        chromium.awaitContains("window.__gapCheck.done", "true", WAIT);
+        String steps = chromium.evaluate("window.__gapCheck.steps.join(' | ')");
+        System.out.println("fanout client gap check: " + steps + " | applied " + chromium.evaluate("window.__gapCheck.got.join(',')"));
+        assertThat(steps).isEqualTo("gap emitted; first closed=true | resumed with e1:2 | after disconnect resumed with e1:10");
+        assertThat(chromium.evaluate("window.__gapCheck.got.join(',')")).isEqualTo("1,2,3,4,10");
+        assertThat(chromium.evaluate("window.__gapCheck.lost.join(',')")).isEqualTo("beyond-history");
     }
 }

@@ -78,6 +78,10 @@ abstract class Connection implements ChannelListener {
             }
         }
         hub.subscribe(this, channels, resumeFrom);
+        if (!socket.isActive()) {
+            // closed before it was subscribed: the close listener ran too early to take it out
+            hub.unsubscribe(this, channels);
+        }
     }
 
     /** The transport's frame for one event; {@code data} is JSON. */

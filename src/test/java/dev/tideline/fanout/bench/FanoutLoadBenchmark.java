@@ -72,7 +72,8 @@ public final class FanoutLoadBenchmark {
                 BsonDocument statsBefore = stats(baseUrl);
                 load.record(true);
                 long start = System.nanoTime();
-                List<Long> heap = new ArrayList<>();
+                List<Long> heap = java.util.Collections.synchronizedList(new ArrayList<>());
+                heap.add(statsBefore.get("heapUsedBytes").asNumber().longValue());
                 Thread sampler = new Thread(() -> {
                     try {
                         while (!Thread.currentThread().isInterrupted()) {
@@ -97,12 +98,14 @@ public final class FanoutLoadBenchmark {
                 sampler.interrupt();
                 sampler.join();
                 BsonDocument statsAfter = stats(baseUrl);
+                heap.add(statsAfter.get("heapUsedBytes").asNumber().longValue());
                 long[] lat = load.endToEnd().sorted();
                 long[] gw = load.fromGateway().sorted();
                 double cpuCores = (statsAfter.get("processCpuNanos").asNumber().longValue()
                         - statsBefore.get("processCpuNanos").asNumber().longValue()) / (double) wallNanos;
-                long heapMax = heap.stream().mapToLong(Long::longValue).max().orElse(-1);
-                long heapAvg = (long) heap.stream().mapToLong(Long::longValue).average().orElse(-1);
+                List<Long> heapSamples = new ArrayList<>(heap);
+                long heapMax = heapSamples.stream().mapToLong(Long::longValue).max().orElse(-1);
+                long heapAvg = (long) heapSamples.stream().mapToLong(Long::longValue).average().orElse(-1);
                 System.out.printf("fanout bench RESULT: clients %d (subscribed %d, closed by gateway %d), channels %d, rate %d changes/s, %d s%n",
                         clients, load.connected.get(), load.closedByServer.get(), channels, rate, seconds);
                 System.out.printf("fanout bench RESULT: delivered %d of %d expected (%.1f%%), %.0f messages/s delivered%n",
@@ -112,8 +115,8 @@ public final class FanoutLoadBenchmark {
                         pct(lat, 50), pct(lat, 99), lat.length == 0 ? -1 : lat[lat.length - 1]);
                 System.out.printf("fanout bench RESULT: latency gateway publish->client p50 %d ms, p99 %d ms, max %d ms%n",
                         pct(gw, 50), pct(gw, 99), gw.length == 0 ? -1 : gw[gw.length - 1]);
-                System.out.printf("fanout bench RESULT: gateway heap used avg %d MiB, max %d MiB; gateway CPU %.2f cores "
-                        + "(%d available); gateway disconnects %s%n", heapAvg >> 20, heapMax >> 20, cpuCores,
+                System.out.printf("fanout bench RESULT: gateway heap used avg %d MiB, max %d MiB (%d samples); gateway CPU %.2f cores "
+                        + "(%d available); gateway disconnects %s%n", heapAvg >> 20, heapMax >> 20, heapSamples.size(), cpuCores,
                         Runtime.getRuntime().availableProcessors(), statsAfter.get("disconnects").toString());
             }
         } finally {
@@ -157,8 +160,10 @@ public final class FanoutLoadBenchmark {
         return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p / 100 * sorted.length) - 1)];
     }
 
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
     private static BsonDocument stats(String baseUrl) throws Exception {
-        return BsonDocument.parse(HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(baseUrl + "/stats")).build(),
-                HttpResponse.BodyHandlers.ofString()).body());
+        return BsonDocument.parse(HTTP.send(HttpRequest.newBuilder(URI.create(baseUrl + "/stats"))
+                .timeout(java.time.Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString()).body());
     }
 }

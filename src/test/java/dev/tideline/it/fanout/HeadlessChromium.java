@@ -111,17 +111,26 @@ public final class HeadlessChromium implements AutoCloseable {
 
     /** The value of a JavaScript expression in the page, as a string ("" for null/undefined). */
     public String evaluate(String expression) throws Exception {
+        return execute("String((" + expression + ") ?? '')");
+    }
+
+    /** Runs a script in the page; returns its completion value if it is a string. */
+    public String execute(String script) throws Exception {
         int id = ids.incrementAndGet();
         CompletableFuture<BsonDocument> f = new CompletableFuture<>();
         pending.put(id, f);
-        BsonDocument params = new BsonDocument("expression", new BsonString("String(" + expression + " ?? '')"))
+        BsonDocument params = new BsonDocument("expression", new BsonString(script))
                 .append("returnByValue", org.bson.BsonBoolean.TRUE);
         BsonDocument call = new BsonDocument("id", new org.bson.BsonInt32(id))
                 .append("method", new BsonString("Runtime.evaluate")).append("params", params);
         socket.sendText(call.toJson(), true).get(10, TimeUnit.SECONDS);
         BsonDocument res = f.get(30, TimeUnit.SECONDS);
-        BsonDocument value = res.getDocument("result").getDocument("result");
-        return value.containsKey("value") ? value.get("value").asString().getValue() : "";
+        BsonDocument result = res.getDocument("result");
+        if (result.containsKey("exceptionDetails")) {
+            throw new AssertionError("the page threw: " + result.getDocument("exceptionDetails").toJson());
+        }
+        BsonDocument value = result.getDocument("result");
+        return value.containsKey("value") && value.get("value").isString() ? value.get("value").asString().getValue() : "";
     }
 
     /** Evaluates until the value contains {@code expected}; returns how long it took. */
@@ -129,7 +138,12 @@ public final class HeadlessChromium implements AutoCloseable {
         long start = System.nanoTime();
         String last = "";
         while (System.nanoTime() - start < timeout.toNanos()) {
-            last = evaluate(expression);
+            try {
+                last = evaluate(expression);
+            } catch (AssertionError notYet) {
+                // the page is still loading: the elements the expression reads are not there yet
+                last = notYet.getMessage();
+            }
             if (last.contains(expected)) {
                 return Duration.ofNanos(System.nanoTime() - start);
             }
