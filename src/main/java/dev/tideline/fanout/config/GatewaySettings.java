@@ -1,16 +1,17 @@
 package dev.tideline.fanout.config;
 
+import dev.tideline.config.Validators;
 import dev.tideline.event.ValueFormat;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigDef.Width;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.types.Password;
 
 /** The fanout gateway's settings (config/fanout-gateway.properties), with typed getters. */
 public final class GatewaySettings {
@@ -33,6 +34,33 @@ public final class GatewaySettings {
     private static final String G_KAFKA = "Kafka";
     private static final String G_AUTH = "Tokens";
     private static final String G_DELIVERY = "Delivery";
+
+    private static final ConfigDef.Validator REGEX = new ConfigDef.Validator() {
+        @Override
+        public void ensureValid(String name, Object value) {
+            Validators.compile(name, String.valueOf(value));
+        }
+
+        @Override
+        public String toString() {
+            return "a Java regular expression";
+        }
+    };
+
+    private static final ConfigDef.Validator SECRET = new ConfigDef.Validator() {
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (value == null || ((Password) value).value().getBytes(StandardCharsets.UTF_8).length < 32) {
+                throw new ConfigException(name, "(hidden)", "the HMAC secret must be at least 32 bytes: generate one with "
+                        + "`openssl rand -base64 48`");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "at least 32 bytes";
+        }
+    };
 
     public static final ConfigDef CONFIG_DEF = configDef();
 
@@ -82,16 +110,16 @@ public final class GatewaySettings {
         def.define(KAFKA_BOOTSTRAP, Type.STRING, "localhost:9092", new ConfigDef.NonEmptyString(), Importance.HIGH,
                 "Kafka brokers holding the source's change topics. The gateway reads them with one consumer, assigned to "
                         + "every partition (no consumer group).", G_KAFKA, ++o, Width.LONG, "Bootstrap servers");
-        def.define(TOPICS_REGEX, Type.STRING, "tideline\\..*", GatewaySettings::validateRegex, Importance.HIGH,
+        def.define(TOPICS_REGEX, Type.STRING, "tideline\\..*", REGEX, Importance.HIGH,
                 "Regular expression of the change topics to read (the source's <topic.prefix>.<db>.<collection>). Heartbeat "
                         + "and control records are recognised by their tl.kind header and skipped.", G_KAFKA, ++o, Width.LONG, "Topics");
         def.define(TOPICS_REFRESH_MS, Type.LONG, 5000L, ConfigDef.Range.atLeast(100), Importance.LOW,
                 "How often the gateway looks for new matching topics and partitions.", G_KAFKA, ++o, Width.SHORT, "Topic refresh");
-        def.define(VALUE_FORMAT, Type.STRING, "json", ConfigDef.ValidString.in("json", "bson"), Importance.HIGH,
+        def.define(VALUE_FORMAT, Type.STRING, "json", Validators.oneOf("json", "bson"), Importance.HIGH,
                 "The source's output.format: json (JsonConverter, schemas.enable=false) or bson (ByteArrayConverter).",
                 G_KAFKA, ++o, Width.SHORT, "Value format");
         o = 0;
-        def.define(AUTH_SECRET, Type.PASSWORD, ConfigDef.NO_DEFAULT_VALUE, GatewaySettings::validateSecret, Importance.HIGH,
+        def.define(AUTH_SECRET, Type.PASSWORD, ConfigDef.NO_DEFAULT_VALUE, SECRET, Importance.HIGH,
                 "Shared HMAC-SHA256 key (at least 32 bytes) that subscriber tokens are signed with. Tokens are HS256 JWTs "
                         + "with claims tenant, channels (patterns <db>.<coll>.<tenant>, db and coll may be *) and exp.",
                 G_AUTH, ++o, Width.LONG, "HMAC secret");
@@ -117,21 +145,6 @@ public final class GatewaySettings {
         def.define(MAX_CHANNELS, Type.INT, 32, ConfigDef.Range.between(1, 1000), Importance.LOW,
                 "Channels one connection may subscribe to.", G_DELIVERY, ++o, Width.SHORT, "Channels per connection");
         return def;
-    }
-
-    private static void validateRegex(String name, Object value) {
-        try {
-            Pattern.compile(String.valueOf(value));
-        } catch (PatternSyntaxException e) {
-            throw new ConfigException(name, value, "not a valid regular expression: " + e.getDescription());
-        }
-    }
-
-    private static void validateSecret(String name, Object value) {
-        if (value == null || ((org.apache.kafka.common.config.types.Password) value).value().getBytes(StandardCharsets.UTF_8).length < 32) {
-            throw new ConfigException(name, "(hidden)", "the HMAC secret must be at least 32 bytes: generate one with "
-                    + "`openssl rand -base64 48`");
-        }
     }
 
     public String bindAddress() { return bindAddress; }
