@@ -1,5 +1,6 @@
 package dev.tideline.docs;
 
+import dev.tideline.fanout.config.GatewaySettings;
 import dev.tideline.sink.config.SinkConfig;
 import dev.tideline.source.config.SourceConfig;
 import java.io.IOException;
@@ -32,11 +33,18 @@ public final class ConfigReference {
                 .append("work as usual and are documented by Kafka Connect.\n\n");
         section(md, "Source connector", "dev.tideline.source.TidelineSourceConnector", SourceConfig.CONFIG_DEF);
         section(md, "Sink connector", "dev.tideline.sink.TidelineSinkConnector", SinkConfig.configDef());
+        md.append("## Fanout gateway\n\nKeys of `config/fanout-gateway.properties`, read by `./gateway` ")
+                .append("(`dev.tideline.fanout.GatewayMain`); the environment variable `FANOUT_HMAC_SECRET` overrides `auth.hmac.secret`.\n\n");
+        groups(md, GatewaySettings.CONFIG_DEF);
         return md.toString();
     }
 
     private static void section(StringBuilder md, String title, String connectorClass, ConfigDef def) {
         md.append("## ").append(title).append("\n\n`connector.class=").append(connectorClass).append("`\n\n");
+        groups(md, def);
+    }
+
+    private static void groups(StringBuilder md, ConfigDef def) {
         List<String> groups = new ArrayList<>(def.groups());
         for (ConfigDef.ConfigKey key : def.configKeys().values()) {
             if (key.group == null && !groups.contains("Other")) {

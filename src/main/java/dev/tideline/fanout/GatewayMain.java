@@ -1,0 +1,82 @@
+package dev.tideline.fanout;
+
+import dev.tideline.fanout.auth.JwtVerifier;
+import dev.tideline.fanout.config.GatewaySettings;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * {@code ./gateway [config/fanout-gateway.properties]} runs the gateway until SIGTERM/Ctrl-C;
+ * {@code ./gateway token <tenant> <channel-pattern>... [--ttl <seconds>] [--config <file>]} prints
+ * a token signed with the configured secret (for the demo page and for trying things out).
+ */
+public final class GatewayMain {
+    private GatewayMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        List<String> rest = new java.util.ArrayList<>(Arrays.asList(args));
+        String config = option(rest, "--config", "config/fanout-gateway.properties");
+        if (!rest.isEmpty() && rest.get(0).equals("token")) {
+            long ttl = Long.parseLong(option(rest, "--ttl", "3600"));
+            if (rest.size() < 3) {
+                System.err.println("usage: ./gateway token <tenant> <channel-pattern>... [--ttl seconds] [--config file]");
+                System.exit(2);
+            }
+            GatewaySettings settings = load(config);
+            JwtVerifier signer = new JwtVerifier(settings.secret(), 0);
+            System.out.println(signer.issue(null, rest.get(1), rest.subList(2, rest.size()),
+                    System.currentTimeMillis() / 1000 + ttl));
+            return;
+        }
+        if (!rest.isEmpty()) {
+            config = rest.get(0);
+        }
+        FanoutGateway gateway = FanoutGateway.start(load(config));
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            gateway.close();
+            stopped.countDown();
+        }, "tideline-fanout-shutdown"));
+        System.out.println("fanout gateway: " + gateway.baseUrl() + "/demo.html  (Ctrl-C stops it)");
+        stopped.await();
+    }
+
+    private static GatewaySettings load(String file) throws IOException {
+        Properties props = new Properties();
+        try (Reader r = Files.newBufferedReader(Path.of(file), StandardCharsets.UTF_8)) {
+            props.load(r);
+        }
+        // an environment variable wins over the file, so a secret need not be written down
+        String secret = System.getenv("FANOUT_HMAC_SECRET");
+        if (secret != null && !secret.isEmpty()) {
+            props.setProperty(GatewaySettings.AUTH_SECRET, secret);
+        }
+        try {
+            return new GatewaySettings(props);
+        } catch (ConfigException e) {
+            System.err.println("fanout gateway: bad setting in " + file + ": " + e.getMessage());
+            System.exit(2);
+            throw e;
+        }
+    }
+
+    private static String option(List<String> args, String name, String fallback) {
+        int i = args.indexOf(name);
+        if (i < 0 || i + 1 >= args.size()) {
+            return fallback;
+        }
+        String v = args.get(i + 1);
+        args.remove(i + 1);
+        args.remove(i);
+        return v;
+    }
+}

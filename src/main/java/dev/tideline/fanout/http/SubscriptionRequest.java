@@ -1,0 +1,102 @@
+package dev.tideline.fanout.http;
+
+import dev.tideline.fanout.auth.AccessPolicy;
+import dev.tideline.fanout.auth.JwtVerifier;
+import dev.tideline.fanout.auth.TokenClaims;
+import dev.tideline.fanout.auth.TokenRejectedException;
+import dev.tideline.fanout.channel.ChannelName;
+import dev.tideline.fanout.channel.EventCursor;
+import dev.tideline.fanout.channel.ResumePoint;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A subscription as asked for (query parameters {@code channel}, {@code token}, {@code lastEventId},
+ * {@code from}; headers {@code Authorization: Bearer} and {@code Last-Event-ID}) and decided:
+ * accepted with its channels and resume points, or refused with an HTTP status. Isolation is
+ * decided here, before anything is subscribed: every channel must be well formed, in the token's
+ * tenant and matched by one of its patterns.
+ */
+public final class SubscriptionRequest {
+    private SubscriptionRequest() {
+    }
+
+    public sealed interface Decision permits Accepted, Refused {
+    }
+
+    /** @param resume where each channel resumes from; a channel absent from it starts live */
+    public record Accepted(TokenClaims claims, List<ChannelName> channels, Map<ChannelName, ResumePoint> resume)
+            implements Decision {
+    }
+
+    public record Refused(int status, String reason, String message) implements Decision {
+    }
+
+    public static Decision decide(Map<String, List<String>> params, String authorization, String lastEventIdHeader,
+                                  JwtVerifier verifier, int maxChannels, long nowMillis) {
+        String token = first(params, "token");
+        if (token == null && authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            token = authorization.substring(7).trim();
+        }
+        TokenClaims claims;
+        try {
+            claims = verifier.verify(token, nowMillis);
+        } catch (TokenRejectedException e) {
+            return new Refused(401, e.reason(), e.getMessage());
+        }
+        List<String> names = new ArrayList<>();
+        for (String value : params.getOrDefault("channel", List.of())) {
+            for (String part : value.split(",", -1)) {
+                names.add(part);
+            }
+        }
+        if (names.isEmpty()) {
+            return new Refused(400, "no-channel", "name at least one channel: ?channel=<db>.<collection>.<tenant>");
+        }
+        if (names.size() > maxChannels) {
+            return new Refused(400, "too-many-channels", names.size() + " channels asked, at most " + maxChannels);
+        }
+        List<ChannelName> channels = new ArrayList<>();
+        for (String name : names) {
+            Optional<ChannelName> parsed = ChannelName.parse(name);
+            if (parsed.isEmpty()) {
+                return new Refused(400, "bad-channel", "'" + printable(name) + "' is not a channel name <db>.<collection>.<tenant> "
+                        + "(letters, digits, '_', '-'; no wildcards: a token's patterns are not subscriptions)");
+            }
+            if (!AccessPolicy.allows(claims, parsed.get())) {
+                return new Refused(403, "forbidden-channel", "the token does not grant channel " + parsed.get());
+            }
+            if (channels.contains(parsed.get())) {
+                return new Refused(400, "duplicate-channel", "channel " + parsed.get() + " is listed twice");
+            }
+            channels.add(parsed.get());
+        }
+        Map<ChannelName, ResumePoint> resume = new LinkedHashMap<>();
+        String lastEventId = Optional.ofNullable(first(params, "lastEventId")).orElse(lastEventIdHeader);
+        if (lastEventId != null && !lastEventId.isEmpty()) {
+            Optional<EventCursor> cursor = EventCursor.parse(lastEventId, channels.size());
+            for (int i = 0; i < channels.size(); i++) {
+                // a cursor that does not parse is another run's or another subscription's: unrecoverable
+                resume.put(channels.get(i), cursor.isPresent()
+                        ? ResumePoint.after(cursor.get().epoch(), cursor.get().seqs().get(i))
+                        : ResumePoint.after("", -1));
+            }
+        } else if ("earliest".equals(first(params, "from"))) {
+            channels.forEach(c -> resume.put(c, ResumePoint.earliest()));
+        }
+        return new Accepted(claims, channels, resume);
+    }
+
+    private static String first(Map<String, List<String>> params, String name) {
+        List<String> v = params.get(name);
+        return v == null || v.isEmpty() ? null : v.get(0);
+    }
+
+    private static String printable(String s) {
+        String cut = s.length() > 80 ? s.substring(0, 80) + "..." : s;
+        return cut.replaceAll("[^\\x20-\\x7e]", "?");
+    }
+}
