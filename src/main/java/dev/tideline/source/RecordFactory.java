@@ -6,6 +6,7 @@ import dev.tideline.event.EventHeaders;
 import dev.tideline.event.ExtendedJson;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.ValueFormat;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.connect.data.Schema;
@@ -32,6 +33,8 @@ public final class RecordFactory {
     private final boolean tombstones;
     private final String producer;
     private final Schema schema;
+    /** Heartbeats and notices are keyed by namespace: bytes in the bson form, which ByteArrayConverter needs. */
+    private final Object noticeKey;
     private long seq;
 
     public RecordFactory(Namespace ns, String topic, String heartbeatTopic, String controlTopic, ValueFormat format,
@@ -46,6 +49,7 @@ public final class RecordFactory {
         this.tombstones = tombstones;
         this.producer = producer;
         this.schema = format == ValueFormat.BSON ? Schema.OPTIONAL_BYTES_SCHEMA : null;
+        this.noticeKey = format == ValueFormat.BSON ? ns.fullName().getBytes(StandardCharsets.UTF_8) : ns.fullName();
     }
 
     public String topic() {
@@ -60,14 +64,14 @@ public final class RecordFactory {
         } else if (item instanceof Captured.Heartbeat) {
             BsonDocument value = new BsonDocument("db", new BsonString(ns.db())).append("coll", new BsonString(ns.coll()))
                     .append("wallTime", new BsonDateTime(System.currentTimeMillis()));
-            out.add(new SourceRecord(partition, offset, heartbeatTopic, null, null, ns.fullName(), schema, body(value),
+            out.add(new SourceRecord(partition, offset, heartbeatTopic, null, schema, noticeKey, schema, body(value),
                     null, headers(EventHeaders.KIND_HEARTBEAT)));
         } else if (item instanceof Captured.Control control) {
             BsonDocument value = new BsonDocument("type", new BsonString(control.type()))
                     .append("db", new BsonString(ns.db())).append("coll", new BsonString(ns.coll()))
                     .append("detail", new BsonString(control.detail()))
                     .append("wallTime", new BsonDateTime(System.currentTimeMillis()));
-            out.add(new SourceRecord(partition, offset, controlTopic, null, null, ns.fullName(), schema, body(value),
+            out.add(new SourceRecord(partition, offset, controlTopic, null, schema, noticeKey, schema, body(value),
                     null, headers(EventHeaders.KIND_CONTROL)));
         }
     }
