@@ -40,7 +40,13 @@ public final class MongoErrors {
     public static final int WRITE_CONFLICT = 112;
     public static final int STALE_CONFIG = 13388;
 
-    /** The cursor behind a change stream is gone: its token may be too (seed 000 treats it as lost). */
+    /**
+     * The server no longer has the cursor (killed, timed out, a restarted node): the cursor is gone,
+     * not the history. MongoDB's change-stream spec lists it as resumable
+     * (https://github.com/mongodb/specifications/blob/master/source/change-streams/change-streams.md#resumable-error):
+     * reopening from the last token either works or is answered with 286/280, which ARE lost
+     * history. Treating 43 itself as lost history copied whole collections again for nothing.
+     */
     public static final int CURSOR_NOT_FOUND = 43;
     public static final int CHANGE_STREAM_FATAL_ERROR = 280;
     public static final int CHANGE_STREAM_HISTORY_LOST = 286;
@@ -60,8 +66,8 @@ public final class MongoErrors {
     private static final Set<Integer> RETRIABLE_CODES = Set.of(HOST_UNREACHABLE, HOST_NOT_FOUND, NETWORK_TIMEOUT,
             SHUTDOWN_IN_PROGRESS, PRIMARY_STEPPED_DOWN, EXCEEDED_TIME_LIMIT, SOCKET_EXCEPTION, NOT_WRITABLE_PRIMARY,
             INTERRUPTED_AT_SHUTDOWN, INTERRUPTED_DUE_TO_REPL_STATE_CHANGE, NOT_PRIMARY_NO_SECONDARY_OK,
-            NOT_PRIMARY_OR_SECONDARY, WRITE_CONCERN_FAILED, LOCK_TIMEOUT, WRITE_CONFLICT, STALE_CONFIG);
-    private static final Set<Integer> HISTORY_LOST_CODES = Set.of(CURSOR_NOT_FOUND, CHANGE_STREAM_FATAL_ERROR,
+            NOT_PRIMARY_OR_SECONDARY, WRITE_CONCERN_FAILED, LOCK_TIMEOUT, WRITE_CONFLICT, STALE_CONFIG, CURSOR_NOT_FOUND);
+    private static final Set<Integer> HISTORY_LOST_CODES = Set.of(CHANGE_STREAM_FATAL_ERROR,
             CHANGE_STREAM_HISTORY_LOST, CHANGE_STREAM_INVALIDATED, OPLOG_QUERY_MIN_TS_MISSING);
     private static final Set<Integer> PER_RECORD_CODES = Set.of(DUPLICATE_KEY, DOCUMENT_VALIDATION_FAILURE,
             BSON_OBJECT_TOO_LARGE, BAD_VALUE, IMMUTABLE_FIELD, INVALID_ID_FIELD, DOLLAR_PREFIXED_FIELD_NAME, INVALID_LENGTH);
@@ -108,10 +114,7 @@ public final class MongoErrors {
         if (t instanceof MongoSecurityException) {
             return ErrorClass.AUTH;
         }
-        if (t instanceof MongoCursorNotFoundException) {
-            return ErrorClass.HISTORY_LOST;
-        }
-        if (t instanceof MongoSocketException || t instanceof MongoTimeoutException
+        if (t instanceof MongoSocketException || t instanceof MongoCursorNotFoundException || t instanceof MongoTimeoutException
                 || t instanceof MongoNotPrimaryException || t instanceof MongoNodeIsRecoveringException
                 || t instanceof MongoWriteConcernException || t instanceof MongoInterruptedException) {
             return ErrorClass.RETRIABLE;
