@@ -25,6 +25,7 @@ final class CollectionMonitor implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private volatile List<Namespace> current;
 
+    /** @param initial the collections listed at start; null when the source did not answer then */
     CollectionMonitor(MongoClient client, SelectionSettings selection, List<Namespace> initial, Runnable onChange) {
         this.client = client;
         this.selection = selection;
@@ -39,8 +40,19 @@ final class CollectionMonitor implements AutoCloseable {
         timer.scheduleWithFixedDelay(this::check, every, every, TimeUnit.MILLISECONDS);
     }
 
+    /** The collections last listed; null while the source has not answered a listing yet. */
     List<Namespace> current() {
         return current;
+    }
+
+    /**
+     * Lists now. For {@code taskConfigs()} while no listing has succeeded: a failure propagates, and
+     * Connect retries the reconfiguration with back-off, the tasks it already runs untouched.
+     */
+    List<Namespace> listNow() {
+        List<Namespace> now = CollectionDiscovery.list(client, selection);
+        current = now;
+        return now;
     }
 
     private void check() {

@@ -3,7 +3,9 @@ package dev.tideline.source;
 import com.mongodb.client.MongoClient;
 import dev.tideline.TidelineVersion;
 import dev.tideline.event.Namespace;
+import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoClientFactory;
+import dev.tideline.mongo.MongoErrors;
 import dev.tideline.source.config.SourceConfig;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,6 +26,8 @@ import org.slf4j.LoggerFactory;
 public class TidelineSourceConnector extends SourceConnector {
     private static final Logger log = LoggerFactory.getLogger(TidelineSourceConnector.class);
 
+    private static final long CLOSE_WAIT_MS = 2_000;
+
     private Map<String, String> props;
     private MongoClient client;
     private CollectionMonitor monitor;
@@ -38,14 +42,36 @@ public class TidelineSourceConnector extends SourceConnector {
         SourceConfig config = new SourceConfig(props);
         MongoClient c = MongoClientFactory.create(config.connection().uri(), "tideline-source-connector", config.connection().connectTimeoutMs());
         try {
-            List<Namespace> initial = CollectionDiscovery.list(c, config.selection());
+            List<Namespace> initial = listOrWait(c, config);
             monitor = new CollectionMonitor(c, config.selection(), initial, () -> context.requestTaskReconfiguration());
             this.client = c;
             this.props = Map.copyOf(props);
-            log.info("Source connector started with {} collection(s): {}", initial.size(), initial);
+            if (initial != null) {
+                log.info("Source connector started with {} collection(s): {}", initial.size(), initial);
+            }
         } catch (RuntimeException e) {
             c.close();
             throw e;
+        }
+    }
+
+    /**
+     * The collections to capture, or null when the source does not answer now. A source that is down
+     * for a moment must not fail the connector for good (a FAILED connector stays so until someone
+     * restarts it); the listing is asked again by {@link #taskConfigs}. Anything else (refused
+     * credentials, a bad configuration) fails the start, with its reason.
+     */
+    private static List<Namespace> listOrWait(MongoClient c, SourceConfig config) {
+        try {
+            return CollectionDiscovery.list(c, config.selection());
+        } catch (RuntimeException e) {
+            if (MongoErrors.classify(e) != ErrorClass.RETRIABLE) {
+                throw e;
+            }
+            log.warn("Source connector started, but the source at {} does not answer yet ({}): the collections are listed "
+                    + "again when the tasks are configured; running tasks keep their collections meanwhile",
+                    MongoClientFactory.hostsOf(config.connection().uri()), e.getClass().getSimpleName());
+            return null;
         }
     }
 
@@ -57,7 +83,12 @@ public class TidelineSourceConnector extends SourceConnector {
     @Override
     public List<Map<String, String>> taskConfigs(int maxTasks) {
         List<Map<String, String>> configs = new ArrayList<>();
-        for (List<Namespace> group : TaskAssigner.assign(monitor.current(), maxTasks)) {
+        List<Namespace> collections = monitor.current();
+        if (collections == null) {
+            // still unlisted: a failure here makes Connect retry with back-off and keep the current tasks
+            collections = monitor.listNow();
+        }
+        for (List<Namespace> group : TaskAssigner.assign(collections, maxTasks)) {
             Map<String, String> task = new HashMap<>(props);
             task.put(TaskCollections.KEY, TaskCollections.encode(group));
             configs.add(task);
@@ -70,8 +101,8 @@ public class TidelineSourceConnector extends SourceConnector {
         if (monitor != null) {
             monitor.close();
         }
-        if (client != null) {
-            client.close();
+        if (client != null && !MongoClientFactory.closeWithin(client, CLOSE_WAIT_MS)) {
+            log.warn("The source did not answer the client's goodbye within {} ms; it is abandoned", CLOSE_WAIT_MS);
         }
     }
 

@@ -26,6 +26,7 @@ public class TidelineSourceTask extends SourceTask {
     private static final Logger log = LoggerFactory.getLogger(TidelineSourceTask.class);
     private static final long POLL_WAIT_MS = 500;
     private static final long STOP_WAIT_MS = 10_000;
+    private static final long CLOSE_WAIT_MS = 2_000;
 
     private Running running;
 
@@ -42,7 +43,9 @@ public class TidelineSourceTask extends SourceTask {
     public void start(Map<String, String> props) {
         SourceConfig config = new SourceConfig(props);
         List<Namespace> owned = TaskCollections.decode(props.get(TaskCollections.KEY));
-        MongoClient client = MongoClientFactory.create(config.connection().uri(), "tideline-source", config.connection().connectTimeoutMs());
+        // a change stream's getMore legitimately waits up to its await time before answering
+        MongoClient client = MongoClientFactory.create(config.connection().uri(), "tideline-source", config.connection().connectTimeoutMs(),
+                MongoClientFactory.DEFAULT_READ_TIMEOUT_MS + config.capture().maxAwaitMs());
         ExecutorService threads = null;
         try {
             Map<Map<String, Object>, Map<String, Object>> stored = storedOffsets(owned);
@@ -98,8 +101,11 @@ public class TidelineSourceTask extends SourceTask {
         }
         r.captures().forEach(CollectionCapture::stop);
         r.threads().shutdownNow();
-        // close the client even if a capture thread is stuck on a dead socket: closing unblocks it
-        r.client().close();
+        // close the client even if a capture thread is stuck on a dead socket: closing unblocks it;
+        // bounded, since the driver's goodbye to a black-holed server would hold the stop
+        if (!MongoClientFactory.closeWithin(r.client(), CLOSE_WAIT_MS)) {
+            log.warn("The source did not answer the client's goodbye within {} ms; it is abandoned", CLOSE_WAIT_MS);
+        }
         try {
             if (!r.threads().awaitTermination(STOP_WAIT_MS, TimeUnit.MILLISECONDS)) {
                 log.warn("Some capture threads did not end within {} ms of stop", STOP_WAIT_MS);
