@@ -25,8 +25,13 @@ import org.slf4j.LoggerFactory;
 public class TidelineSourceTask extends SourceTask {
     private static final Logger log = LoggerFactory.getLogger(TidelineSourceTask.class);
     private static final long POLL_WAIT_MS = 500;
-    private static final long STOP_WAIT_MS = 10_000;
-    private static final long CLOSE_WAIT_MS = 2_000;
+    /**
+     * A stop waits at most these two (3 s) in all: Connect gives up on a task whose stop takes longer
+     * than {@code task.shutdown.graceful.timeout.ms} (5 s by default). A capture thread still blocked
+     * on a silent socket then ends at the client's read timeout; it has nothing left to hand over.
+     */
+    private static final long STOP_WAIT_MS = 1_500;
+    private static final long CLOSE_WAIT_MS = 1_500;
 
     private Running running;
 
@@ -108,7 +113,8 @@ public class TidelineSourceTask extends SourceTask {
         }
         try {
             if (!r.threads().awaitTermination(STOP_WAIT_MS, TimeUnit.MILLISECONDS)) {
-                log.warn("Some capture threads did not end within {} ms of stop", STOP_WAIT_MS);
+                log.warn("Some capture threads did not end within {} ms of stop (blocked on the network): they end at "
+                        + "the client's read timeout", STOP_WAIT_MS);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -5,9 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tideline.it.support.MongoFixture;
 import dev.tideline.it.support.TcpProxy;
 import dev.tideline.it.support.TestStack;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Random;
+import java.util.stream.Stream;
 import org.apache.kafka.common.IsolationLevel;
 import org.junit.jupiter.api.Test;
 
@@ -100,15 +105,31 @@ class NetworkFaultIT {
             writer.stop();
             p.awaitDestination(dest.client(), writer.expected(), CONVERGE);
             long recoveredMillis = Duration.ofNanos(System.nanoTime() - healedAt).toMillis();
+            long abandoned = abandonedStops(stack, p.sourceConnector());
             Pipeline.Tally t = p.tally("black hole + stop/resume", "source black-holed ~" + (Duration.ofNanos(healedAt - stopAt)
-                    .toSeconds() + 5) + " s; stop took " + stopMillis + " ms, resume " + resumeMillis
-                    + " ms; equal again " + recoveredMillis + " ms after healing", stack.bootstrapServers(),
+                    .toSeconds() + 5) + " s; stop took " + stopMillis + " ms (" + abandoned + " task stop(s) over Connect's grace), resume "
+                    + resumeMillis + " ms; equal again " + recoveredMillis + " ms after healing", stack.bootstrapServers(),
                     IsolationLevel.READ_UNCOMMITTED, dest.client(), writer, started);
             FaultRounds.print(t);
             assertThat(Duration.ofMillis(stopMillis)).as("stop while black-holed").isLessThan(STOP_BOUND);
+            assertThat(abandoned).as("task stops that Connect gave up on (task.shutdown.graceful.timeout.ms)").isZero();
             assertThat(t.lostInTopic() + t.lostAtDestination() + t.notDeleted()).isZero();
         } finally {
             p.deleteConnectors(stack.rest());
+        }
+    }
+
+    /**
+     * How often the worker gave up waiting for this connector's task to stop: Connect logs it when
+     * {@code stop()} outlasts {@code task.shutdown.graceful.timeout.ms}, the sign of a close path
+     * hanging on a dead socket (the REST call itself returns regardless).
+     */
+    private static long abandonedStops(TestStack stack, String connector) {
+        Path log = stack.workDir().resolve("worker-0").resolve("worker-0.log");
+        try (Stream<String> lines = Files.lines(log)) {
+            return lines.filter(l -> l.contains("Graceful stop of task " + connector + "-")).count();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the worker's log " + log, e);
         }
     }
 

@@ -108,9 +108,15 @@ final class Pipeline {
 
     /** Waits (up to {@code deadline}) until the destination holds exactly what the writer expects. */
     void awaitDestination(MongoClient dest, Map<Integer, Document> expected, Duration deadline) {
+        awaitDestination(dest, expected, deadline, true);
+    }
+
+    /** As above; without {@code deletesToo}, documents deleted at the source may remain (they are reported apart). */
+    void awaitDestination(MongoClient dest, Map<Integer, Document> expected, Duration deadline, boolean deletesToo) {
         long end = System.nanoTime() + deadline.toNanos();
         while (System.nanoTime() < end) {
-            if (differences(dest, expected).total() == 0) {
+            Differences d = differences(dest, expected);
+            if (d.missingOrStale() == 0 && (!deletesToo || d.notDeleted() == 0)) {
                 return;
             }
             sleep(500);

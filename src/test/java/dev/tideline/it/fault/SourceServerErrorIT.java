@@ -77,6 +77,56 @@ class SourceServerErrorIT {
         }
     }
 
+    /**
+     * A real gap: the connector is stopped while the application writes, and its resume is answered
+     * with 286 (the oplog rolled past its token). {@code resnapshot} copies the collection again, so
+     * every document written in the gap arrives. A document DELETED in the gap leaves no trace a copy
+     * can see: it stays at the destination, counted as "not deleted" (a known limit of resnapshot).
+     */
+    @Test
+    void lostHistoryAfterAGapIsCopiedAgain() {
+        TestStack stack = TestStack.shared();
+        long seed = FaultRounds.seed();
+        Pipeline p = new Pipeline("gap");
+        FaultInjectingBackend backend = new FaultInjectingBackend();
+        try (MongoFixture source = MongoFixture.inProcess(backend, true); MongoFixture dest = MongoFixture.withOplog();
+             SourceWriter writer = new SourceWriter(p.sourceCollection(source.client()), seed, 0)) {
+            long started = System.nanoTime();
+            writer.preload(500);
+            p.startSink(stack.rest(), dest.uri(), Map.of());
+            p.startSource(stack.rest(), source.uri(), Map.of("lost.history.policy", "resnapshot"));
+            writer.write(200);
+            p.awaitDestination(dest.client(), writer.expected(), Duration.ofMinutes(2));
+            stack.rest().stop(p.sourceConnector());
+            awaitStopped(stack, p.sourceConnector());
+            writer.write(300); // the gap: nothing captures these
+            backend.failNext(p.db, Set.of("aggregate"), MongoErrors.CHANGE_STREAM_HISTORY_LOST, "ChangeStreamHistoryLost", 1);
+            stack.rest().resume(p.sourceConnector());
+            stack.rest().awaitRunning(p.sourceConnector(), 1, Duration.ofSeconds(90));
+            writer.write(200);
+            p.awaitDestination(dest.client(), writer.expected(), Duration.ofMinutes(3), false);
+            Pipeline.Tally t = p.tally("lost history after a gap", "connector stopped for 300 writes, its resume answered 286 x"
+                            + backend.injected() + ", policy resnapshot", stack.bootstrapServers(),
+                    IsolationLevel.READ_UNCOMMITTED, dest.client(), writer, started);
+            FaultRounds.print(t);
+            assertThat(backend.injected()).isEqualTo(1);
+            assertThat(t.lostAtDestination()).as("documents written in the gap, missing or stale at the destination").isZero();
+            assertThat(stack.rest().status(p.sourceConnector()).path("tasks").path(0).path("state").asText()).isEqualTo("RUNNING");
+        } finally {
+            p.deleteConnectors(stack.rest());
+        }
+    }
+
+    private static void awaitStopped(TestStack stack, String connector) {
+        long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!"STOPPED".equals(stack.rest().statusOrEmpty(connector).path("connector").path("state").asText())) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError(connector + " not STOPPED within 60 s");
+            }
+            Pipeline.sleep(200);
+        }
+    }
+
     /** Arms the fault and waits until the connector has run into all of it, then gives it time to reopen. */
     private static void injectAndAwait(FaultInjectingBackend backend, Pipeline p, Injection i, int times, Set<String> commands) {
         int before = backend.injected();
