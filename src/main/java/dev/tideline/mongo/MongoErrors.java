@@ -105,9 +105,22 @@ public final class MongoErrors {
         return ErrorClass.PER_RECORD;
     }
 
-    /** Whether opening a change stream failed because the server cannot serve one at all. */
+    /**
+     * Whether opening a change stream failed because the server cannot serve one at all: MongoDB's
+     * 40573 on a standalone, or mongo-java-server's answer without an oplog (code -1, see
+     * FAKE-MONGO.md). Nothing else is: a lost history, a refused login or an unknown failure while
+     * probing must never switch a capture to the date scan.
+     */
     public static boolean isStreamUnsupported(Throwable t) {
-        return classify(t) == ErrorClass.STREAM_UNSUPPORTED;
+        if (classify(t) == ErrorClass.STREAM_UNSUPPORTED) {
+            return true;
+        }
+        for (Throwable c = t; c != null && c.getCause() != c; c = c.getCause()) {
+            if (c instanceof MongoException me && me.getCode() == UNKNOWN_ERROR) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static ErrorClass classifyOne(Throwable t) {

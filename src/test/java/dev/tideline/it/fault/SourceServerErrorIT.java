@@ -100,7 +100,8 @@ class SourceServerErrorIT {
             stack.rest().stop(p.sourceConnector());
             awaitStopped(stack, p.sourceConnector());
             writer.write(300); // the gap: nothing captures these
-            backend.failNext(p.db, Set.of("aggregate"), MongoErrors.CHANGE_STREAM_HISTORY_LOST, "ChangeStreamHistoryLost", 1);
+            backend.failNext(p.db, Set.of("aggregate"), FaultInjectingBackend.RESUMING, MongoErrors.CHANGE_STREAM_HISTORY_LOST,
+                    "ChangeStreamHistoryLost", 1);
             stack.rest().resume(p.sourceConnector());
             stack.rest().awaitRunning(p.sourceConnector(), 1, Duration.ofSeconds(90));
             writer.write(200);

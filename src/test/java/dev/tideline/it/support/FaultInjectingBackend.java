@@ -3,7 +3,9 @@ package dev.tideline.it.support;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.MongoServerError;
 import io.netty.channel.Channel;
+import java.util.List;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -22,7 +24,14 @@ public final class FaultInjectingBackend extends AwaitingMemoryBackend {
     private volatile Fault armed;
     private final AtomicInteger injected = new AtomicInteger();
 
-    private record Fault(String database, Set<String> commands, int code, String codeName, AtomicInteger remaining) {
+    /** An {@code aggregate} that resumes a change stream after a token: where a server finds its history gone. */
+    public static final Predicate<Document> RESUMING = query -> query.get("pipeline") instanceof List<?> stages
+            && !stages.isEmpty() && stages.get(0) instanceof Document first
+            && first.get("$changeStream") instanceof Document options
+            && (options.containsKey("resumeAfter") || options.containsKey("startAfter"));
+
+    private record Fault(String database, Set<String> commands, Predicate<Document> matching, int code, String codeName,
+                         AtomicInteger remaining) {
     }
 
     /**
@@ -30,7 +39,13 @@ public final class FaultInjectingBackend extends AwaitingMemoryBackend {
      * {@code code}; replaces any fault still armed.
      */
     public void failNext(String database, Set<String> commands, int code, String codeName, int times) {
-        armed = new Fault(database, Set.copyOf(commands), code, codeName, new AtomicInteger(times));
+        failNext(database, commands, query -> true, code, codeName, times);
+    }
+
+    /** As above, only for the commands whose body {@code matching} accepts, e.g. {@link #RESUMING}. */
+    public void failNext(String database, Set<String> commands, Predicate<Document> matching, int code, String codeName,
+                         int times) {
+        armed = new Fault(database, Set.copyOf(commands), matching, code, codeName, new AtomicInteger(times));
     }
 
     /** How many commands were answered with an injected error so far. */
@@ -48,7 +63,7 @@ public final class FaultInjectingBackend extends AwaitingMemoryBackend {
     public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
         Fault f = armed;
         if (f != null && f.database().equals(databaseName) && f.commands().contains(command)
-                && f.remaining().getAndDecrement() > 0) {
+                && f.matching().test(query) && f.remaining().getAndDecrement() > 0) {
             injected.incrementAndGet();
             throw new MongoServerError(f.code(), f.codeName(), "injected by the test: " + f.codeName() + " on " + command);
         }
