@@ -14,6 +14,7 @@ import java.util.Map;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.connect.connector.Task;
+import org.apache.kafka.connect.source.ConnectorTransactionBoundaries;
 import org.apache.kafka.connect.source.ExactlyOnceSupport;
 import org.apache.kafka.connect.source.SourceConnector;
 import org.slf4j.Logger;
@@ -118,10 +119,23 @@ public class TidelineSourceConnector extends SourceConnector {
         return result;
     }
 
-    /** Offsets commit with the records they belong to, so a transactional producer makes delivery exactly-once. */
+    /**
+     * KIP-618: every record carries the exact position to resume after (resume token, last copied
+     * {@code _id}, scan cursor), so a worker that commits records and offsets in one transaction
+     * delivers each change once (ExactlyOnceFaultIT, docs/exactly-once.md). In every mode.
+     */
     @Override
     public ExactlyOnceSupport exactlyOnceSupport(Map<String, String> connectorConfig) {
         return ExactlyOnceSupport.SUPPORTED;
+    }
+
+    /**
+     * The worker's boundaries ({@code poll} or {@code interval}) are the right ones: any batch ends
+     * on a resumable position, so the connector has no boundary of its own to impose.
+     */
+    @Override
+    public ConnectorTransactionBoundaries canDefineTransactionBoundaries(Map<String, String> connectorConfig) {
+        return ConnectorTransactionBoundaries.UNSUPPORTED;
     }
 
     /** KIP-875: a hand-edited offset must be one this connector can resume from; a null offset resets. */

@@ -39,15 +39,10 @@ class BrokerRestartFaultIT {
                 faults.append(hard ? "kill -9 + restart" : "clean restart").append(" of the broker (").append(millis).append(" ms); ");
                 System.out.printf("FAULTS broker: round %d, %s after %d writes%n", round + 1, faults, writer.writes());
             }
-            Pipeline.sleep(3_000);
-            writer.stop();
-            p.awaitDestination(dest.client(), writer.expected(), Duration.ofMinutes(4));
-            Pipeline.Tally t = p.tally("broker restart", faults + "seed " + seed, stack.bootstrapServers(),
+            Pipeline.Tally t = p.finish("broker restart", faults + "seed " + seed, stack.bootstrapServers(),
                     IsolationLevel.READ_UNCOMMITTED, dest.client(), writer, started);
-            FaultRounds.print(t);
-            assertThat(t.lostInTopic() + t.lostAtDestination() + t.notDeleted()).isZero();
-            assertThat(stack.rest().status(p.sourceConnector()).path("tasks").path(0).path("state").asText()).isEqualTo("RUNNING");
-            assertThat(stack.rest().status(p.sinkConnector()).path("tasks").path(0).path("state").asText()).isEqualTo("RUNNING");
+            assertThat(t.divergences()).as("lost or not deleted").isZero();
+            p.assertTasksRunning(stack.rest());
         } finally {
             p.deleteConnectors(stack.rest());
         }

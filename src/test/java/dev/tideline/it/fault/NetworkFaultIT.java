@@ -23,7 +23,6 @@ import org.junit.jupiter.api.Test;
  * a bounded time, the task recovering once the network does.
  */
 class NetworkFaultIT {
-    private static final Duration CONVERGE = Duration.ofMinutes(4);
     /** A stop may wait for one driver timeout (connect / server selection, 3 s here) and our own bounded close. */
     private static final Duration STOP_BOUND = Duration.ofSeconds(30);
 
@@ -57,15 +56,10 @@ class NetworkFaultIT {
                 faults.append("destination black-holed ").append(d).append(" s; ");
                 System.out.printf("FAULTS net: round %d, %s after %d writes%n", round + 1, faults, writer.writes());
             }
-            Pipeline.sleep(3_000);
-            writer.stop();
-            p.awaitDestination(dest.client(), writer.expected(), CONVERGE);
-            Pipeline.Tally t = p.tally("network cuts", faults + "seed " + seed, stack.bootstrapServers(),
+            Pipeline.Tally t = p.finish("network cuts", faults + "seed " + seed, stack.bootstrapServers(),
                     IsolationLevel.READ_UNCOMMITTED, dest.client(), writer, started);
-            FaultRounds.print(t);
-            assertThat(t.lostInTopic() + t.lostAtDestination() + t.notDeleted()).isZero();
-            assertThat(stack.rest().status(p.sourceConnector()).path("tasks").path(0).path("state").asText()).isEqualTo("RUNNING");
-            assertThat(stack.rest().status(p.sinkConnector()).path("tasks").path(0).path("state").asText()).isEqualTo("RUNNING");
+            assertThat(t.divergences()).as("lost or not deleted").isZero();
+            p.assertTasksRunning(stack.rest());
         } finally {
             p.deleteConnectors(stack.rest());
         }
@@ -103,7 +97,7 @@ class NetworkFaultIT {
             stack.rest().awaitRunning(p.sourceConnector(), 1, Duration.ofSeconds(120));
             Pipeline.sleep(3_000);
             writer.stop();
-            p.awaitDestination(dest.client(), writer.expected(), CONVERGE);
+            p.awaitDestination(dest.client(), writer.expected(), Pipeline.CONVERGE);
             long recoveredMillis = Duration.ofNanos(System.nanoTime() - healedAt).toMillis();
             long abandoned = abandonedStops(stack, p.sourceConnector());
             Pipeline.Tally t = p.tally("black hole + stop/resume", "source black-holed ~" + (Duration.ofNanos(healedAt - stopAt)
@@ -113,7 +107,7 @@ class NetworkFaultIT {
             FaultRounds.print(t);
             assertThat(Duration.ofMillis(stopMillis)).as("stop while black-holed").isLessThan(STOP_BOUND);
             assertThat(abandoned).as("task stops that Connect gave up on (task.shutdown.graceful.timeout.ms)").isZero();
-            assertThat(t.lostInTopic() + t.lostAtDestination() + t.notDeleted()).isZero();
+            assertThat(t.divergences()).as("lost or not deleted").isZero();
         } finally {
             p.deleteConnectors(stack.rest());
         }

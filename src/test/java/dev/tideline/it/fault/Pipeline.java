@@ -30,6 +30,7 @@ import org.bson.Document;
  */
 final class Pipeline {
     static final String COLLECTION = "items";
+    static final Duration CONVERGE = Duration.ofMinutes(4);
 
     final String name;
     final String db;
@@ -168,6 +169,11 @@ final class Pipeline {
      */
     record Tally(String scenario, String faults, long written, long records, long duplicates, int lostInTopic,
                  long destinationDocs, int lostAtDestination, int notDeleted, long millis) {
+        /** Changes lost on the way (topic or destination) and deletes not applied: 0 when nothing was lost. */
+        int divergences() {
+            return lostInTopic + lostAtDestination + notDeleted;
+        }
+
         String line() {
             return String.format("FAULTS %-28s faults injected: %s | changes written at the source: %d | records in the topic: %d"
                             + " | documents at the destination: %d | LOST: %d (topic %d, destination %d) | not deleted: %d"
@@ -217,6 +223,30 @@ final class Pipeline {
         long docs = dest.getDatabase(destDb).getCollection(COLLECTION).countDocuments();
         return new Tally(scenario, faults, writer.writes(), changes, duplicates, lostInTopic, docs, d.missingOrStale(),
                 d.notDeleted(), Duration.ofNanos(System.nanoTime() - startedNanos).toMillis());
+    }
+
+    /**
+     * The end of a scenario: the writer stops after a last few seconds of writes, the destination must
+     * then reach the source's state, and the figures are counted and printed.
+     */
+    Tally finish(String scenario, String faults, String bootstrap, IsolationLevel isolation, MongoClient dest,
+                 SourceWriter writer, long startedNanos) {
+        sleep(3_000);
+        writer.stop();
+        awaitDestination(dest, writer.expected(), CONVERGE);
+        Tally t = tally(scenario, faults, bootstrap, isolation, dest, writer, startedNanos);
+        System.out.println(t.line());
+        return t;
+    }
+
+    /** Both connectors' tasks run: every fault was ridden out without a restart by hand. */
+    void assertTasksRunning(ConnectRest rest) {
+        for (String connector : List.of(sourceConnector, sinkConnector)) {
+            String state = rest.status(connector).path("tasks").path(0).path("state").asText();
+            if (!"RUNNING".equals(state)) {
+                throw new AssertionError("task 0 of " + connector + " is " + state + ": " + rest.status(connector));
+            }
+        }
     }
 
     static void sleep(long millis) {

@@ -23,7 +23,6 @@ import org.junit.jupiter.api.Test;
  * Each is injected several times in a row so that it outlasts the driver's own single resume.
  */
 class SourceServerErrorIT {
-    private static final Duration CONVERGE = Duration.ofMinutes(4);
 
     private record Injection(int code, String name) {
     }
@@ -55,23 +54,22 @@ class SourceServerErrorIT {
                     faults.append(i.code()).append(' ').append(i.name()).append(" x3, ");
                 }
             }
+            // the transient errors alone lost nothing, deletes included; and the stream is caught up, so the
+            // 286 below finds no window of changes out of reach (that case: lostHistoryAfterAGapIsCopiedAgain)
+            writer.stop();
+            p.awaitDestination(dest.client(), writer.expected(), Pipeline.CONVERGE);
             long historyLostBefore = historyLostNotices(stack, p);
             injectAndAwait(backend, p, new Injection(MongoErrors.CHANGE_STREAM_HISTORY_LOST, "ChangeStreamHistoryLost"), 1,
                     Set.of("getMore"));
             faults.append("286 ChangeStreamHistoryLost x1");
-            Pipeline.sleep(3_000);
-            writer.stop();
-            p.awaitDestination(dest.client(), writer.expected(), CONVERGE);
-            long historyLost = historyLostNotices(stack, p) - historyLostBefore;
-            Pipeline.Tally t = p.tally("source server errors", faults + " (" + backend.injected() + " commands failed); "
+            long historyLost = awaitHistoryLostNotices(stack, p, historyLostBefore);
+            writer.start(); // and the application goes on writing through the resnapshot's copy
+            Pipeline.Tally t = p.finish("source server errors", faults + " (" + backend.injected() + " commands failed); "
                             + historyLost + " lost-history notice(s), resnapshot", stack.bootstrapServers(),
                     IsolationLevel.READ_UNCOMMITTED, dest.client(), writer, started);
-            FaultRounds.print(t);
             assertThat(historyLost).as("one history_lost notice for the one 286").isEqualTo(1);
-            assertThat(t.lostInTopic() + t.lostAtDestination() + t.notDeleted()).isZero();
-            // the resnapshot copied the collection again: at least one copy per live document
-            assertThat(t.duplicates()).isGreaterThanOrEqualTo(0);
-            assertThat(stack.rest().status(p.sourceConnector()).path("tasks").path(0).path("state").asText()).isEqualTo("RUNNING");
+            assertThat(t.divergences()).as("lost or not deleted").isZero();
+            p.assertTasksRunning(stack.rest());
         } finally {
             p.deleteConnectors(stack.rest());
         }
@@ -81,7 +79,8 @@ class SourceServerErrorIT {
      * A real gap: the connector is stopped while the application writes, and its resume is answered
      * with 286 (the oplog rolled past its token). {@code resnapshot} copies the collection again, so
      * every document written in the gap arrives. A document DELETED in the gap leaves no trace a copy
-     * can see: it stays at the destination, counted as "not deleted" (a known limit of resnapshot).
+     * can see: it stays at the destination, counted as "not deleted" and printed (a known limit of
+     * resnapshot, in the README), while nothing written or changed in the gap may be missing.
      */
     @Test
     void lostHistoryAfterAGapIsCopiedAgain() {
@@ -100,6 +99,8 @@ class SourceServerErrorIT {
             stack.rest().stop(p.sourceConnector());
             awaitStopped(stack, p.sourceConnector());
             writer.write(300); // the gap: nothing captures these
+            // older than the margin a new stream start keeps (ServerClock, 2 s): really out of reach
+            Pipeline.sleep(5_000);
             backend.failNext(p.db, Set.of("aggregate"), FaultInjectingBackend.RESUMING, MongoErrors.CHANGE_STREAM_HISTORY_LOST,
                     "ChangeStreamHistoryLost", 1);
             stack.rest().resume(p.sourceConnector());
@@ -112,7 +113,7 @@ class SourceServerErrorIT {
             FaultRounds.print(t);
             assertThat(backend.injected()).isEqualTo(1);
             assertThat(t.lostAtDestination()).as("documents written in the gap, missing or stale at the destination").isZero();
-            assertThat(stack.rest().status(p.sourceConnector()).path("tasks").path(0).path("state").asText()).isEqualTo("RUNNING");
+            p.assertTasksRunning(stack.rest());
         } finally {
             p.deleteConnectors(stack.rest());
         }
@@ -142,6 +143,16 @@ class SourceServerErrorIT {
         }
         System.out.printf("FAULTS errors: %d %s delivered %d time(s)%n", i.code(), i.name(), backend.injected() - before);
         Pipeline.sleep(2_000);
+    }
+
+    /** The history_lost notices since {@code before}, once there is at least one (the policy announces itself). */
+    private static long awaitHistoryLostNotices(TestStack stack, Pipeline p, long before) {
+        long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        long now;
+        while ((now = historyLostNotices(stack, p) - before) == 0 && System.nanoTime() < end) {
+            Pipeline.sleep(500);
+        }
+        return now;
     }
 
     private static long historyLostNotices(TestStack stack, Pipeline p) {
