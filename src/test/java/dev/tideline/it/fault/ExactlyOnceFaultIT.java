@@ -54,6 +54,11 @@ class ExactlyOnceFaultIT {
             }
             Pipeline.Tally t = p.finish("exactly-once, kill -9", kills + " x kill -9 (seed " + seed + "), read_committed",
                     stack.bootstrapServers(), IsolationLevel.READ_COMMITTED, dest.client(), writer, started);
+            // the same topic read_uncommitted: what the aborted transactions of the killed worker had written
+            long uncommitted = p.tally("exactly-once, read_uncommitted", "the same records, aborted ones included",
+                    stack.bootstrapServers(), IsolationLevel.READ_UNCOMMITTED, dest.client(), writer, started).duplicates();
+            System.out.printf("FAULTS eos: duplicates read_committed %d, read_uncommitted %d (aborted transactions)%n",
+                    t.duplicates(), uncommitted);
             assertThat(t.duplicates()).as("duplicate deliveries for read_committed").isZero();
             assertThat(t.divergences()).as("lost or not deleted").isZero();
         } finally {
