@@ -15,6 +15,13 @@ import org.apache.kafka.common.config.ConfigException;
 public final class MongoClientFactory {
     /** The config key both connectors hold their connection string in; named in errors, never echoed. */
     public static final String URI_KEY = "mongodb.uri";
+    /**
+     * How long a read may wait on a socket that answers nothing, unless the connection string sets
+     * {@code socketTimeoutMS}. The driver's default is forever: on a black-holed route (a dead
+     * firewall state, a cut link) a change stream or a bulk write then waits for good and nothing
+     * ever retries. Long enough for any batch a healthy server is working on.
+     */
+    public static final int DEFAULT_READ_TIMEOUT_MS = 60_000;
 
     private MongoClientFactory() {
     }
@@ -27,23 +34,54 @@ public final class MongoClientFactory {
      * @throws ConfigException on {@link #URI_KEY} when the string is not a connection string
      */
     public static MongoClient create(String uri, String appName, int timeoutMs) {
-        return MongoClients.create(settings(uri, appName, timeoutMs));
+        return create(uri, appName, timeoutMs, DEFAULT_READ_TIMEOUT_MS);
+    }
+
+    /**
+     * @param readTimeoutMs how long one read may wait for an answer ({@link #DEFAULT_READ_TIMEOUT_MS}
+     *                      unless a caller waits longer on purpose, e.g. a change stream's await
+     *                      time); {@code socketTimeoutMS} in the connection string wins
+     */
+    public static MongoClient create(String uri, String appName, int timeoutMs, int readTimeoutMs) {
+        return MongoClients.create(settings(uri, appName, timeoutMs, readTimeoutMs));
     }
 
     /**
      * The driver settings {@link #create} uses: everything the connection string says (TLS,
      * authentication, replica set, read preference...) passed through as is, plus our timeouts.
      */
-    public static MongoClientSettings settings(String uri, String appName, int timeoutMs) {
+    public static MongoClientSettings settings(String uri, String appName, int timeoutMs, int readTimeoutMs) {
         ConnectionString cs = parse(uri);
+        int readTimeout = cs.getSocketTimeout() != null ? cs.getSocketTimeout() : readTimeoutMs;
         MongoClientSettings.Builder settings = MongoClientSettings.builder()
                 .applyConnectionString(cs)
-                .applyToSocketSettings(s -> s.connectTimeout(timeoutMs, TimeUnit.MILLISECONDS))
+                .applyToSocketSettings(s -> s.connectTimeout(timeoutMs, TimeUnit.MILLISECONDS)
+                        .readTimeout(readTimeout, TimeUnit.MILLISECONDS))
                 .applyToClusterSettings(c -> c.serverSelectionTimeout(timeoutMs, TimeUnit.MILLISECONDS));
         if (cs.getApplicationName() == null) {
             settings.applicationName(appName);
         }
         return settings.build();
+    }
+
+    /**
+     * Closes a client, waiting at most {@code waitMs}. Closing says goodbye to the server (it ends
+     * the client's sessions with a command): to a black-holed server that goodbye waits a full read
+     * timeout, and a stop, a rebalance or a reconfiguration must not wait with it. Past the wait the
+     * close finishes on its own daemon thread.
+     *
+     * @return whether the close completed within {@code waitMs}
+     */
+    public static boolean closeWithin(MongoClient client, long waitMs) {
+        Thread closer = new Thread(client::close, "tideline-client-close");
+        closer.setDaemon(true);
+        closer.start();
+        try {
+            closer.join(waitMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return !closer.isAlive();
     }
 
     /** @throws ConfigException naming {@link #URI_KEY}, without echoing the string */

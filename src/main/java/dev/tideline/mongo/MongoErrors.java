@@ -40,7 +40,13 @@ public final class MongoErrors {
     public static final int WRITE_CONFLICT = 112;
     public static final int STALE_CONFIG = 13388;
 
-    /** The cursor behind a change stream is gone: its token may be too (seed 000 treats it as lost). */
+    /**
+     * The server no longer has the cursor (killed, timed out, a restarted node): the cursor is gone,
+     * not the history. MongoDB's change-stream spec lists it as resumable
+     * (https://github.com/mongodb/specifications/blob/master/source/change-streams/change-streams.md#resumable-error):
+     * reopening from the last token either works or is answered with 286/280, which ARE lost
+     * history. Treating 43 itself as lost history copied whole collections again for nothing.
+     */
     public static final int CURSOR_NOT_FOUND = 43;
     public static final int CHANGE_STREAM_FATAL_ERROR = 280;
     public static final int CHANGE_STREAM_HISTORY_LOST = 286;
@@ -60,8 +66,8 @@ public final class MongoErrors {
     private static final Set<Integer> RETRIABLE_CODES = Set.of(HOST_UNREACHABLE, HOST_NOT_FOUND, NETWORK_TIMEOUT,
             SHUTDOWN_IN_PROGRESS, PRIMARY_STEPPED_DOWN, EXCEEDED_TIME_LIMIT, SOCKET_EXCEPTION, NOT_WRITABLE_PRIMARY,
             INTERRUPTED_AT_SHUTDOWN, INTERRUPTED_DUE_TO_REPL_STATE_CHANGE, NOT_PRIMARY_NO_SECONDARY_OK,
-            NOT_PRIMARY_OR_SECONDARY, WRITE_CONCERN_FAILED, LOCK_TIMEOUT, WRITE_CONFLICT, STALE_CONFIG);
-    private static final Set<Integer> HISTORY_LOST_CODES = Set.of(CURSOR_NOT_FOUND, CHANGE_STREAM_FATAL_ERROR,
+            NOT_PRIMARY_OR_SECONDARY, WRITE_CONCERN_FAILED, LOCK_TIMEOUT, WRITE_CONFLICT, STALE_CONFIG, CURSOR_NOT_FOUND);
+    private static final Set<Integer> HISTORY_LOST_CODES = Set.of(CHANGE_STREAM_FATAL_ERROR,
             CHANGE_STREAM_HISTORY_LOST, CHANGE_STREAM_INVALIDATED, OPLOG_QUERY_MIN_TS_MISSING);
     private static final Set<Integer> PER_RECORD_CODES = Set.of(DUPLICATE_KEY, DOCUMENT_VALIDATION_FAILURE,
             BSON_OBJECT_TOO_LARGE, BAD_VALUE, IMMUTABLE_FIELD, INVALID_ID_FIELD, DOLLAR_PREFIXED_FIELD_NAME, INVALID_LENGTH);
@@ -116,19 +122,29 @@ public final class MongoErrors {
         return false;
     }
 
-    /** Whether opening a change stream failed because the server cannot serve one at all. */
+    /**
+     * Whether opening a change stream failed because the server cannot serve one at all: MongoDB's
+     * 40573 on a standalone, or mongo-java-server's answer without an oplog (code -1, see
+     * FAKE-MONGO.md). Nothing else is: a lost history, a refused login or an unknown failure while
+     * probing must never switch a capture to the date scan.
+     */
     public static boolean isStreamUnsupported(Throwable t) {
-        return classify(t) == ErrorClass.STREAM_UNSUPPORTED;
+        if (classify(t) == ErrorClass.STREAM_UNSUPPORTED) {
+            return true;
+        }
+        for (Throwable c = t; c != null && c.getCause() != c; c = c.getCause()) {
+            if (c instanceof MongoException me && me.getCode() == UNKNOWN_ERROR) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static ErrorClass classifyOne(Throwable t) {
         if (t instanceof MongoSecurityException) {
             return ErrorClass.AUTH;
         }
-        if (t instanceof MongoCursorNotFoundException) {
-            return ErrorClass.HISTORY_LOST;
-        }
-        if (t instanceof MongoSocketException || t instanceof MongoTimeoutException
+        if (t instanceof MongoSocketException || t instanceof MongoCursorNotFoundException || t instanceof MongoTimeoutException
                 || t instanceof MongoNotPrimaryException || t instanceof MongoNodeIsRecoveringException
                 || t instanceof MongoWriteConcernException || t instanceof MongoInterruptedException) {
             return ErrorClass.RETRIABLE;

@@ -27,7 +27,9 @@ public final class ServerProbe {
             return Optional.of(e.getMessage());
         }
         int timeout = Math.min(connectTimeoutMs, MAX_PROBE_MS);
-        try (MongoClient client = MongoClientFactory.create(uri, "tideline-" + role + "-validate", timeout)) {
+        // the read timeout too: a black-holed server accepts the connection and never answers the ping
+        MongoClient client = MongoClientFactory.create(uri, "tideline-" + role + "-validate", timeout, timeout);
+        try {
             client.getDatabase("admin").runCommand(new BsonDocument("ping", new BsonInt32(1)));
             return Optional.empty();
         } catch (MongoException e) {
@@ -38,6 +40,8 @@ public final class ServerProbe {
             }
             return Optional.of("cannot reach the " + role + " at " + hosts + " within " + timeout + " ms (" + why
                     + "): check the host and port, TLS options, that the server is up, and that this worker can reach it");
+        } finally {
+            MongoClientFactory.closeWithin(client, timeout);
         }
     }
 }

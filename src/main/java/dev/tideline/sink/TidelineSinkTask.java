@@ -31,6 +31,8 @@ import org.slf4j.LoggerFactory;
 public class TidelineSinkTask extends SinkTask {
     private static final Logger log = LoggerFactory.getLogger(TidelineSinkTask.class);
 
+    private static final long CLOSE_WAIT_MS = 2_000;
+
     private MongoClient client;
     private BatchApplier applier;
     private FailedRecordHandler failedRecords;
@@ -94,8 +96,9 @@ public class TidelineSinkTask extends SinkTask {
         if (metrics != null) {
             metrics.close();
         }
-        if (client != null) { // stop() also follows a start() that failed
-            client.close();
+        // stop() also follows a start() that failed; bounded: a goodbye to a black-holed server must not hold a rebalance
+        if (client != null && !MongoClientFactory.closeWithin(client, CLOSE_WAIT_MS)) {
+            log.warn("The destination did not answer the client's goodbye within {} ms; it is abandoned", CLOSE_WAIT_MS);
         }
     }
 }

@@ -2,7 +2,6 @@ package dev.tideline.source;
 
 import com.mongodb.client.MongoChangeStreamCursor;
 import com.mongodb.client.MongoCollection;
-import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
 import org.bson.BsonDocument;
 import org.slf4j.Logger;
@@ -17,8 +16,10 @@ final class StreamSupport {
     private Boolean available;
 
     /**
-     * @throws RuntimeException the driver's error when it is transient or an authentication failure:
-     *                          the caller retries or fails, rather than falling back on a guess
+     * @throws RuntimeException the driver's error unless it says the server cannot serve change
+     *                          streams: the capture retries or fails on it, rather than falling back
+     *                          on a guess (a lost history or a blip during the probe once switched a
+     *                          streaming collection to the date scan, from scratch)
      */
     synchronized boolean available(MongoCollection<BsonDocument> probe) {
         if (available == null) {
@@ -26,8 +27,7 @@ final class StreamSupport {
                 cursor.tryNext();
                 available = true;
             } catch (RuntimeException e) {
-                ErrorClass c = MongoErrors.classify(e);
-                if (c == ErrorClass.RETRIABLE || c == ErrorClass.AUTH) {
+                if (!MongoErrors.isStreamUnsupported(e)) {
                     throw e;
                 }
                 available = false;

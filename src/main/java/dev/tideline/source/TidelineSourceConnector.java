@@ -14,14 +14,20 @@ import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.errors.RetriableException;
+import org.apache.kafka.connect.source.ConnectorTransactionBoundaries;
 import org.apache.kafka.connect.source.ExactlyOnceSupport;
 import org.apache.kafka.connect.source.SourceConnector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * MongoDB change-data source: one topic per collection, collections spread over tasks, new
  * collections picked up by reconfiguration.
  */
 public class TidelineSourceConnector extends SourceConnector {
+    private static final Logger log = LoggerFactory.getLogger(TidelineSourceConnector.class);
+    private static final long CLOSE_WAIT_MS = 2_000;
+
     private Map<String, String> props;
     private MongoClient client;
     private CollectionMonitor monitor;
@@ -79,10 +85,11 @@ public class TidelineSourceConnector extends SourceConnector {
             monitor.close();
             monitor = null;
         }
-        if (client != null) {
-            client.close();
-            client = null;
+        // bounded: a goodbye to a black-holed server must not hold a rebalance or a reconfiguration
+        if (client != null && !MongoClientFactory.closeWithin(client, CLOSE_WAIT_MS)) {
+            log.warn("The source did not answer the client's goodbye within {} ms; it is abandoned", CLOSE_WAIT_MS);
         }
+        client = null;
     }
 
     @Override
@@ -101,6 +108,12 @@ public class TidelineSourceConnector extends SourceConnector {
     @Override
     public ExactlyOnceSupport exactlyOnceSupport(Map<String, String> connectorConfig) {
         return ExactlyOnceSupport.SUPPORTED;
+    }
+
+    /** The worker's boundaries (per poll, or per interval) apply: each collection's records are independent. */
+    @Override
+    public ConnectorTransactionBoundaries canDefineTransactionBoundaries(Map<String, String> connectorConfig) {
+        return ConnectorTransactionBoundaries.UNSUPPORTED;
     }
 
     /** KIP-875: a hand-edited offset must be one this connector can resume from; a null offset resets. */

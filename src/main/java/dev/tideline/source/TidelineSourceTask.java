@@ -29,7 +29,13 @@ import org.slf4j.LoggerFactory;
 public class TidelineSourceTask extends SourceTask {
     private static final Logger log = LoggerFactory.getLogger(TidelineSourceTask.class);
     private static final long POLL_WAIT_MS = 500;
-    private static final long STOP_WAIT_MS = 10_000;
+    /**
+     * A stop waits at most these two (3 s) in all: Connect gives up on a task whose stop takes longer
+     * than {@code task.shutdown.graceful.timeout.ms} (5 s by default). A capture thread still blocked
+     * on a silent socket then ends at the client's read timeout; it has nothing left to hand over.
+     */
+    private static final long STOP_WAIT_MS = 1_500;
+    private static final long CLOSE_WAIT_MS = 1_500;
 
     private Running running;
 
@@ -47,7 +53,9 @@ public class TidelineSourceTask extends SourceTask {
     public void start(Map<String, String> props) {
         SourceConfig config = new SourceConfig(props);
         List<Namespace> owned = TaskCollections.decode(props.get(TaskCollections.KEY));
-        MongoClient client = MongoClientFactory.create(config.connection().uri(), "tideline-source", config.connection().connectTimeoutMs());
+        // a change stream's getMore legitimately waits up to its await time before answering
+        MongoClient client = MongoClientFactory.create(config.connection().uri(), "tideline-source", config.connection().connectTimeoutMs(),
+                MongoClientFactory.DEFAULT_READ_TIMEOUT_MS + config.capture().maxAwaitMs());
         ExecutorService threads = null;
         SourceTaskMetrics metrics = new SourceTaskMetrics(TaskIdentity.of(props)); // JMX; closed with the task
         try {
@@ -111,11 +119,15 @@ public class TidelineSourceTask extends SourceTask {
         r.captures().forEach(CollectionCapture::stop);
         r.threads().shutdownNow();
         r.metrics().close(); // before the client: writes the final state document, if mirrored
-        // close the client even if a capture thread is stuck on a dead socket: closing unblocks it
-        r.client().close();
+        // close the client even if a capture thread is stuck on a dead socket: closing unblocks it;
+        // bounded, since the driver's goodbye to a black-holed server would hold the stop
+        if (!MongoClientFactory.closeWithin(r.client(), CLOSE_WAIT_MS)) {
+            log.warn("The source did not answer the client's goodbye within {} ms; it is abandoned", CLOSE_WAIT_MS);
+        }
         try {
             if (!r.threads().awaitTermination(STOP_WAIT_MS, TimeUnit.MILLISECONDS)) {
-                log.warn("Some capture threads did not end within {} ms of stop", STOP_WAIT_MS);
+                log.warn("Some capture threads did not end within {} ms of stop (blocked on the network): they end at "
+                        + "the client's read timeout", STOP_WAIT_MS);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -33,7 +33,7 @@ class SourceUnreachableIT {
         String db = "unreach_it";
         try (MongoFixture mongo = MongoFixture.withOplog()) {
             ServerAddress real = new ServerAddress(new ConnectionString(mongo.uri()).getHosts().get(0));
-            try (TcpProxy proxy = new TcpProxy(real.getHost(), real.getPort()).open()) {
+            try (TcpProxy proxy = new TcpProxy(real.getPort())) {
                 MongoDatabase database = mongo.client().getDatabase(db);
                 for (int i = 1; i <= 5; i++) {
                     database.getCollection("a").insertOne(new Document("_id", i));
@@ -47,7 +47,7 @@ class SourceUnreachableIT {
                     stack.rest().awaitRunning(connector, 1, Duration.ofSeconds(60));
                     TopicReader.readUntil(stack.bootstrapServers(), "unreach." + db + ".a", 5, Duration.ofSeconds(60));
 
-                    proxy.close(); // MongoDB is now "down": connection refused
+                    proxy.refuse(); // MongoDB is now "down": connection refused
                     stack.rest().restartConnector(connector, true);
                     // the connector's start lists collections (times out after 2 s) and the tasks' captures fail
                     // and back off: watch them well past that; before, a start without MongoDB left it FAILED
@@ -69,7 +69,7 @@ class SourceUnreachableIT {
                         database.getCollection("b").insertOne(new Document("_id", i));
                     }
                     long back = System.nanoTime();
-                    proxy.open();
+                    proxy.forward();
                     Set<Integer> a = ids(TopicReader.readUntil(stack.bootstrapServers(), "unreach." + db + ".a", 8, Duration.ofSeconds(120)));
                     Set<Integer> b = ids(TopicReader.readUntil(stack.bootstrapServers(), "unreach." + db + ".b", 4, Duration.ofSeconds(120)));
                     System.out.printf("MongoDB back: captured a=%s b=%s within %d ms%n", a, b, (System.nanoTime() - back) / 1_000_000);

@@ -11,12 +11,14 @@ import org.junit.jupiter.api.Test;
 
 /** TLS and authentication options of the connection string reach the driver as they are; the password never reaches a message. */
 class ClientSettingsTest {
+    private static final int READ = MongoClientFactory.DEFAULT_READ_TIMEOUT_MS;
+
 
     @Test
     void tlsOptionsPassThrough() {
         MongoClientSettings s = MongoClientFactory.settings(
                 "mongodb://db1.example.net:27017,db2.example.net:27017/?replicaSet=rs0&tls=true&tlsAllowInvalidHostnames=true",
-                "tideline-source", 4_000);
+                "tideline-source", 4_000, READ);
         assertThat(s.getSslSettings().isEnabled()).isTrue();
         assertThat(s.getSslSettings().isInvalidHostNameAllowed()).isTrue();
         assertThat(s.getClusterSettings().getRequiredReplicaSetName()).isEqualTo("rs0");
@@ -27,16 +29,16 @@ class ClientSettingsTest {
 
     @Test
     void tlsIsOffUnlessAskedAndSrvTurnsItOn() {
-        assertThat(MongoClientFactory.settings("mongodb://h:27017", "a", 1_000).getSslSettings().isEnabled()).isFalse();
-        assertThat(MongoClientFactory.settings("mongodb://h:27017/?ssl=true", "a", 1_000).getSslSettings().isEnabled()).isTrue();
-        assertThat(MongoClientFactory.settings("mongodb://h:27017/?tls=true", "a", 1_000).getSslSettings().isInvalidHostNameAllowed())
+        assertThat(MongoClientFactory.settings("mongodb://h:27017", "a", 1_000, READ).getSslSettings().isEnabled()).isFalse();
+        assertThat(MongoClientFactory.settings("mongodb://h:27017/?ssl=true", "a", 1_000, READ).getSslSettings().isEnabled()).isTrue();
+        assertThat(MongoClientFactory.settings("mongodb://h:27017/?tls=true", "a", 1_000, READ).getSslSettings().isInvalidHostNameAllowed())
                 .isFalse();
     }
 
     @Test
     void credentialsAndMechanismPassThroughAndTheAppNameOfTheUriWins() {
         MongoClientSettings s = MongoClientFactory.settings(
-                "mongodb://app:s3cret@h:27017/?authMechanism=SCRAM-SHA-256&authSource=admin&appName=billing", "tideline-sink", 1_000);
+                "mongodb://app:s3cret@h:27017/?authMechanism=SCRAM-SHA-256&authSource=admin&appName=billing", "tideline-sink", 1_000, READ);
         assertThat(s.getCredential().getUserName()).isEqualTo("app");
         assertThat(s.getCredential().getPassword()).isEqualTo("s3cret".toCharArray());
         assertThat(s.getCredential().getAuthenticationMechanism()).isEqualTo(AuthenticationMechanism.SCRAM_SHA_256);
@@ -46,7 +48,7 @@ class ClientSettingsTest {
 
     @Test
     void aBadConnectionStringIsRefusedWithoutEchoingThePassword() {
-        assertThatThrownBy(() -> MongoClientFactory.settings("mongodb://app:s3cret@h:notaport/", "a", 1_000))
+        assertThatThrownBy(() -> MongoClientFactory.settings("mongodb://app:s3cret@h:notaport/", "a", 1_000, READ))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining(MongoClientFactory.URI_KEY)
                 .hasMessageNotContaining("s3cret");

@@ -24,7 +24,7 @@ import java.util.List;
  * when something was written. The wait blocks the Netty event loop of that connection; other
  * connections on the same loop wait too, hence {@link MongoFixture} gives the server more loops.
  */
-final class AwaitingMemoryBackend extends MemoryBackend {
+class AwaitingMemoryBackend extends MemoryBackend {
     /** MongoDB's default await time for tailable awaitData cursors. */
     private static final long DEFAULT_AWAIT_MILLIS = 1000;
 

@@ -35,15 +35,20 @@ final class ConnectWorker {
     private ChildProcess process;
 
     ConnectWorker(KafkaRuntime runtime, Path workDir, int index, String bootstrapServers, String clusterName) {
+        this(runtime, workDir, "worker-" + index, bootstrapServers, clusterName, exactlyOnceSourceSupport());
+    }
+
+    /** @param exactlyOnce the worker's {@code exactly.once.source.support}: every worker of a group must agree */
+    ConnectWorker(KafkaRuntime runtime, Path workDir, String name, String bootstrapServers, String clusterName, String exactlyOnce) {
         this.runtime = runtime;
-        this.name = "worker-" + index;
+        this.name = name;
         this.dir = StackPaths.recreate(workDir.resolve(name));
         this.port = FreePorts.next();
         this.jmxPort = FreePorts.next();
-        this.propertiesFile = writeProperties(bootstrapServers, clusterName);
+        this.propertiesFile = writeProperties(bootstrapServers, clusterName, exactlyOnce);
     }
 
-    private Path writeProperties(String bootstrapServers, String clusterName) {
+    private Path writeProperties(String bootstrapServers, String clusterName, String exactlyOnce) {
         Properties properties = loadTemplate();
         properties.putAll(Map.of(
                 "bootstrap.servers", bootstrapServers,
@@ -67,7 +72,7 @@ final class ConnectWorker {
         // one until its session expires (default 10 s). 6 s is the broker's minimum session timeout.
         properties.put("session.timeout.ms", "6000");
         properties.put("heartbeat.interval.ms", "1500");
-        properties.put("exactly.once.source.support", exactlyOnceSourceSupport());
+        properties.put("exactly.once.source.support", exactlyOnce);
         Path file = dir.resolve("worker.properties");
         try (OutputStream out = Files.newOutputStream(file)) {
             properties.store(out, "config/worker.properties + test overrides (ConnectWorker)");

@@ -11,6 +11,15 @@ interface KafkaBackend {
     void stop();
 
     /**
+     * Stops the broker ({@code kill -9} when {@code hard}, else a clean shutdown) and starts it again
+     * on the same ports with its data kept; returns once it answers. Only the local broker can.
+     */
+    default void restart(boolean hard) {
+        throw new UnsupportedOperationException("the broker at " + bootstrapServers()
+                + " is not started by the tests, so they cannot restart it");
+    }
+
+    /**
      * {@code KAFKA_BOOTSTRAP} if set; else a container where a Docker engine exists; else a KRaft
      * broker in a child JVM (the case on the team's machines, which have no Docker engine).
      */

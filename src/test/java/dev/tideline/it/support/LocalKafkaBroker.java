@@ -23,11 +23,16 @@ import org.apache.kafka.common.Uuid;
 final class LocalKafkaBroker implements KafkaBackend {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
-    private final ChildProcess process;
+    private final KafkaRuntime runtime;
+    private final Path dir;
+    private final Path config;
     private final String bootstrapServers;
+    private ChildProcess process;
 
-    private LocalKafkaBroker(ChildProcess process, String bootstrapServers) {
-        this.process = process;
+    private LocalKafkaBroker(KafkaRuntime runtime, Path dir, Path config, String bootstrapServers) {
+        this.runtime = runtime;
+        this.dir = dir;
+        this.config = config;
         this.bootstrapServers = bootstrapServers;
     }
 
@@ -38,11 +43,27 @@ final class LocalKafkaBroker implements KafkaBackend {
         String bootstrap = "127.0.0.1:" + brokerPort;
         Path config = writeServerProperties(dir, brokerPort, controllerPort);
         format(runtime, dir, config);
-        ChildProcess process = ChildProcess.startJava("broker", runtime, "1g", dir, dir.resolve("broker.log"),
-                "kafka.Kafka", config.toString());
-        LocalKafkaBroker broker = new LocalKafkaBroker(process, bootstrap);
-        broker.awaitReady();
+        LocalKafkaBroker broker = new LocalKafkaBroker(runtime, dir, config, bootstrap);
+        broker.launch();
         return broker;
+    }
+
+    /** Starts the broker JVM on the formatted storage and waits until it answers. */
+    private void launch() {
+        process = ChildProcess.startJava("broker", runtime, "1g", dir, dir.resolve("broker.log"),
+                "kafka.Kafka", config.toString());
+        awaitReady();
+    }
+
+    /** Same ports, same log.dirs: topics, committed offsets and transactions survive, as on a real restart. */
+    @Override
+    public synchronized void restart(boolean hard) {
+        if (hard) {
+            process.kill();
+        } else {
+            process.stop();
+        }
+        launch();
     }
 
     private static Path writeServerProperties(Path dir, int brokerPort, int controllerPort) {

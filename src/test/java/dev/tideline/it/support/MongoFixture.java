@@ -5,6 +5,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCursor;
 import com.mongodb.client.model.changestream.ChangeStreamDocument;
+import de.bwaldvogel.mongo.MongoBackend;
 import de.bwaldvogel.mongo.MongoServer;
 import java.net.InetSocketAddress;
 import java.util.Optional;
@@ -86,7 +87,12 @@ public final class MongoFixture implements AutoCloseable {
 
     /** The in-process stand-in; the sandbox uses it directly. */
     static MongoFixture inProcess(boolean oplog) {
-        MongoServer server = new MongoServer(new AwaitingMemoryBackend());
+        return inProcess(new AwaitingMemoryBackend(), oplog);
+    }
+
+    /** An in-process stand-in on a backend of the test's choosing, e.g. {@link FaultInjectingBackend}. */
+    public static MongoFixture inProcess(MongoBackend backend, boolean oplog) {
+        MongoServer server = new MongoServer(backend);
         if (oplog) {
             server.enableOplog();
         }
@@ -116,6 +122,12 @@ public final class MongoFixture implements AutoCloseable {
     /** {@code mongodb://host:port/...}: what connectors get as {@code mongodb.uri}. */
     public String uri() {
         return uri;
+    }
+
+    /** The port of the server (of the container's mapped port, or the one in {@code MONGO_URI}). */
+    public int port() {
+        return new com.mongodb.ConnectionString(uri).getHosts().stream().findFirst()
+                .map(h -> Integer.parseInt(h.substring(h.lastIndexOf(':') + 1))).orElseThrow();
     }
 
     /** A driver client for the test itself (closed by {@link #close()}). */

@@ -34,6 +34,7 @@ public final class TestStack {
     private final String clusterName;
     private final List<ConnectWorker> workers = new ArrayList<>();
     private final Admin admin;
+    private ExactlyOnceCluster exactlyOnce;
     private Duration startupTime;
 
     private TestStack(Path workDir, KafkaRuntime runtime, KafkaBackend kafka) {
@@ -176,9 +177,34 @@ public final class TestStack {
         return index;
     }
 
+    /**
+     * Restarts the broker with its data kept ({@code kill -9} first when {@code hard}); workers and
+     * clients reconnect by themselves. Only for a broker the stack started.
+     */
+    public void restartBroker(boolean hard) {
+        kafka.restart(hard);
+    }
+
+    /**
+     * A second Connect cluster on the same broker whose worker runs with
+     * {@code exactly.once.source.support=enabled} (its own group and storage topics: all workers of a
+     * group must agree on the setting). Started on the first call.
+     */
+    public synchronized ExactlyOnceCluster exactlyOnceCluster() {
+        if (exactlyOnce == null) {
+            exactlyOnce = new ExactlyOnceCluster(new ConnectWorker(runtime, workDir, "worker-eos", kafka.bootstrapServers(),
+                    clusterName + "-eos", "enabled"));
+        }
+        return exactlyOnce;
+    }
+
     /** Workers first (a graceful SIGTERM lets them leave the group), then the broker. */
     private synchronized void stopAll() {
-        for (ConnectWorker worker : workers) {
+        List<ConnectWorker> all = new ArrayList<>(workers);
+        if (exactlyOnce != null) {
+            all.add(exactlyOnce.worker());
+        }
+        for (ConnectWorker worker : all) {
             try {
                 worker.stop();
             } catch (RuntimeException e) {

@@ -1,0 +1,260 @@
+package dev.tideline.it.fault;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoCollection;
+import dev.tideline.event.ChangeEvent;
+import dev.tideline.event.EnvelopeCodec;
+import dev.tideline.event.EventHeaders;
+import dev.tideline.event.Op;
+import dev.tideline.it.support.ConnectRest;
+import dev.tideline.it.support.TopicReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.header.Header;
+import org.bson.Document;
+
+/**
+ * One source collection → Tideline source → its topic → Tideline sink → one destination collection,
+ * both connectors on a real worker through the REST API, in the lossless BSON form. The test writes
+ * at the source through a {@link SourceWriter}, injects its faults, then {@link #tally} says what
+ * arrived where.
+ */
+final class Pipeline {
+    static final String COLLECTION = "items";
+    static final Duration CONVERGE = Duration.ofMinutes(4);
+
+    final String name;
+    final String db;
+    final String topic;
+    private final String destDb;
+    private final String sourceConnector;
+    private final String sinkConnector;
+
+    Pipeline(String name) {
+        this.name = name;
+        this.db = "fault_" + name;
+        this.destDb = "fault_" + name + "_dest";
+        this.topic = "fault-" + name + "." + db + "." + COLLECTION;
+        this.sourceConnector = "fault-" + name + "-source";
+        this.sinkConnector = "fault-" + name + "-sink";
+    }
+
+    MongoCollection<Document> sourceCollection(MongoClient sourceClient) {
+        return sourceClient.getDatabase(db).getCollection(COLLECTION);
+    }
+
+    /** The source connector's config; {@code overrides} win. */
+    Map<String, String> sourceConfig(String sourceUri, Map<String, String> overrides) {
+        Map<String, String> c = new LinkedHashMap<>();
+        c.put("connector.class", "dev.tideline.source.TidelineSourceConnector");
+        c.put("tasks.max", "1");
+        c.put("mongodb.uri", sourceUri);
+        c.put("database.include", db);
+        c.put("topic.prefix", "fault-" + name);
+        c.put("output.format", "bson");
+        c.put("key.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+        c.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+        c.put("mongodb.connect.timeout.ms", "3000");
+        c.putAll(overrides);
+        return c;
+    }
+
+    Map<String, String> sinkConfig(String destUri, Map<String, String> overrides) {
+        Map<String, String> c = new LinkedHashMap<>();
+        c.put("connector.class", "dev.tideline.sink.TidelineSinkConnector");
+        c.put("tasks.max", "1");
+        c.put("topics", topic);
+        c.put("mongodb.uri", destUri);
+        c.put("database", destDb);
+        c.put("key.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+        c.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+        c.put("mongodb.connect.timeout.ms", "3000");
+        c.put("retry.backoff.initial.ms", "200");
+        c.put("retry.backoff.max.ms", "2000");
+        c.putAll(overrides);
+        return c;
+    }
+
+    void startSource(ConnectRest rest, String sourceUri, Map<String, String> overrides) {
+        rest.putConnector(sourceConnector, sourceConfig(sourceUri, overrides));
+        rest.awaitRunning(sourceConnector, 1, Duration.ofSeconds(90));
+    }
+
+    void startSink(ConnectRest rest, String destUri, Map<String, String> overrides) {
+        rest.putConnector(sinkConnector, sinkConfig(destUri, overrides));
+        rest.awaitRunning(sinkConnector, 1, Duration.ofSeconds(90));
+    }
+
+    String sourceConnector() {
+        return sourceConnector;
+    }
+
+    String sinkConnector() {
+        return sinkConnector;
+    }
+
+    void deleteConnectors(ConnectRest rest) {
+        rest.deleteConnector(sinkConnector);
+        rest.deleteConnector(sourceConnector);
+    }
+
+    /** Waits (up to {@code deadline}) until the destination holds exactly what the writer expects. */
+    void awaitDestination(MongoClient dest, Map<Integer, Document> expected, Duration deadline) {
+        awaitDestination(dest, expected, deadline, true);
+    }
+
+    /** As above; without {@code deletesToo}, documents deleted at the source may remain (they are reported apart). */
+    void awaitDestination(MongoClient dest, Map<Integer, Document> expected, Duration deadline, boolean deletesToo) {
+        long end = System.nanoTime() + deadline.toNanos();
+        while (System.nanoTime() < end) {
+            Differences d = differences(dest, expected);
+            if (d.missingOrStale() == 0 && (!deletesToo || d.notDeleted() == 0)) {
+                return;
+            }
+            sleep(500);
+        }
+        Differences d = differences(dest, expected);
+        throw new AssertionError("the destination did not reach the source's state within " + deadline + ": " + d);
+    }
+
+    /** Missing or stale documents (lost) and documents that should be gone (not deleted). */
+    record Differences(int missingOrStale, int notDeleted, List<String> examples) {
+        int total() {
+            return missingOrStale + notDeleted;
+        }
+    }
+
+    Differences differences(MongoClient dest, Map<Integer, Document> expected) {
+        Map<Object, Document> actual = new HashMap<>();
+        for (Document d : dest.getDatabase(destDb).getCollection(COLLECTION).find()) {
+            actual.put(d.get("_id"), d);
+        }
+        int missing = 0;
+        List<String> examples = new java.util.ArrayList<>();
+        for (Map.Entry<Integer, Document> e : expected.entrySet()) {
+            Document got = actual.get(e.getKey());
+            if (got == null || !Objects.equals(got.get("v"), e.getValue().get("v"))) {
+                missing++;
+                if (examples.size() < 5) {
+                    examples.add("_id " + e.getKey() + " expected v=" + e.getValue().get("v") + " got " + (got == null ? "nothing" : got.toJson()));
+                }
+            }
+        }
+        int extra = 0;
+        for (Object id : actual.keySet()) {
+            if (!(id instanceof Integer i) || !expected.containsKey(i)) {
+                extra++;
+                if (examples.size() < 5) {
+                    examples.add("_id " + id + " was deleted at the source but is still at the destination");
+                }
+            }
+        }
+        return new Differences(missing, extra, examples);
+    }
+
+    /**
+     * What arrived where. A duplicate delivery is a change record whose identity — id, operation and
+     * source cluster time, which a change stream gives each change once — was already in the topic
+     * (a backfill copy re-sent after a restart counts too). Lost in the topic: an id whose last
+     * record does not give the state the source ended in.
+     */
+    record Tally(String scenario, String faults, long written, long records, long duplicates, int lostInTopic,
+                 long destinationDocs, int lostAtDestination, int notDeleted, long millis) {
+        /** Changes lost on the way (topic or destination) and deletes not applied: 0 when nothing was lost. */
+        int divergences() {
+            return lostInTopic + lostAtDestination + notDeleted;
+        }
+
+        String line() {
+            return String.format("FAULTS %-28s faults injected: %s | changes written at the source: %d | records in the topic: %d"
+                            + " | documents at the destination: %d | LOST: %d (topic %d, destination %d) | not deleted: %d"
+                            + " | duplicate deliveries: %d | %d ms",
+                    scenario, faults, written, records, destinationDocs, lostInTopic + lostAtDestination, lostInTopic,
+                    lostAtDestination, notDeleted, duplicates, millis);
+        }
+    }
+
+    Tally tally(String scenario, String faults, String bootstrap, IsolationLevel isolation, MongoClient dest,
+                SourceWriter writer, long startedNanos) {
+        Map<Integer, Document> expected = writer.expected();
+        List<ConsumerRecord<byte[], byte[]>> records = TopicReader.readAll(bootstrap, topic, Duration.ofSeconds(4), isolation);
+        Set<String> seen = new HashSet<>();
+        Map<Integer, ChangeEvent> last = new HashMap<>();
+        long changes = 0;
+        long duplicates = 0;
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            Header kind = r.headers().lastHeader(EventHeaders.KIND);
+            if (r.value() == null || kind == null
+                    || !EventHeaders.KIND_CHANGE.equals(new String(kind.value(), StandardCharsets.UTF_8))) {
+                continue;
+            }
+            ChangeEvent e = EnvelopeCodec.fromBson(EnvelopeCodec.readDocument(r.value()));
+            changes++;
+            if (!seen.add(e.id() + "|" + e.op() + "|" + e.clusterTime())) {
+                duplicates++;
+            }
+            if (e.id().isInt32()) {
+                last.put(e.id().asInt32().getValue(), e);
+            }
+        }
+        int lostInTopic = 0;
+        for (Map.Entry<Integer, Document> e : expected.entrySet()) {
+            ChangeEvent got = last.get(e.getKey());
+            if (got == null || got.op() == Op.DELETE || got.document() == null
+                    || got.document().getInt32("v").getValue() != e.getValue().getInteger("v")) {
+                lostInTopic++;
+            }
+        }
+        for (Map.Entry<Integer, ChangeEvent> e : last.entrySet()) {
+            if (!expected.containsKey(e.getKey()) && e.getValue().op() != Op.DELETE) {
+                lostInTopic++; // its delete never arrived
+            }
+        }
+        Differences d = differences(dest, expected);
+        long docs = dest.getDatabase(destDb).getCollection(COLLECTION).countDocuments();
+        return new Tally(scenario, faults, writer.writes(), changes, duplicates, lostInTopic, docs, d.missingOrStale(),
+                d.notDeleted(), Duration.ofNanos(System.nanoTime() - startedNanos).toMillis());
+    }
+
+    /**
+     * The end of a scenario: the writer stops after a last few seconds of writes, the destination must
+     * then reach the source's state, and the figures are counted and printed.
+     */
+    Tally finish(String scenario, String faults, String bootstrap, IsolationLevel isolation, MongoClient dest,
+                 SourceWriter writer, long startedNanos) {
+        sleep(3_000);
+        writer.stop();
+        awaitDestination(dest, writer.expected(), CONVERGE);
+        Tally t = tally(scenario, faults, bootstrap, isolation, dest, writer, startedNanos);
+        System.out.println(t.line());
+        return t;
+    }
+
+    /** Both connectors' tasks run: every fault was ridden out without a restart by hand. */
+    void assertTasksRunning(ConnectRest rest) {
+        for (String connector : List.of(sourceConnector, sinkConnector)) {
+            String state = rest.status(connector).path("tasks").path(0).path("state").asText();
+            if (!"RUNNING".equals(state)) {
+                throw new AssertionError("task 0 of " + connector + " is " + state + ": " + rest.status(connector));
+            }
+        }
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+}
