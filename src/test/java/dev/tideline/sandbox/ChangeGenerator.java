@@ -20,6 +20,9 @@ import org.bson.types.ObjectId;
  * downstream can tell which write it was, and so how far behind the writes it is.
  */
 final class ChangeGenerator {
+    /** The tenants the sample documents belong to. */
+    static final List<String> TENANTS = List.of("acme", "globex");
+
     static final String CHANGE_FIELD = "change";
 
     private final MongoDatabase database;
@@ -79,7 +82,8 @@ final class ChangeGenerator {
     }
 
     private Document sampleDocument(String collection, ObjectId id) {
-        Document document = new Document("_id", id).append("version", 1);
+        // the source's tenant.field (config/source-example.json): the gateway's channels are per tenant
+        Document document = new Document("_id", id).append("version", 1).append("tenant", TENANTS.get(random.nextInt(TENANTS.size())));
         switch (collection) {
             case "orders" -> document.append("customer", "c-" + random.nextInt(100))
                     .append("total", Math.round(random.nextDouble() * 10_000) / 100.0)

@@ -80,12 +80,16 @@ public final class Sandbox {
         parts.add(new CollectionsPart(generator, counter, probe));
         parts.add(sourcePart);
         parts.add(sinkPart);
+        GatewayPart gateway = GatewayPart.start(Path.of("config", "fanout-gateway.properties"), stack.bootstrapServers(),
+                ChangeGenerator.TENANTS.get(0), COLLECTIONS.stream().map(c -> database + "." + c + "." + ChangeGenerator.TENANTS.get(0)).toList());
+        parts.add(gateway);
 
         ScheduledExecutorService writer = Executors.newSingleThreadScheduledExecutor();
         // Registered after the stack's hook, but hooks run concurrently: this one only stops our own threads and clients.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             writer.shutdownNow();
             counter.close();
+            gateway.close();
             source.close();
             destination.close();
         }, "sandbox-shutdown"));
