@@ -88,7 +88,7 @@ class OpsOffsetsIT {
                 assertThat(reset.statusCode()).as(reset.body()).isEqualTo(200);
                 HttpResponse<String> rewind = rest.patchOffsets(name, body(events, SourceOffset.streamFrom(firstOfB).toMap()));
                 assertThat(rewind.statusCode()).as(rewind.body()).isEqualTo(200);
-                assertThat(offsetOf(rest.offsets(name), events)).isEqualTo(SourceOffset.streamFrom(firstOfB));
+                assertThat(rest.sourceOffset(name, events).orElseThrow()).isEqualTo(SourceOffset.streamFrom(firstOfB));
                 assertThat(partitions(rest.offsets(name))).doesNotContain(SourceOffset.partition(orders));
 
                 rest.resume(name);
@@ -192,14 +192,6 @@ class OpsOffsetsIT {
     }
 
     @SuppressWarnings("unchecked")
-    private static SourceOffset offsetOf(JsonNode offsets, Namespace ns) {
-        for (JsonNode o : offsets.path("offsets")) {
-            if (JSON.convertValue(o.get("partition"), Map.class).equals(SourceOffset.partition(ns))) {
-                return SourceOffset.fromMap(JSON.convertValue(o.get("offset"), Map.class));
-            }
-        }
-        throw new AssertionError("no offset for " + ns + " in " + offsets);
-    }
 
     /**
      * STOPPED with no tasks in the status, and the task's MBeans gone (its stop() ran): a task still

@@ -2,6 +2,7 @@ package dev.tideline.it.fault;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tideline.event.Namespace;
 import dev.tideline.it.support.FaultInjectingBackend;
 import dev.tideline.it.support.MongoFixture;
 import dev.tideline.it.support.TestStack;
@@ -96,6 +97,16 @@ class SourceServerErrorIT {
             p.startSource(stack.rest(), source.uri(), Map.of("lost.history.policy", "resnapshot"));
             writer.write(200);
             p.awaitDestination(dest.client(), writer.expected(), Duration.ofMinutes(2));
+            // the gap must follow a committed resume token (not a backfill position nor a start time):
+            // the resume is what a lost history answers
+            Namespace ns = new Namespace(p.db, Pipeline.COLLECTION);
+            long tokenDeadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (stack.rest().sourceOffset(p.sourceConnector(), ns).map(o -> o.token() == null).orElse(true)) {
+                if (System.nanoTime() > tokenDeadline) {
+                    throw new AssertionError("no resume token committed for " + ns + " within 60 s");
+                }
+                Pipeline.sleep(200);
+            }
             stack.rest().stop(p.sourceConnector());
             awaitStopped(stack, p.sourceConnector());
             writer.write(300); // the gap: nothing captures these

@@ -3,6 +3,8 @@ package dev.tideline.it.support;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tideline.event.Namespace;
+import dev.tideline.source.SourceOffset;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -16,6 +18,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -150,6 +153,16 @@ public final class ConnectRest {
     /** GET /connectors/{name}/offsets (KIP-875). */
     public JsonNode offsets(String name) {
         return parse(send("GET", "/connectors/" + enc(name) + "/offsets", null, Set.of(200)).body());
+    }
+
+    /** The source offset the worker holds for one collection of a Tideline source, empty if none. */
+    public Optional<SourceOffset> sourceOffset(String name, Namespace ns) {
+        for (JsonNode o : offsets(name).path("offsets")) {
+            if (JSON.convertValue(o.get("partition"), Map.class).equals(SourceOffset.partition(ns))) {
+                return Optional.of(SourceOffset.fromMap(JSON.convertValue(o.get("offset"), Map.class)));
+            }
+        }
+        return Optional.empty();
     }
 
     /** PATCH /connectors/{name}/offsets; the raw answer, since tests check refusals too. */
