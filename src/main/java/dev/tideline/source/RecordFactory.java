@@ -1,14 +1,13 @@
 package dev.tideline.source;
 
 import dev.tideline.event.ChangeEvent;
-import dev.tideline.event.EnvelopeCodec;
 import dev.tideline.event.EventHeaders;
 import dev.tideline.event.ExtendedJson;
 import dev.tideline.event.Namespace;
+import dev.tideline.event.RecordForm;
 import dev.tideline.event.ValueFormat;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.header.ConnectHeaders;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.bson.BsonDateTime;
@@ -27,11 +26,10 @@ public final class RecordFactory {
     private final String topic;
     private final String heartbeatTopic;
     private final String controlTopic;
-    private final ValueFormat format;
+    private final RecordForm form;
     private final String tenantField;
     private final boolean tombstones;
     private final String producer;
-    private final Schema schema;
     private long seq;
 
     public RecordFactory(Namespace ns, String topic, String heartbeatTopic, String controlTopic, ValueFormat format,
@@ -41,11 +39,10 @@ public final class RecordFactory {
         this.topic = topic;
         this.heartbeatTopic = heartbeatTopic;
         this.controlTopic = controlTopic;
-        this.format = format;
+        this.form = RecordForm.of(format);
         this.tenantField = tenantField;
         this.tombstones = tombstones;
         this.producer = producer;
-        this.schema = format == ValueFormat.BSON ? Schema.OPTIONAL_BYTES_SCHEMA : null;
     }
 
     public String topic() {
@@ -60,15 +57,13 @@ public final class RecordFactory {
         } else if (item instanceof Captured.Heartbeat) {
             BsonDocument value = new BsonDocument("db", new BsonString(ns.db())).append("coll", new BsonString(ns.coll()))
                     .append("wallTime", new BsonDateTime(System.currentTimeMillis()));
-            out.add(new SourceRecord(partition, offset, heartbeatTopic, null, null, ns.fullName(), schema, body(value),
-                    null, headers(EventHeaders.KIND_HEARTBEAT)));
+            out.add(notice(offset, heartbeatTopic, value, EventHeaders.KIND_HEARTBEAT));
         } else if (item instanceof Captured.Control control) {
             BsonDocument value = new BsonDocument("type", new BsonString(control.type()))
                     .append("db", new BsonString(ns.db())).append("coll", new BsonString(ns.coll()))
                     .append("detail", new BsonString(control.detail()))
                     .append("wallTime", new BsonDateTime(System.currentTimeMillis()));
-            out.add(new SourceRecord(partition, offset, controlTopic, null, null, ns.fullName(), schema, body(value),
-                    null, headers(EventHeaders.KIND_CONTROL)));
+            out.add(notice(offset, controlTopic, value, EventHeaders.KIND_CONTROL));
         }
     }
 
@@ -83,19 +78,20 @@ public final class RecordFactory {
             headers.addString(EventHeaders.ORIGIN, e.origin());
         }
         headers.addString(EventHeaders.SEQ, Long.toString(++seq));
-        Object key = EnvelopeCodec.toKey(e.id(), format);
+        Object key = form.key(e.id());
         Long timestamp = e.wallTimeMillis() > 0 ? e.wallTimeMillis() : null;
-        out.add(new SourceRecord(partition, offset, topic, null, schema, key, schema, EnvelopeCodec.toValue(e, format),
+        out.add(new SourceRecord(partition, offset, topic, null, form.keySchema(), key, form.valueSchema(), form.value(e),
                 timestamp, headers));
         if (tombstones && e.isDelete()) {
             // compaction forgets the key; same offset, so committing it twice is harmless
-            out.add(new SourceRecord(partition, offset, topic, null, schema, key, schema, null, timestamp,
+            out.add(new SourceRecord(partition, offset, topic, null, form.keySchema(), key, form.valueSchema(), null, timestamp,
                     headers(EventHeaders.KIND_CHANGE).addString(EventHeaders.OP, "tombstone")));
         }
     }
 
-    private Object body(BsonDocument value) {
-        return format == ValueFormat.JSON ? ExtendedJson.toMap(value) : EnvelopeCodec.toBytes(value);
+    private SourceRecord notice(Map<String, Object> offset, String noticeTopic, BsonDocument value, String kind) {
+        return new SourceRecord(partition, offset, noticeTopic, null, form.noticeKeySchema(), form.noticeKey(ns.fullName()),
+                form.noticeSchema(), form.notice(value), null, headers(kind));
     }
 
     private ConnectHeaders headers(String kind) {
