@@ -34,7 +34,7 @@ import org.bson.types.Decimal128;
 import org.bson.types.ObjectId;
 
 /** A document holding every BSON type, with the edge values that break naive conversions. */
-final class BsonCorpus {
+public final class BsonCorpus {
     static final ObjectId OID = new ObjectId("65f1a2b3c4d5e6f708192a3b");
     static final UUID UUID_VALUE = UUID.fromString("0f8fad5b-d9cb-469f-a165-70867728950e");
 
@@ -117,7 +117,7 @@ final class BsonCorpus {
     }
 
     /** The value with every document's fields sorted by name (recursively): order-insensitive and type-exact. */
-    static BsonValue sorted(BsonValue v) {
+    public static BsonValue sorted(BsonValue v) {
         switch (v.getBsonType()) {
             case DOCUMENT: {
                 TreeMap<String, BsonValue> fields = new TreeMap<>();

@@ -61,6 +61,17 @@ class RecordFormsDecodeTest {
     }
 
     @Test
+    void deletesInStructAndTextFormsAreDeletes() {
+        ChangeEvent e = new ChangeEvent(Op.DELETE, NS, new BsonInt64(9), null, new BsonTimestamp(60, 1), 10L, null);
+        SinkChange s = (SinkChange) decoder.decode(through(json(true), json(false), ValueFormat.STRUCT, e, false));
+        SinkChange t = (SinkChange) decoder.decode(through(string(true), string(false), ValueFormat.TEXT, e, false));
+        assertThat(s.isDelete()).isTrue();
+        assertThat(s.id()).isEqualTo(new BsonInt64(9));
+        assertThat(s.version()).isEqualTo(new BsonTimestamp(60, 1));
+        assertThat(t.isDelete()).isTrue();
+    }
+
+    @Test
     void tombstonesInStructAndTextFormsDeleteTheKeysId() {
         ChangeEvent e = new ChangeEvent(Op.DELETE, NS, new BsonInt64(9), null, null, 10L, null);
         SinkChange s = (SinkChange) decoder.decode(through(json(true), json(false), ValueFormat.STRUCT, e, true));
