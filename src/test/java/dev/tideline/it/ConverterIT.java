@@ -132,7 +132,8 @@ class ConverterIT {
                 .append("tags", List.of("t" + i, i)).append("nested", new Document("z", 1).append("a", List.of(new Document("k", (long) i))));
     }
 
-    private static List<String> differences(MongoClient sc, Namespace src, MongoClient dc, Namespace dst, boolean exact) {
+    /** Differences between two collections; exact compares BSON bytes, otherwise fields and types in any order. */
+    static List<String> differences(MongoClient sc, Namespace src, MongoClient dc, Namespace dst, boolean exact) {
         Map<BsonValue, RawBsonDocument> want = SinkItSupport.snapshot(sc, src);
         Map<BsonValue, RawBsonDocument> got = SinkItSupport.snapshot(dc, dst);
         List<String> diffs = new ArrayList<>();

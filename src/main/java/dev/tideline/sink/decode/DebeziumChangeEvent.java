@@ -103,15 +103,6 @@ public final class DebeziumChangeEvent {
     }
 
     private static Namespace namespace(BsonDocument source) {
-        BsonValue db = source.get("db");
-        BsonValue coll = source.get("collection");
-        if (db == null || !db.isString() || coll == null || !coll.isString()) {
-            return null;
-        }
-        try {
-            return new Namespace(db.asString().getValue(), coll.asString().getValue());
-        } catch (IllegalArgumentException e) {
-            throw new MalformedRecordException("bad source namespace in Debezium event: " + e.getMessage(), e);
-        }
+        return OfficialChangeEvent.namespace(source.get("db"), source.get("collection"), "source namespace in Debezium event");
     }
 }

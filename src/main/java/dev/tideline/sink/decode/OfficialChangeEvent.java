@@ -41,11 +41,14 @@ public final class OfficialChangeEvent {
             return new Decoded.Skip("a " + type + " event: reported, never applied");
         }
         Namespace ns = namespace(d.get("ns"));
-        BsonValue id = documentId(d);
+        BsonValue keyId = documentKeyId(d);
         BsonTimestamp clusterTime = d.get("clusterTime") instanceof BsonTimestamp t ? t : null;
         switch (type) {
             case "delete":
-                return new SinkChange(record, SinkChange.Kind.DELETE, ns, id, null, clusterTime);
+                if (keyId == null) {
+                    throw new MalformedRecordException("delete event has no documentKey._id");
+                }
+                return new SinkChange(record, SinkChange.Kind.DELETE, ns, keyId, null, clusterTime);
             case "insert":
             case "replace":
             case "update": {
@@ -62,10 +65,13 @@ public final class OfficialChangeEvent {
                     }
                     throw new MalformedRecordException("an insert event must carry the whole document with its _id");
                 }
+                // The document names its own _id; documentKey, when it has one, must agree. (The stand-in
+                // puts an update's spec in documentKey, FAKE-MONGO.md: the whole document is the reference.)
                 BsonDocument doc = full.asDocument();
-                if (!doc.get("_id").equals(id)) {
-                    throw new MalformedRecordException("fullDocument._id " + Ids.show(doc.get("_id"))
-                            + " differs from documentKey._id " + Ids.show(id));
+                BsonValue id = doc.get("_id");
+                if (keyId != null && !id.equals(keyId)) {
+                    throw new MalformedRecordException("fullDocument._id " + Ids.show(id)
+                            + " differs from documentKey._id " + Ids.show(keyId));
                 }
                 return new SinkChange(record, SinkChange.Kind.WRITE, ns, id, doc, clusterTime);
             }
@@ -75,27 +81,28 @@ public final class OfficialChangeEvent {
         }
     }
 
-    private static BsonValue documentId(BsonDocument d) {
+    /** documentKey._id, or null when the event has none. */
+    private static BsonValue documentKeyId(BsonDocument d) {
         BsonValue key = d.get("documentKey");
-        if (key == null || !key.isDocument() || !key.asDocument().containsKey("_id")) {
-            throw new MalformedRecordException("change event has no documentKey._id");
-        }
-        return key.asDocument().get("_id");
+        return key != null && key.isDocument() ? key.asDocument().get("_id") : null;
     }
 
     private static Namespace namespace(BsonValue ns) {
         if (ns == null || !ns.isDocument()) {
             return null; // routed by topic then (topic.namespace.map or database + topic)
         }
-        BsonValue db = ns.asDocument().get("db");
-        BsonValue coll = ns.asDocument().get("coll");
+        return namespace(ns.asDocument().get("db"), ns.asDocument().get("coll"), "ns in change event");
+    }
+
+    /** A namespace from a foreign event's string fields; null (routed by topic) when either is not a string. */
+    static Namespace namespace(BsonValue db, BsonValue coll, String where) {
         if (db == null || !db.isString() || coll == null || !coll.isString()) {
             return null;
         }
         try {
             return new Namespace(db.asString().getValue(), coll.asString().getValue());
         } catch (IllegalArgumentException e) {
-            throw new MalformedRecordException("bad ns in change event: " + e.getMessage(), e);
+            throw new MalformedRecordException("bad " + where + ": " + e.getMessage(), e);
         }
     }
 

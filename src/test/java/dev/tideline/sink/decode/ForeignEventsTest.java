@@ -165,6 +165,20 @@ class ForeignEventsTest {
     }
 
     @Test
+    void officialUpdateTakesTheIdOfItsWholeDocumentAndRefusesADisagreeingDocumentKey() {
+        // the stand-in puts the update's spec in documentKey (FAKE-MONGO.md); the whole document names its _id
+        String event = "{\"_id\": {\"_data\": \"01\"}, \"operationType\": \"update\", \"ns\": {\"db\": \"shop\", \"coll\": \"orders\"}, "
+                + "\"documentKey\": {\"$set\": {\"qty\": 2}}, \"fullDocument\": {\"_id\": 7, \"qty\": 2}}";
+        SinkChange c = (SinkChange) decoder.decode(new SinkRecord("shop.orders", 0, null, null, null, event, 1));
+        assertThat(c.id()).isEqualTo(new BsonInt32(7));
+        assertThat(c.document().get("qty")).isEqualTo(new BsonInt32(2));
+
+        String disagreeing = event.replace("{\"$set\": {\"qty\": 2}}", "{\"_id\": 8}");
+        assertThatThrownBy(() -> decoder.decode(new SinkRecord("shop.orders", 0, null, null, null, disagreeing, 2)))
+                .isInstanceOf(MalformedRecordException.class).hasMessageContaining("differs from documentKey._id");
+    }
+
+    @Test
     void officialDropIsSkippedNeverApplied() throws IOException {
         assertThat(decoder.decode(official("drop.tsv"))).isInstanceOf(Decoded.Skip.class);
     }
