@@ -27,6 +27,14 @@ public final class MongoClientFactory {
      * @throws ConfigException on {@link #URI_KEY} when the string is not a connection string
      */
     public static MongoClient create(String uri, String appName, int timeoutMs) {
+        return MongoClients.create(settings(uri, appName, timeoutMs));
+    }
+
+    /**
+     * The driver settings {@link #create} uses: everything the connection string says (TLS,
+     * authentication, replica set, read preference...) passed through as is, plus our timeouts.
+     */
+    public static MongoClientSettings settings(String uri, String appName, int timeoutMs) {
         ConnectionString cs = parse(uri);
         MongoClientSettings.Builder settings = MongoClientSettings.builder()
                 .applyConnectionString(cs)
@@ -35,7 +43,7 @@ public final class MongoClientFactory {
         if (cs.getApplicationName() == null) {
             settings.applicationName(appName);
         }
-        return MongoClients.create(settings.build());
+        return settings.build();
     }
 
     /** @throws ConfigException naming {@link #URI_KEY}, without echoing the string */

@@ -66,6 +66,7 @@ public final class MongoErrors {
             CHANGE_STREAM_HISTORY_LOST, CHANGE_STREAM_INVALIDATED, OPLOG_QUERY_MIN_TS_MISSING);
     private static final Set<Integer> PER_RECORD_CODES = Set.of(DUPLICATE_KEY, DOCUMENT_VALIDATION_FAILURE,
             BSON_OBJECT_TOO_LARGE, BAD_VALUE, IMMUTABLE_FIELD, INVALID_ID_FIELD, DOLLAR_PREFIXED_FIELD_NAME, INVALID_LENGTH);
+    private static final Set<Integer> UNREACHABLE_CODES = Set.of(HOST_UNREACHABLE, HOST_NOT_FOUND, NETWORK_TIMEOUT, SOCKET_EXCEPTION);
     private static final Set<Integer> AUTH_CODES = Set.of(UNAUTHORIZED, AUTHENTICATION_FAILED);
 
     /** mongo-java-server answers a change stream without oplog with this code ("Unknown error"), see FAKE-MONGO.md. */
@@ -103,6 +104,22 @@ public final class MongoErrors {
     /** Whether the server does not know the command (mongo-java-server lacks some admin commands, FAKE-MONGO.md). */
     public static boolean isCommandNotFound(Throwable t) {
         return t instanceof MongoCommandException ce && ce.getErrorCode() == COMMAND_NOT_FOUND;
+    }
+
+    /**
+     * Whether a (retriable) failure means the server could not be reached at all, rather than that it
+     * answered with a transient error: health reports the first as {@code down}, the second as {@code degraded}.
+     */
+    public static boolean isUnreachable(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof MongoSocketException || c instanceof MongoTimeoutException) {
+                return true;
+            }
+            if (c instanceof MongoException me && UNREACHABLE_CODES.contains(me.getCode())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether opening a change stream failed because the server cannot serve one at all. */

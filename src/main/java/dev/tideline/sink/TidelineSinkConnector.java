@@ -1,6 +1,7 @@
 package dev.tideline.sink;
 
 import dev.tideline.TidelineVersion;
+import dev.tideline.health.TaskIdentity;
 import dev.tideline.mongo.ServerProbe;
 import dev.tideline.sink.config.ConnectionSettings;
 import dev.tideline.sink.config.RetrySettings;
@@ -46,7 +47,7 @@ public class TidelineSinkConnector extends SinkConnector {
     public List<Map<String, String>> taskConfigs(int maxTasks) {
         List<Map<String, String>> configs = new ArrayList<>(maxTasks);
         for (int i = 0; i < maxTasks; i++) {
-            configs.add(new HashMap<>(props));
+            configs.add(TaskIdentity.withIndex(new HashMap<>(props), i));
         }
         return configs;
     }

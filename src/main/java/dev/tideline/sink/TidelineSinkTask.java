@@ -2,10 +2,15 @@ package dev.tideline.sink;
 
 import com.mongodb.client.MongoClient;
 import dev.tideline.TidelineVersion;
+import dev.tideline.health.SinkTaskMetrics;
+import dev.tideline.health.TaskIdentity;
+import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoClientFactory;
+import dev.tideline.mongo.MongoErrors;
 import dev.tideline.sink.config.SinkConfig;
 import java.util.Collection;
 import java.util.Map;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
@@ -30,6 +35,7 @@ public class TidelineSinkTask extends SinkTask {
     private BatchApplier applier;
     private FailedRecordHandler failedRecords;
     private RetryBackoff backoff;
+    private SinkTaskMetrics metrics;
 
     @Override
     public String version() {
@@ -46,6 +52,7 @@ public class TidelineSinkTask extends SinkTask {
             this.failedRecords = new FailedRecordHandler(context, config.tolerateAll());
             this.backoff = new RetryBackoff(config.retry().initialBackoffMs(), config.retry().maxBackoffMs());
             this.client = c;
+            this.metrics = new SinkTaskMetrics(TaskIdentity.of(props)); // JMX; closed in stop()
         } catch (RuntimeException e) {
             c.close();
             throw e;
@@ -66,16 +73,27 @@ public class TidelineSinkTask extends SinkTask {
             log.warn("Transient failure (attempt {}), the batch of {} records is re-delivered in {} ms: {}",
                     backoff.attempts(), records.size(), wait, e.getMessage());
             context.timeout(wait);
+            metrics.retrying(MongoErrors.isUnreachable(e));
+            throw e;
+        } catch (ConnectException e) {
+            if (MongoErrors.classify(e) == ErrorClass.AUTH) {
+                metrics.authFailed();
+            }
             throw e;
         }
         backoff.reset();
         log.debug("Applied a batch: {}", outcome);
         // after the whole batch is applied, and only once (a retried batch reports its failures on the attempt that succeeds)
         failedRecords.handle(outcome.failures());
+        metrics.applied(outcome.written(), outcome.failures().size(),
+                records.stream().mapToLong(r -> r.timestamp() == null ? -1 : r.timestamp()).max().orElse(-1), System.currentTimeMillis());
     }
 
     @Override
     public void stop() {
+        if (metrics != null) {
+            metrics.close();
+        }
         if (client != null) { // stop() also follows a start() that failed
             client.close();
         }

@@ -37,6 +37,7 @@ final class CollectionCapture implements Runnable {
     private final ScanReaders scanReaders;
     private final RecordFactory records;
     private final RecordQueue queue;
+    private final CaptureMetrics metrics;
     private final Backoff backoff = new Backoff(1_000, 30_000);
     private volatile boolean stopped;
     /** The position after the last item handed to the queue (null before the first). */
@@ -44,7 +45,8 @@ final class CollectionCapture implements Runnable {
     private Plan plan;
 
     CollectionCapture(Namespace ns, MongoDatabase db, CaptureSettings settings, StreamSupport streamSupport,
-                      ScanReaders scanReaders, RecordFactory records, RecordQueue queue, SourceOffset stored) {
+                      ScanReaders scanReaders, RecordFactory records, RecordQueue queue, SourceOffset stored,
+                      CaptureMetrics metrics) {
         this.ns = ns;
         this.db = db;
         this.collection = db.getCollection(ns.coll(), RawBsonDocument.class);
@@ -55,6 +57,7 @@ final class CollectionCapture implements Runnable {
         this.records = records;
         this.queue = queue;
         this.position = stored;
+        this.metrics = metrics;
     }
 
     void stop() {
@@ -88,6 +91,7 @@ final class CollectionCapture implements Runnable {
                     }
                     if (reader.finished()) {
                         plan = new Plan(Phase.STREAM, SourceOffset.streamFrom(plan.offset().startAt()));
+                        metrics.streaming();
                         break;
                     }
                 }
@@ -108,13 +112,17 @@ final class CollectionCapture implements Runnable {
     }
 
     private CollectionReader open(Plan p) {
-        return switch (p.phase()) {
+        BackfillProgress progress = p.phase() == Phase.BACKFILL
+                ? new BackfillProgress(collection.estimatedDocumentCount(), System.currentTimeMillis()) : null;
+        CollectionReader reader = switch (p.phase()) {
             case BACKFILL -> new BackfillReader(collection, ns, filter, settings.batchSize(), p.offset().startAt(),
-                    p.offset().lastId(), new BackfillProgress(collection.estimatedDocumentCount(), System.currentTimeMillis()));
+                    p.offset().lastId(), progress);
             case STREAM -> new StreamReader(collection, ns, filter, p.offset(), settings.batchSize(), settings.maxAwaitMs(),
                     settings.heartbeatIntervalMs());
             case SCAN -> scanReaders.open(ns, filter, p.offset());
         };
+        metrics.opened(p.phase(), progress);
+        return reader;
     }
 
     /** @return false when the capture must end (the task is failed through the queue) */
@@ -124,6 +132,7 @@ final class CollectionCapture implements Runnable {
         if (kind == ErrorClass.HISTORY_LOST && !streaming) {
             kind = ErrorClass.RETRIABLE; // a lost find cursor: the query is simply run again from the last position
         }
+        metrics.failed(kind, e);
         switch (kind) {
             case RETRIABLE: {
                 long delay = backoff.next();
@@ -148,6 +157,7 @@ final class CollectionCapture implements Runnable {
 
     private boolean onHistoryLost(RuntimeException e) {
         LostHistoryPolicy policy = settings.lostHistoryPolicy();
+        metrics.historyLost(policy != LostHistoryPolicy.LATEST);
         String what = "the change stream of " + ns + " can no longer resume (" + e.getMessage() + ")";
         if (policy == LostHistoryPolicy.FAIL) {
             queue.fail(new ConnectException(what + ". lost.history.policy=fail: fix by setting lost.history.policy="
@@ -185,6 +195,7 @@ final class CollectionCapture implements Runnable {
         }
         queue.put(out);
         position = batch.get(batch.size() - 1).offset();
+        metrics.published(batch);
     }
 
     private void sleep(long ms) {

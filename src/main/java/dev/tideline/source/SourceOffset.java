@@ -144,7 +144,10 @@ public final class SourceOffset {
 
     /** The source partition of a collection: {@code {db, coll}}, never derived from the connection string. */
     public static Map<String, Object> partition(Namespace ns) {
-        Map<String, Object> p = new HashMap<>(4);
+        // Connect keys stored offsets by the partition's JSON bytes, and reads edited ones (PATCH) back
+        // through a default HashMap: a partition must serialize in that map's order, or an edit lands
+        // under other bytes and the task never sees it (PartitionKeyTest).
+        Map<String, Object> p = new HashMap<>();
         p.put(P_DB, ns.db());
         p.put(P_COLL, ns.coll());
         return p;

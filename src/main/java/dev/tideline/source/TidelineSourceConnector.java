@@ -3,6 +3,7 @@ package dev.tideline.source;
 import com.mongodb.client.MongoClient;
 import dev.tideline.TidelineVersion;
 import dev.tideline.event.Namespace;
+import dev.tideline.health.TaskIdentity;
 import dev.tideline.mongo.MongoClientFactory;
 import dev.tideline.source.config.SourceConfig;
 import java.util.ArrayList;
@@ -12,18 +13,15 @@ import java.util.Map;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.connect.connector.Task;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.source.ExactlyOnceSupport;
 import org.apache.kafka.connect.source.SourceConnector;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * MongoDB change-data source: one topic per collection, collections spread over tasks, new
  * collections picked up by reconfiguration.
  */
 public class TidelineSourceConnector extends SourceConnector {
-    private static final Logger log = LoggerFactory.getLogger(TidelineSourceConnector.class);
-
     private Map<String, String> props;
     private MongoClient client;
     private CollectionMonitor monitor;
@@ -33,18 +31,24 @@ public class TidelineSourceConnector extends SourceConnector {
         return TidelineVersion.get();
     }
 
+    /**
+     * Never fails only because the source is unreachable (a worker restart during a MongoDB outage must
+     * not leave the connector FAILED): the collection set is then listed with back-off in the background,
+     * and tasks already configured keep retrying on their own. A new configuration is still checked for
+     * reachability by {@link #validate}.
+     */
     @Override
     public void start(Map<String, String> props) {
         SourceConfig config = new SourceConfig(props);
         MongoClient c = MongoClientFactory.create(config.connection().uri(), "tideline-source-connector", config.connection().connectTimeoutMs());
+        this.client = c;
+        this.props = Map.copyOf(props);
         try {
-            List<Namespace> initial = CollectionDiscovery.list(c, config.selection());
-            monitor = new CollectionMonitor(c, config.selection(), initial, () -> context.requestTaskReconfiguration());
-            this.client = c;
-            this.props = Map.copyOf(props);
-            log.info("Source connector started with {} collection(s): {}", initial.size(), initial);
+            monitor = new CollectionMonitor(c, config.selection(), MongoClientFactory.hostsOf(config.connection().uri()),
+                    () -> context.requestTaskReconfiguration());
+            monitor.start();
         } catch (RuntimeException e) {
-            c.close();
+            stop();
             throw e;
         }
     }
@@ -57,10 +61,14 @@ public class TidelineSourceConnector extends SourceConnector {
     @Override
     public List<Map<String, String>> taskConfigs(int maxTasks) {
         List<Map<String, String>> configs = new ArrayList<>();
-        for (List<Namespace> group : TaskAssigner.assign(monitor.current(), maxTasks)) {
+        // Connect retries a failed taskConfigs() with back-off and keeps the tasks it has meanwhile
+        List<Namespace> collections = monitor.current().orElseThrow(() -> new RetriableException(
+                "The source's collections are not known yet: " + monitor.lastFailure() + ". The connector retries "
+                        + "listing them with back-off; check that MongoDB is up and reachable from the worker."));
+        for (List<Namespace> group : TaskAssigner.assign(collections, maxTasks)) {
             Map<String, String> task = new HashMap<>(props);
             task.put(TaskCollections.KEY, TaskCollections.encode(group));
-            configs.add(task);
+            configs.add(TaskIdentity.withIndex(task, configs.size()));
         }
         return configs;
     }
@@ -69,9 +77,11 @@ public class TidelineSourceConnector extends SourceConnector {
     public void stop() {
         if (monitor != null) {
             monitor.close();
+            monitor = null;
         }
         if (client != null) {
             client.close();
+            client = null;
         }
     }
 

@@ -3,7 +3,10 @@ package dev.tideline.source;
 import com.mongodb.client.MongoClient;
 import dev.tideline.TidelineVersion;
 import dev.tideline.event.Namespace;
+import dev.tideline.health.SourceTaskMetrics;
+import dev.tideline.health.TaskIdentity;
 import dev.tideline.mongo.MongoClientFactory;
+import dev.tideline.source.config.HealthStateSettings;
 import dev.tideline.source.config.SourceConfig;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -15,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
+import org.bson.BsonDocument;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,7 +34,8 @@ public class TidelineSourceTask extends SourceTask {
     private Running running;
 
     /** Everything a started task holds; exists only once start() succeeded. */
-    private record Running(MongoClient client, ExecutorService threads, List<CollectionCapture> captures, RecordQueue queue, int maxRecords) {
+    private record Running(MongoClient client, ExecutorService threads, List<CollectionCapture> captures, RecordQueue queue, int maxRecords,
+                           SourceTaskMetrics metrics) {
     }
 
     @Override
@@ -44,6 +49,7 @@ public class TidelineSourceTask extends SourceTask {
         List<Namespace> owned = TaskCollections.decode(props.get(TaskCollections.KEY));
         MongoClient client = MongoClientFactory.create(config.connection().uri(), "tideline-source", config.connection().connectTimeoutMs());
         ExecutorService threads = null;
+        SourceTaskMetrics metrics = new SourceTaskMetrics(TaskIdentity.of(props)); // JMX; closed with the task
         try {
             Map<Map<String, Object>, Map<String, Object>> stored = storedOffsets(owned);
             String producer = UUID.randomUUID().toString();
@@ -57,7 +63,11 @@ public class TidelineSourceTask extends SourceTask {
                         config.topics().controlTopic(), config.capture().outputFormat(), config.capture().tenantField(),
                         config.capture().deleteTombstone(), producer);
                 captures.add(new CollectionCapture(ns, client.getDatabase(ns.db()), config.capture(), streams, scans, factory, queue,
-                        offset == null ? null : SourceOffset.fromMap(offset)));
+                        offset == null ? null : SourceOffset.fromMap(offset), new CaptureMetrics(metrics.collection(ns.fullName()))));
+            }
+            if (config.healthState().enabled()) {
+                metrics.mirrorTo(client.getDatabase(config.healthState().database())
+                        .getCollection(HealthStateSettings.STATE_COLLECTION, BsonDocument.class), config.healthState().intervalMs());
             }
             threads = Executors.newFixedThreadPool(Math.max(1, captures.size()), r -> {
                 Thread t = new Thread(r, "tideline-capture");
@@ -67,12 +77,13 @@ public class TidelineSourceTask extends SourceTask {
             for (CollectionCapture c : captures) {
                 threads.submit(c);
             }
-            running = new Running(client, threads, captures, queue, config.capture().batchSize() * 2);
+            running = new Running(client, threads, captures, queue, config.capture().batchSize() * 2, metrics);
             log.info("Source task started: {} collection(s) {}, producer {}", owned.size(), owned, producer);
         } catch (RuntimeException e) {
             if (threads != null) {
                 threads.shutdownNow();
             }
+            metrics.close();
             client.close();
             throw e;
         }
@@ -98,6 +109,7 @@ public class TidelineSourceTask extends SourceTask {
         }
         r.captures().forEach(CollectionCapture::stop);
         r.threads().shutdownNow();
+        r.metrics().close(); // before the client: writes the final state document, if mirrored
         // close the client even if a capture thread is stuck on a dead socket: closing unblocks it
         r.client().close();
         try {

@@ -35,13 +35,13 @@ import org.bson.types.ObjectId;
 
 /** A document holding every BSON type, with the edge values that break naive conversions. */
 public final class BsonCorpus {
-    static final ObjectId OID = new ObjectId("65f1a2b3c4d5e6f708192a3b");
-    static final UUID UUID_VALUE = UUID.fromString("0f8fad5b-d9cb-469f-a165-70867728950e");
+    public static final ObjectId OID = new ObjectId("65f1a2b3c4d5e6f708192a3b");
+    public static final UUID UUID_VALUE = UUID.fromString("0f8fad5b-d9cb-469f-a165-70867728950e");
 
     private BsonCorpus() {
     }
 
-    static BsonDocument document() {
+    public static BsonDocument document() {
         BsonDocument d = new BsonDocument();
         d.append("_id", new BsonObjectId(OID));
         d.append("objectId", new BsonObjectId(new ObjectId("000000000000000000000001")));
@@ -144,7 +144,7 @@ public final class BsonCorpus {
     }
 
     /** Bytes of the document with sorted fields: equal iff same fields, same types, same values (bitwise). */
-    static byte[] canonicalBytes(BsonDocument d) {
+    public static byte[] canonicalBytes(BsonDocument d) {
         return EnvelopeCodec.toBytes(sorted(d).asDocument());
     }
 }

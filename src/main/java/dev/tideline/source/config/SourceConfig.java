@@ -13,6 +13,7 @@ public final class SourceConfig extends AbstractConfig {
     private final TopicSettings topics;
     private final CaptureSettings capture;
     private final ScanSettings scan;
+    private final HealthStateSettings healthState;
 
     public SourceConfig(Map<String, String> props) {
         super(CONFIG_DEF, props);
@@ -21,6 +22,7 @@ public final class SourceConfig extends AbstractConfig {
         topics = new TopicSettings(this);
         capture = new CaptureSettings(this);
         scan = new ScanSettings(this);
+        healthState = new HealthStateSettings(this);
     }
 
     private static ConfigDef configDef() {
@@ -30,6 +32,7 @@ public final class SourceConfig extends AbstractConfig {
         TopicSettings.define(def);
         CaptureSettings.define(def);
         ScanSettings.define(def);
+        HealthStateSettings.define(def);
         return def;
     }
 
@@ -51,5 +54,9 @@ public final class SourceConfig extends AbstractConfig {
 
     public ScanSettings scan() {
         return scan;
+    }
+
+    public HealthStateSettings healthState() {
+        return healthState;
     }
 }

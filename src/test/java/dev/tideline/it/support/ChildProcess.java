@@ -37,9 +37,16 @@ final class ChildProcess {
      */
     static ChildProcess startJava(String name, KafkaRuntime runtime, String heap, Path dir, Path logFile,
                                   String mainClass, String... args) {
+        return startJava(name, runtime, heap, List.of(), dir, logFile, mainClass, args);
+    }
+
+    /** As above, with extra JVM options (placed before the main class). */
+    static ChildProcess startJava(String name, KafkaRuntime runtime, String heap, List<String> jvmOptions, Path dir, Path logFile,
+                                  String mainClass, String... args) {
         Path log4j2 = runtime.writeLog4j2Config(dir.resolve(name + "-log4j2.properties"), logFile);
         Path console = dir.resolve(name + ".out");
         List<String> command = new ArrayList<>(runtime.javaCommand(heap, log4j2));
+        command.addAll(jvmOptions);
         command.add(mainClass);
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command)

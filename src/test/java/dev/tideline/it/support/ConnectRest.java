@@ -135,6 +135,18 @@ public final class ConnectRest {
         send("PUT", "/connectors/" + enc(name) + "/stop", null, Set.of(202, 204));
     }
 
+    /** GET /connectors/{name}/tasks: each task's config as the connector generated it, in task order. */
+    public List<Map<String, String>> taskConfigs(String name) {
+        JsonNode answer = parse(send("GET", "/connectors/" + enc(name) + "/tasks", null, Set.of(200)).body());
+        List<Map<String, String>> out = new ArrayList<>();
+        for (JsonNode task : answer) {
+            Map<String, String> config = new LinkedHashMap<>();
+            task.path("config").fields().forEachRemaining(e -> config.put(e.getKey(), e.getValue().asText()));
+            out.add(config);
+        }
+        return out;
+    }
+
     /** GET /connectors/{name}/offsets (KIP-875). */
     public JsonNode offsets(String name) {
         return parse(send("GET", "/connectors/" + enc(name) + "/offsets", null, Set.of(200)).body());

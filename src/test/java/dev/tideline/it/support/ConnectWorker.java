@@ -11,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
@@ -28,6 +29,8 @@ final class ConnectWorker {
     private final Path dir;
     private final String name;
     private final int port;
+    /** JMX of the worker JVM, where Tideline's task MBeans live (ITs read metrics and health there). */
+    private final int jmxPort;
     private final Path propertiesFile;
     private ChildProcess process;
 
@@ -36,6 +39,7 @@ final class ConnectWorker {
         this.name = "worker-" + index;
         this.dir = StackPaths.recreate(workDir.resolve(name));
         this.port = FreePorts.next();
+        this.jmxPort = FreePorts.next();
         this.propertiesFile = writeProperties(bootstrapServers, clusterName);
     }
 
@@ -94,6 +98,25 @@ final class ConnectWorker {
         return "http://127.0.0.1:" + port;
     }
 
+    /** {@code service:jmx:rmi:///jndi/rmi://127.0.0.1:<port>/jmxrmi}: the worker's MBean server. */
+    String jmxUrl() {
+        return "service:jmx:rmi:///jndi/rmi://127.0.0.1:" + jmxPort + "/jmxrmi";
+    }
+
+    /**
+     * Remote JMX on loopback only, without auth or TLS: a test-only setting (never on a shared host).
+     * One port for the registry and the RMI server, so nothing else is opened.
+     */
+    private List<String> jmxOptions() {
+        return List.of("-Dcom.sun.management.jmxremote.port=" + jmxPort,
+                "-Dcom.sun.management.jmxremote.rmi.port=" + jmxPort,
+                "-Dcom.sun.management.jmxremote.host=127.0.0.1",
+                "-Djava.rmi.server.hostname=127.0.0.1",
+                "-Dcom.sun.management.jmxremote.authenticate=false",
+                "-Dcom.sun.management.jmxremote.ssl=false",
+                "-Dcom.sun.management.jmxremote.local.only=true");
+    }
+
     boolean isRunning() {
         return process != null && process.isAlive();
     }
@@ -104,7 +127,7 @@ final class ConnectWorker {
             throw new IllegalStateException(name + " is already running (pid " + process.pid() + ")");
         }
         long started = System.nanoTime();
-        process = ChildProcess.startJava(name, runtime, "2g", dir, dir.resolve(name + ".log"),
+        process = ChildProcess.startJava(name, runtime, "2g", jmxOptions(), dir, dir.resolve(name + ".log"),
                 "org.apache.kafka.connect.cli.ConnectDistributed", propertiesFile.toString());
         awaitReady();
         StackLog.info(name + " answers at " + url() + " after " + Duration.ofNanos(System.nanoTime() - started).toMillis() + " ms");

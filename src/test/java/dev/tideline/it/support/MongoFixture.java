@@ -65,6 +65,25 @@ public final class MongoFixture implements AutoCloseable {
         return inProcess(false);
     }
 
+    /**
+     * As {@link #withOplog()}, with {@code preload} written before the oplog starts. On a real MongoDB a
+     * bulk load made long before a connector starts has rolled out of the capped oplog; the stand-in's
+     * oplog never rolls over, and every change-stream getMore re-reads all of it (FAKE-MONGO.md), so a
+     * load of 100,000 documents would make each getMore cost ~100,000 entries. Here the load never enters
+     * the stand-in's oplog; external servers and containers just get the writes.
+     */
+    public static MongoFixture withOplogAfter(java.util.function.Consumer<MongoClient> preload) {
+        if (System.getenv("MONGO_URI") != null && !System.getenv("MONGO_URI").isBlank() || Docker.isAvailable()) {
+            MongoFixture f = withOplog();
+            preload.accept(f.client());
+            return f;
+        }
+        MongoFixture f = inProcess(false);
+        preload.accept(f.client());
+        f.server.enableOplog();
+        return f;
+    }
+
     /** The in-process stand-in; the sandbox uses it directly. */
     static MongoFixture inProcess(boolean oplog) {
         MongoServer server = new MongoServer(new AwaitingMemoryBackend());

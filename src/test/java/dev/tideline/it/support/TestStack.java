@@ -102,6 +102,11 @@ public final class TestStack {
         return workers.get(workerIndex).url();
     }
 
+    /** The JMX service URL of a worker's JVM (loopback, no auth): read Tideline's task MBeans there. */
+    public synchronized String jmxUrl(int workerIndex) {
+        return workers.get(workerIndex).jmxUrl();
+    }
+
     public ConnectRest rest() {
         return new ConnectRest(connectUrl());
     }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -48,6 +49,36 @@ public final class TopicReader {
             }
         }
         return records;
+    }
+
+    /**
+     * Reads (read_uncommitted) with one consumer until {@code done} holds for everything read so far;
+     * {@code done} is asked each time the reader has caught up with the topic, so it may be costly.
+     * AssertionError with {@code what} after {@code deadline}.
+     */
+    public static List<ConsumerRecord<byte[], byte[]>> readUntil(String bootstrap, String topic, Predicate<List<ConsumerRecord<byte[], byte[]>>> done,
+                                                                 String what, Duration deadline) {
+        long end = System.nanoTime() + deadline.toNanos();
+        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap, IsolationLevel.READ_UNCOMMITTED)) {
+            if (!assignFromBeginning(consumer, topic, end)) {
+                throw new AssertionError("topic " + topic + " does not exist after " + deadline + " (waiting for " + what + ")");
+            }
+            int asked = -1;
+            while (true) {
+                int before = records.size();
+                consumer.poll(POLL).forEach(records::add);
+                if (records.size() == before && asked != records.size()) {
+                    asked = records.size();
+                    if (done.test(records)) {
+                        return records;
+                    }
+                }
+                if (System.nanoTime() > end) {
+                    throw new AssertionError(topic + ": no " + what + " within " + deadline + " (" + records.size() + " records read)");
+                }
+            }
+        }
     }
 
     /** Reads (read_uncommitted) until no new record arrived for {@code quiet}; empty if the topic never appears. */

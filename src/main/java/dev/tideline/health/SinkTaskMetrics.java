@@ -1,0 +1,91 @@
+package dev.tideline.health;
+
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** A sink task's metrics and health; written by the task thread, read by JMX. */
+public final class SinkTaskMetrics implements SinkTaskMetricsMBean, AutoCloseable {
+    public static final String TYPE = "sink-task";
+    private static final String SCOPE = "destination";
+
+    private final HealthWatch health;
+    private final Jmx jmx = new Jmx();
+    private final RateWindow rate = new RateWindow();
+    private final AtomicLong applied = new AtomicLong();
+    private final AtomicLong retries = new AtomicLong();
+    private final AtomicLong deadLettered = new AtomicLong();
+    private volatile long lastEventTimeMs = -1;
+
+    public SinkTaskMetrics(TaskIdentity task) {
+        this.health = new HealthWatch("sink task " + task);
+        jmx.register(Jmx.name(TYPE, task, null), this);
+    }
+
+    /** A batch went through: {@code written} records accepted, the newest with timestamp {@code newestEventTimeMs} (or -1). */
+    public void applied(int written, int deadLetteredRecords, long newestEventTimeMs, long nowMs) {
+        applied.addAndGet(written);
+        rate.record(written, nowMs);
+        deadLettered.addAndGet(deadLetteredRecords);
+        if (newestEventTimeMs > lastEventTimeMs) {
+            lastEventTimeMs = newestEventTimeMs;
+        }
+        health.clear(SCOPE, HealthReason.DESTINATION_UNREACHABLE);
+        health.clear(SCOPE, HealthReason.RETRYING);
+    }
+
+    public void retrying(boolean unreachable) {
+        retries.incrementAndGet();
+        health.raise(SCOPE, unreachable ? HealthReason.DESTINATION_UNREACHABLE : HealthReason.RETRYING);
+    }
+
+    public void authFailed() {
+        health.raise(SCOPE, HealthReason.AUTH_FAILED);
+    }
+
+    @Override
+    public String getHealth() {
+        return health.current().stateName();
+    }
+
+    @Override
+    public String[] getHealthReasons() {
+        return health.current().reasonArray();
+    }
+
+    @Override
+    public long getRecordsApplied() {
+        return applied.get();
+    }
+
+    @Override
+    public double getRecordsAppliedPerSecond() {
+        return rate.perSecond(System.currentTimeMillis());
+    }
+
+    @Override
+    public long getRetries() {
+        return retries.get();
+    }
+
+    @Override
+    public long getDeadLetterRecords() {
+        return deadLettered.get();
+    }
+
+    @Override
+    public String getLastAppliedEventTime() {
+        long t = lastEventTimeMs;
+        return t < 0 ? "" : Instant.ofEpochMilli(t).toString();
+    }
+
+    @Override
+    public long getLagMillis() {
+        long t = lastEventTimeMs;
+        return t < 0 ? -1 : Math.max(0, System.currentTimeMillis() - t);
+    }
+
+    @Override
+    public void close() {
+        jmx.close();
+    }
+}

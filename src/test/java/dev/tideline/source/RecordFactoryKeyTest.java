@@ -1,0 +1,52 @@
+package dev.tideline.source;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tideline.event.Namespace;
+import dev.tideline.event.ValueFormat;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.json.JsonConverter;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.bson.BsonTimestamp;
+import org.junit.jupiter.api.Test;
+
+/** Every record the factory makes must pass the converter its format goes with, heartbeats and control records included. */
+class RecordFactoryKeyTest {
+    private static final Namespace NS = new Namespace("shop", "orders");
+    private static final SourceOffset OFFSET = SourceOffset.streamFrom(new BsonTimestamp(1_700_000_000, 1));
+
+    @Test
+    void bsonFormKeysHeartbeatsAndControlRecordsByTheNamespaceBytes() {
+        // what ByteArrayConverter (connect-runtime, not on this classpath) accepts: a BYTES schema or none, and byte[]
+        for (SourceRecord r : records(ValueFormat.BSON)) {
+            assertThat(r.keySchema() == null || r.keySchema().type() == Schema.Type.BYTES).isTrue();
+            assertThat(r.valueSchema() == null || r.valueSchema().type() == Schema.Type.BYTES).isTrue();
+            assertThat(r.key()).isInstanceOf(byte[].class);
+            assertThat(new String((byte[]) r.key(), StandardCharsets.UTF_8)).isEqualTo("shop.orders");
+            assertThat(r.value()).isInstanceOf(byte[].class);
+        }
+    }
+
+    @Test
+    void jsonFormKeysThemByTheNamespaceString() {
+        JsonConverter converter = new JsonConverter();
+        converter.configure(Map.of("schemas.enable", "false"), true);
+        for (SourceRecord r : records(ValueFormat.JSON)) {
+            assertThat(new String(converter.fromConnectData(r.topic(), r.keySchema(), r.key()), StandardCharsets.UTF_8))
+                    .isEqualTo("\"shop.orders\"");
+        }
+    }
+
+    private static List<SourceRecord> records(ValueFormat format) {
+        RecordFactory factory = new RecordFactory(NS, "t.shop.orders", "t.heartbeats", "t.control", format, "", false, "p1");
+        List<SourceRecord> out = new ArrayList<>();
+        factory.append(new Captured.Heartbeat(OFFSET), out);
+        factory.append(new Captured.Control("drop", "drop of shop.orders", OFFSET), out);
+        assertThat(out).hasSize(2);
+        return out;
+    }
+}
