@@ -62,6 +62,7 @@ public final class MongoErrors {
     public static final int INVALID_ID_FIELD = 53;
     public static final int DOLLAR_PREFIXED_FIELD_NAME = 52;
     public static final int INVALID_LENGTH = 16;
+    public static final int COMMAND_NOT_FOUND = 59;
 
     private static final Set<Integer> RETRIABLE_CODES = Set.of(HOST_UNREACHABLE, HOST_NOT_FOUND, NETWORK_TIMEOUT,
             SHUTDOWN_IN_PROGRESS, PRIMARY_STEPPED_DOWN, EXCEEDED_TIME_LIMIT, SOCKET_EXCEPTION, NOT_WRITABLE_PRIMARY,
@@ -104,6 +105,11 @@ public final class MongoErrors {
         }
         // a write the server refuses for this document only: isolate it, keep the batch
         return ErrorClass.PER_RECORD;
+    }
+
+    /** Whether the server does not know the command (mongo-java-server lacks some admin commands, FAKE-MONGO.md). */
+    public static boolean isCommandNotFound(Throwable t) {
+        return t instanceof MongoCommandException ce && ce.getErrorCode() == COMMAND_NOT_FOUND;
     }
 
     /**

@@ -1,13 +1,18 @@
 package dev.tideline.mongo;
 
+import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.common.config.ConfigException;
+import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 
-/** Checks, for {@code validate()}, that a MongoDB answers a ping. Messages never carry the password. */
+/** Checks, for {@code validate()}, that a MongoDB answers a ping (and grants what the connector needs). Messages never carry the password. */
 public final class ServerProbe {
     /** validate() must answer quickly: never wait longer than this for the server. */
     public static final int MAX_PROBE_MS = 5_000;
@@ -20,6 +25,15 @@ public final class ServerProbe {
      * @return what is wrong, with what to do about it; empty when the server answered
      */
     public static Optional<String> problem(String uri, int connectTimeoutMs, String role) {
+        return problem(uri, connectTimeoutMs, role, Map.of());
+    }
+
+    /**
+     * Also checks the connected user's privileges: {@code needs} maps a database to the actions the
+     * connector performs there. Servers that do not answer {@code connectionStatus} (the stand-in)
+     * are not checked; the tasks then report a missing privilege when they meet it.
+     */
+    public static Optional<String> problem(String uri, int connectTimeoutMs, String role, Map<String, List<String>> needs) {
         String hosts;
         try {
             hosts = String.join(",", MongoClientFactory.parse(uri).getHosts());
@@ -31,7 +45,7 @@ public final class ServerProbe {
         MongoClient client = MongoClientFactory.create(uri, "tideline-" + role + "-validate", timeout, timeout);
         try {
             client.getDatabase("admin").runCommand(new BsonDocument("ping", new BsonInt32(1)));
-            return Optional.empty();
+            return needs.isEmpty() ? Optional.empty() : privilegeProblem(client, hosts, role, needs);
         } catch (MongoException e) {
             String why = MongoClientFactory.redact(e.getClass().getSimpleName() + ": " + e.getMessage(), uri);
             if (MongoErrors.classify(e) == ErrorClass.AUTH) {
@@ -43,5 +57,28 @@ public final class ServerProbe {
         } finally {
             MongoClientFactory.closeWithin(client, timeout);
         }
+    }
+
+    private static Optional<String> privilegeProblem(MongoClient client, String hosts, String role, Map<String, List<String>> needs) {
+        BsonDocument status;
+        try {
+            status = client.getDatabase("admin").runCommand(new BsonDocument("connectionStatus", new BsonInt32(1))
+                    .append("showPrivileges", BsonBoolean.TRUE), BsonDocument.class);
+        } catch (MongoCommandException e) {
+            if (MongoErrors.isCommandNotFound(e)) {
+                return Optional.empty(); // cannot tell here; the task reports it on first use
+            }
+            return Optional.of("the " + role + " at " + hosts + " did not report the user's privileges (connectionStatus: "
+                    + e.getErrorCode() + " " + e.getErrorCodeName() + "): check the user's roles");
+        }
+        List<String> problems = new ArrayList<>();
+        needs.forEach((db, actions) -> {
+            List<String> missing = Privileges.missing(status, db, actions);
+            if (!missing.isEmpty()) {
+                problems.add(missing + " on database " + db);
+            }
+        });
+        return problems.isEmpty() ? Optional.empty() : Optional.of("the user connected to the " + role + " at " + hosts
+                + " lacks " + String.join("; ", problems) + ": grant them (e.g. a role with these actions) or use another user");
     }
 }

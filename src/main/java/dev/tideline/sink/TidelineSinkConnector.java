@@ -7,6 +7,7 @@ import dev.tideline.sink.config.ConnectionSettings;
 import dev.tideline.sink.config.PeerSinkSettings;
 import dev.tideline.sink.peer.PeerSinkTask;
 import dev.tideline.sink.config.RetrySettings;
+import dev.tideline.sink.config.RoutingSettings;
 import dev.tideline.sink.config.SinkConfig;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -84,7 +85,10 @@ public class TidelineSinkConnector extends SinkConnector {
         ConfigValue timeout = values.get(ConnectionSettings.CONNECT_TIMEOUT_MS);
         String rawUri = connectorConfigs.get(ConnectionSettings.URI);
         if (uri.errorMessages().isEmpty() && timeout.errorMessages().isEmpty() && rawUri != null && !rawUri.isBlank()) {
-            Optional<String> problem = ServerProbe.problem(rawUri, (Integer) timeout.value(), "destination");
+            String db = connectorConfigs.get(RoutingSettings.DATABASE);
+            Map<String, List<String>> needs = db == null || db.isBlank() ? Map.of()
+                    : Map.of(db.trim(), List.of("find", "insert", "update", "remove")); // documents and the version sidecar
+            Optional<String> problem = ServerProbe.problem(rawUri, (Integer) timeout.value(), "destination", needs);
             problem.ifPresent(uri::addErrorMessage);
         }
         return config;

@@ -1,16 +1,14 @@
 package dev.tideline.source;
 
 import dev.tideline.event.ChangeEvent;
-import dev.tideline.event.EnvelopeCodec;
 import dev.tideline.event.EventHeaders;
 import dev.tideline.event.ExtendedJson;
 import dev.tideline.event.Namespace;
+import dev.tideline.event.RecordForm;
 import dev.tideline.event.ValueFormat;
 import dev.tideline.peer.PeerHeaders;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.header.ConnectHeaders;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.bson.BsonDateTime;
@@ -29,11 +27,10 @@ public final class RecordFactory {
     private final String topic;
     private final String heartbeatTopic;
     private final String controlTopic;
-    private final ValueFormat format;
+    private final RecordForm form;
     private final String tenantField;
     private final boolean tombstones;
     private final String producer;
-    private final Schema schema;
     private long seq;
     private PeerOriginTagger peer;
     private String clusterId;
@@ -45,11 +42,10 @@ public final class RecordFactory {
         this.topic = topic;
         this.heartbeatTopic = heartbeatTopic;
         this.controlTopic = controlTopic;
-        this.format = format;
+        this.form = RecordForm.of(format);
         this.tenantField = tenantField;
         this.tombstones = tombstones;
         this.producer = producer;
-        this.schema = format == ValueFormat.BSON ? Schema.OPTIONAL_BYTES_SCHEMA : null;
     }
 
     /** Peer mode: every change gets its origin, version and stamp from the tagger (see {@link PeerOriginTagger}). */
@@ -71,15 +67,13 @@ public final class RecordFactory {
         } else if (item instanceof Captured.Heartbeat) {
             BsonDocument value = new BsonDocument("db", new BsonString(ns.db())).append("coll", new BsonString(ns.coll()))
                     .append("wallTime", new BsonDateTime(System.currentTimeMillis()));
-            out.add(new SourceRecord(partition, offset, heartbeatTopic, null, schema, namespaceKey(), schema, body(value),
-                    null, headers(EventHeaders.KIND_HEARTBEAT)));
+            out.add(notice(offset, heartbeatTopic, value, EventHeaders.KIND_HEARTBEAT));
         } else if (item instanceof Captured.Control control) {
             BsonDocument value = new BsonDocument("type", new BsonString(control.type()))
                     .append("db", new BsonString(ns.db())).append("coll", new BsonString(ns.coll()))
                     .append("detail", new BsonString(control.detail()))
                     .append("wallTime", new BsonDateTime(System.currentTimeMillis()));
-            out.add(new SourceRecord(partition, offset, controlTopic, null, schema, namespaceKey(), schema, body(value),
-                    null, headers(EventHeaders.KIND_CONTROL)));
+            out.add(notice(offset, controlTopic, value, EventHeaders.KIND_CONTROL));
         }
     }
 
@@ -109,27 +103,20 @@ public final class RecordFactory {
             }
         }
         headers.addString(EventHeaders.SEQ, Long.toString(++seq));
-        Object key = EnvelopeCodec.toKey(e.id(), format);
+        Object key = form.key(e.id());
         Long timestamp = e.wallTimeMillis() > 0 ? e.wallTimeMillis() : null;
-        out.add(new SourceRecord(partition, offset, topic, null, schema, key, schema, EnvelopeCodec.toValue(e, format),
+        out.add(new SourceRecord(partition, offset, topic, null, form.keySchema(), key, form.valueSchema(), form.value(e),
                 timestamp, headers));
         if (tombstones && e.isDelete()) {
             // compaction forgets the key; same offset, so committing it twice is harmless
-            out.add(new SourceRecord(partition, offset, topic, null, schema, key, schema, null, timestamp,
+            out.add(new SourceRecord(partition, offset, topic, null, form.keySchema(), key, form.valueSchema(), null, timestamp,
                     headers(EventHeaders.KIND_CHANGE).addString(EventHeaders.OP, "tombstone")));
         }
     }
 
-    /**
-     * Heartbeats and control records are keyed by the namespace: a string for JsonConverter, its UTF-8
-     * bytes in the bson form, whose converter (ByteArrayConverter) accepts nothing but bytes.
-     */
-    private Object namespaceKey() {
-        return format == ValueFormat.JSON ? ns.fullName() : ns.fullName().getBytes(StandardCharsets.UTF_8);
-    }
-
-    private Object body(BsonDocument value) {
-        return format == ValueFormat.JSON ? ExtendedJson.toMap(value) : EnvelopeCodec.toBytes(value);
+    private SourceRecord notice(Map<String, Object> offset, String noticeTopic, BsonDocument value, String kind) {
+        return new SourceRecord(partition, offset, noticeTopic, null, form.noticeKeySchema(), form.noticeKey(ns.fullName()),
+                form.noticeSchema(), form.notice(value), null, headers(kind));
     }
 
     private ConnectHeaders headers(String kind) {

@@ -4,8 +4,12 @@ import dev.tideline.config.Validators;
 import dev.tideline.mongo.ServerProbe;
 import dev.tideline.source.config.CaptureSettings;
 import dev.tideline.source.config.ConnectionSettings;
+import dev.tideline.source.config.SelectionSettings;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.ConfigValue;
@@ -14,6 +18,8 @@ import org.bson.BsonValue;
 
 /** Checks that need more than one key or the server, reported on the key at fault. */
 final class SourceValidation {
+    private static final Pattern LITERAL_NAME = Pattern.compile("[A-Za-z0-9_-]+");
+
     private SourceValidation() {
     }
 
@@ -54,7 +60,24 @@ final class SourceValidation {
                 || raw == null || raw.isBlank()) {
             return; // already reported on its key by the ConfigDef
         }
-        ServerProbe.problem(raw, (Integer) timeout.value(), "source").ifPresent(uri::addErrorMessage);
+        ServerProbe.problem(raw, (Integer) timeout.value(), "source", privilegeNeeds(props)).ifPresent(uri::addErrorMessage);
+    }
+
+    /**
+     * What the source does on each database it names literally in database.include: list and read
+     * collections, and open change streams unless it only scans. Regex entries are not checked here.
+     */
+    static Map<String, List<String>> privilegeNeeds(Map<String, String> props) {
+        String include = props.getOrDefault(SelectionSettings.DATABASE_INCLUDE, "");
+        boolean scanOnly = "scan".equalsIgnoreCase(props.getOrDefault(CaptureSettings.MODE, "auto").trim());
+        List<String> actions = scanOnly ? List.of("find", "listCollections") : List.of("find", "listCollections", "changeStream");
+        Map<String, List<String>> needs = new LinkedHashMap<>();
+        for (String db : include.split(",")) {
+            if (LITERAL_NAME.matcher(db.trim()).matches()) {
+                needs.put(db.trim(), actions);
+            }
+        }
+        return needs;
     }
 
     static Optional<ConfigValue> value(Config config, String name) {

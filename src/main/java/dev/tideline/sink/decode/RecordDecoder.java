@@ -2,6 +2,7 @@ package dev.tideline.sink.decode;
 
 import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.EnvelopeCodec;
+import dev.tideline.event.EnvelopeStruct;
 import dev.tideline.event.EventHeaders;
 import dev.tideline.event.MalformedRecordException;
 import dev.tideline.event.Namespace;
@@ -18,7 +19,10 @@ import org.bson.BsonValue;
  * Reads a sink record in any accepted form into a {@link SinkChange}:
  * <ul>
  *   <li>a Tideline change envelope: BSON bytes (ByteArrayConverter), a schemaless map
- *       (JsonConverter, schemas off) or JSON text (StringConverter);</li>
+ *       (JsonConverter, schemas off), JSON text (StringConverter) or the envelope Struct (JsonConverter
+ *       with schemas on);</li>
+ *   <li>a change event of MongoDB's official source connector ({@link OfficialChangeEvent}) or of
+ *       Debezium's MongoDB connector ({@link DebeziumChangeEvent});</li>
  *   <li>a plain document keyed by {@code _id}: schemaless map, JSON text, BSON bytes or a Struct → a write;</li>
  *   <li>a Kafka tombstone (null value) → a delete of the key's {@code _id}, or a skip.</li>
  * </ul>
@@ -44,20 +48,40 @@ public final class RecordDecoder {
         if (value == null) {
             return tombstone(record);
         }
+        BsonDocument doc;
         if (value instanceof Struct struct) {
-            return plainDocument(record, StructConverter.toDocument(struct));
+            if (EnvelopeStruct.isEnvelope(struct)) {
+                return envelope(record, EnvelopeCodec.fromBson(EnvelopeStruct.toEnvelope(struct)));
+            }
+            doc = StructConverter.toDocument(struct);
+        } else {
+            doc = EnvelopeCodec.readDocument(value);
         }
-        BsonDocument doc = EnvelopeCodec.readDocument(value);
-        return EnvelopeCodec.looksLikeEnvelope(doc)
-                ? envelope(record, EnvelopeCodec.fromBson(doc))
-                : plainDocument(record, doc);
+        if (EnvelopeCodec.looksLikeEnvelope(doc)) {
+            return envelope(record, EnvelopeCodec.fromBson(doc));
+        }
+        if (OfficialChangeEvent.matches(doc)) {
+            return withVersion(OfficialChangeEvent.decode(record, doc));
+        }
+        if (DebeziumChangeEvent.matches(doc)) {
+            return withVersion(DebeziumChangeEvent.decode(record, doc));
+        }
+        return plainDocument(record, doc);
+    }
+
+    /** A foreign change without a cluster time takes the configured version field of its document, as ours do. */
+    private Decoded withVersion(Decoded d) {
+        if (d instanceof SinkChange c && c.version() == null && c.document() != null) {
+            return new SinkChange(c.record(), c.kind(), c.sourceNs(), c.id(), c.document(), versionOf(c.document()));
+        }
+        return d;
     }
 
     private Decoded tombstone(SinkRecord record) {
         if (tombstoneAction == TombstoneAction.IGNORE) {
             return new Decoded.Skip("tombstone ignored (tombstone.action=ignore)");
         }
-        BsonValue id = EnvelopeCodec.readKeyId(record.key());
+        BsonValue id = KeyReader.id(record.key());
         return new SinkChange(record, SinkChange.Kind.DELETE, headerNamespace(record), id, null, null);
     }
 
@@ -87,7 +111,7 @@ public final class RecordDecoder {
             if (record.key() == null) {
                 throw new MalformedRecordException("a plain document needs an _id, in the document or as the record key");
             }
-            id = EnvelopeCodec.readKeyId(record.key());
+            id = KeyReader.id(record.key());
             BsonDocument withId = new BsonDocument(ID, id); // _id first, as MongoDB stores it
             withId.putAll(doc);
             doc = withId;

@@ -37,7 +37,7 @@ public final class WritePlanner {
                 continue;
             }
             superseded++;
-            if (!isOlder(c, previous)) {
+            if (!isOlder(c, previous) && !isBareTombstoneAfterDelete(c, previous)) {
                 perId.remove(id); // re-insert so the survivor sits at its own arrival position
                 perId.put(id, c);
             }
@@ -45,6 +45,15 @@ public final class WritePlanner {
         List<NamespaceBatch> batches = new ArrayList<>(latest.size());
         latest.forEach((ns, perId) -> batches.add(new NamespaceBatch(ns, new ArrayList<>(perId.values()))));
         return new WritePlan(batches, superseded);
+    }
+
+    /**
+     * The Kafka tombstone a source emits right after a delete (delete.tombstone=true) carries no
+     * version; it must not replace the versioned delete it mirrors, or the stale-write guard, unable
+     * to prove the bare tombstone newer than the stored document, would skip the delete altogether.
+     */
+    private static boolean isBareTombstoneAfterDelete(RoutedChange candidate, RoutedChange current) {
+        return candidate.change().isDelete() && candidate.change().version() == null && current.change().isDelete();
     }
 
     private static boolean isOlder(RoutedChange candidate, RoutedChange current) {

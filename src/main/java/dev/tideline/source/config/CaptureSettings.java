@@ -36,7 +36,7 @@ public final class CaptureSettings {
 
     private static final EnumValidator MODES = Validators.oneOf("auto", "changeStream", "scan");
     private static final EnumValidator POLICIES = Validators.oneOf("resnapshot", "latest", "fail");
-    private static final EnumValidator FORMATS = Validators.oneOf("json", "bson");
+    private static final EnumValidator FORMATS = Validators.oneOf("json", "bson", "text", "struct");
 
     private final Mode mode;
     private final InitialSync initialSync;
@@ -96,7 +96,10 @@ public final class CaptureSettings {
         def.define(OUTPUT_FORMAT, Type.STRING, "json", FORMATS, Importance.HIGH,
                 "Record value and key form. json: a schemaless map in relaxed Extended JSON (int64 kept as "
                         + "$numberLong), for JsonConverter with schemas.enable=false and SMTs. bson: the envelope's BSON "
-                        + "bytes, lossless to the byte, for ByteArrayConverter (use it for replication).",
+                        + "bytes, lossless to the byte, for ByteArrayConverter (use it for replication). text: the envelope "
+                        + "as canonical Extended JSON text, for StringConverter. struct: a Struct with one fixed schema "
+                        + "(dev.tideline.ChangeEnvelope; id and document as canonical Extended JSON text), for JsonConverter "
+                        + "with schemas.enable=true or a schema-registry converter. The sink reads all four.",
                 GROUP, ++order, Width.SHORT, "Output format", FORMATS);
         def.define(TENANT_FIELD, Type.STRING, "", Importance.LOW,
                 "Document field (dotted path allowed) whose value is copied into the tl.tenant header, for routing "

@@ -36,6 +36,22 @@ class WritePlannerTest {
     }
 
     @Test
+    void theBareTombstoneAfterAVersionedDeleteLeavesTheVersionedDeleteInPlace() {
+        // delete.tombstone=true: write, delete (versioned) and its tombstone (no version) in one batch; the guard
+        // could not prove the bare tombstone newer than the stored document, so the versioned delete must survive
+        WritePlan plan = WritePlanner.plan(List.of(
+                write(SHOP_ORDERS, 1, "a1", ts(10), 0),
+                delete(SHOP_ORDERS, 1, ts(11), 1),
+                delete(SHOP_ORDERS, 1, null, 2)));
+
+        List<RoutedChange> writes = plan.batches().get(0).writes();
+        assertThat(writes).hasSize(1);
+        assertThat(writes.get(0).change().isDelete()).isTrue();
+        assertThat(writes.get(0).change().version()).isEqualTo(ts(11));
+        assertThat(plan.superseded()).isEqualTo(2);
+    }
+
+    @Test
     void sameIdInDifferentCollectionsAreDifferentDocuments() {
         WritePlan plan = WritePlanner.plan(List.of(
                 write(SHOP_ORDERS, 1, "order", null, 0),

@@ -1,0 +1,112 @@
+package dev.tideline.sink.decode;
+
+import dev.tideline.event.MalformedRecordException;
+import dev.tideline.event.Namespace;
+import java.util.Set;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.bson.BsonDocument;
+import org.bson.BsonTimestamp;
+import org.bson.BsonValue;
+
+/**
+ * A change-stream event as MongoDB's official source connector publishes it by default
+ * ({@code com.mongodb.kafka.connect.MongoSourceConnector}, {@code publish.full.document.only=false}):
+ * the server's event document {@code {_id: <resume token>, operationType, clusterTime, ns: {db, coll},
+ * documentKey: {_id}, fullDocument, updateDescription}}. Its record key is the resume token, so the
+ * document id is read from {@code documentKey}.
+ *
+ * <p>insert, replace, and update WITH {@code fullDocument} become a whole-document write; delete a
+ * delete. An update that carries only {@code updateDescription} (the official connector's default
+ * {@code change.stream.full.document=default}) cannot be applied as a whole-document write: it is
+ * refused with the setting to change, so it lands in the DLQ rather than being lost. drop, rename,
+ * dropDatabase and invalidate are reported, never applied, as for Tideline's own control records.
+ * (With {@code publish.full.document.only=true} the records are plain documents: see {@link RecordDecoder}.)
+ */
+public final class OfficialChangeEvent {
+    private static final Set<String> NOT_APPLIED = Set.of("drop", "rename", "dropDatabase", "invalidate");
+
+    private OfficialChangeEvent() {
+    }
+
+    /** An event document: a string {@code operationType} and a {@code documentKey} or {@code ns} document. */
+    public static boolean matches(BsonDocument d) {
+        BsonValue type = d.get("operationType");
+        return type != null && type.isString()
+                && (isDocument(d.get("documentKey")) || isDocument(d.get("ns")));
+    }
+
+    public static Decoded decode(SinkRecord record, BsonDocument d) {
+        String type = d.getString("operationType").getValue();
+        if (NOT_APPLIED.contains(type)) {
+            return new Decoded.Skip("a " + type + " event: reported, never applied");
+        }
+        Namespace ns = namespace(d.get("ns"));
+        BsonValue keyId = documentKeyId(d);
+        BsonTimestamp clusterTime = d.get("clusterTime") instanceof BsonTimestamp t ? t : null;
+        switch (type) {
+            case "delete":
+                if (keyId == null) {
+                    throw new MalformedRecordException("delete event has no documentKey._id");
+                }
+                return new SinkChange(record, SinkChange.Kind.DELETE, ns, keyId, null, clusterTime);
+            case "insert":
+            case "replace":
+            case "update": {
+                if (!d.containsKey("fullDocument")) {
+                    throw new MalformedRecordException("an " + type + " event without fullDocument (only an "
+                            + "updateDescription) cannot be applied as a whole document: set "
+                            + "change.stream.full.document=updateLookup on the source connector");
+                }
+                BsonValue full = d.get("fullDocument");
+                if (!full.isDocument() || !full.asDocument().containsKey("_id")) {
+                    if (!type.equals("insert")) {
+                        // looked up after a delete (null on MongoDB, a delta without _id on the stand-in): the delete follows
+                        return new Decoded.Skip("the source could no longer read the document of this " + type);
+                    }
+                    throw new MalformedRecordException("an insert event must carry the whole document with its _id");
+                }
+                // The document names its own _id; documentKey, when it has one, must agree. (The stand-in
+                // puts an update's spec in documentKey, FAKE-MONGO.md: the whole document is the reference.)
+                BsonDocument doc = full.asDocument();
+                BsonValue id = doc.get("_id");
+                if (keyId != null && !id.equals(keyId)) {
+                    throw new MalformedRecordException("fullDocument._id " + Ids.show(id)
+                            + " differs from documentKey._id " + Ids.show(keyId));
+                }
+                return new SinkChange(record, SinkChange.Kind.WRITE, ns, id, doc, clusterTime);
+            }
+            default:
+                throw new MalformedRecordException("unknown operationType '" + type
+                        + "': expected insert, update, replace, delete, drop, rename, dropDatabase or invalidate");
+        }
+    }
+
+    /** documentKey._id, or null when the event has none. */
+    private static BsonValue documentKeyId(BsonDocument d) {
+        BsonValue key = d.get("documentKey");
+        return key != null && key.isDocument() ? key.asDocument().get("_id") : null;
+    }
+
+    private static Namespace namespace(BsonValue ns) {
+        if (ns == null || !ns.isDocument()) {
+            return null; // routed by topic then (topic.namespace.map or database + topic)
+        }
+        return namespace(ns.asDocument().get("db"), ns.asDocument().get("coll"), "ns in change event");
+    }
+
+    /** A namespace from a foreign event's string fields; null (routed by topic) when either is not a string. */
+    static Namespace namespace(BsonValue db, BsonValue coll, String where) {
+        if (db == null || !db.isString() || coll == null || !coll.isString()) {
+            return null;
+        }
+        try {
+            return new Namespace(db.asString().getValue(), coll.asString().getValue());
+        } catch (IllegalArgumentException e) {
+            throw new MalformedRecordException("bad " + where + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static boolean isDocument(BsonValue v) {
+        return v != null && v.isDocument();
+    }
+}
