@@ -99,14 +99,7 @@ class SourceServerErrorIT {
             p.awaitDestination(dest.client(), writer.expected(), Duration.ofMinutes(2));
             // the gap must follow a committed resume token (not a backfill position nor a start time):
             // the resume is what a lost history answers
-            Namespace ns = new Namespace(p.db, Pipeline.COLLECTION);
-            long tokenDeadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (stack.rest().sourceOffset(p.sourceConnector(), ns).map(o -> o.token() == null).orElse(true)) {
-                if (System.nanoTime() > tokenDeadline) {
-                    throw new AssertionError("no resume token committed for " + ns + " within 60 s");
-                }
-                Pipeline.sleep(200);
-            }
+            stack.rest().awaitCommittedToken(p.sourceConnector(), new Namespace(p.db, Pipeline.COLLECTION), Duration.ofSeconds(60));
             stack.rest().stop(p.sourceConnector());
             awaitStopped(stack, p.sourceConnector());
             writer.write(300); // the gap: nothing captures these

@@ -165,6 +165,30 @@ public final class ConnectRest {
         return Optional.empty();
     }
 
+    /**
+     * Waits until the worker has committed a resume token for one collection of a Tideline source:
+     * the capture streams, and a restart resumes after that token (not from a start time).
+     */
+    public SourceOffset awaitCommittedToken(String name, Namespace ns, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            Optional<SourceOffset> offset = sourceOffset(name, ns);
+            if (offset.isPresent() && offset.get().token() != null) {
+                return offset.get();
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no resume token committed for " + ns + " by " + name + " within " + timeout
+                        + "; last offset: " + offset.orElse(null));
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
     /** PATCH /connectors/{name}/offsets; the raw answer, since tests check refusals too. */
     public HttpResponse<String> patchOffsets(String name, String body) {
         return send("PATCH", "/connectors/" + enc(name) + "/offsets", body, null);
