@@ -60,14 +60,14 @@ public final class RecordFactory {
         } else if (item instanceof Captured.Heartbeat) {
             BsonDocument value = new BsonDocument("db", new BsonString(ns.db())).append("coll", new BsonString(ns.coll()))
                     .append("wallTime", new BsonDateTime(System.currentTimeMillis()));
-            out.add(new SourceRecord(partition, offset, heartbeatTopic, null, null, ns.fullName(), schema, body(value),
+            out.add(new SourceRecord(partition, offset, heartbeatTopic, null, schema, namespaceKey(), schema, body(value),
                     null, headers(EventHeaders.KIND_HEARTBEAT)));
         } else if (item instanceof Captured.Control control) {
             BsonDocument value = new BsonDocument("type", new BsonString(control.type()))
                     .append("db", new BsonString(ns.db())).append("coll", new BsonString(ns.coll()))
                     .append("detail", new BsonString(control.detail()))
                     .append("wallTime", new BsonDateTime(System.currentTimeMillis()));
-            out.add(new SourceRecord(partition, offset, controlTopic, null, null, ns.fullName(), schema, body(value),
+            out.add(new SourceRecord(partition, offset, controlTopic, null, schema, namespaceKey(), schema, body(value),
                     null, headers(EventHeaders.KIND_CONTROL)));
         }
     }
@@ -92,6 +92,11 @@ public final class RecordFactory {
             out.add(new SourceRecord(partition, offset, topic, null, schema, key, schema, null, timestamp,
                     headers(EventHeaders.KIND_CHANGE).addString(EventHeaders.OP, "tombstone")));
         }
+    }
+
+    /** Heartbeat and control keys: the namespace, as bytes in the bson form (the key converter there is ByteArrayConverter). */
+    private Object namespaceKey() {
+        return format == ValueFormat.JSON ? ns.fullName() : ns.fullName().getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     private Object body(BsonDocument value) {
