@@ -10,8 +10,8 @@ import org.bson.RawBsonDocument;
 /** The benchmark's documents: integer {@code _id}s and a padding field that makes each one {@link #BYTES} of BSON. */
 final class BenchDocs {
     static final int BYTES = 1024;
-    /** BSON of {_id: int32, n: int32, at: date, pad: ""} is 45 bytes; the pad string fills up the rest. */
-    private static final String PAD = "x".repeat(BYTES - 45);
+    /** BSON of {_id: int32, n: int32, at: date, pad: ""} is 43 bytes; the pad string fills up the rest. */
+    private static final String PAD = "x".repeat(BYTES - 43);
 
     private BenchDocs() {
     }

@@ -1,6 +1,9 @@
 package dev.tideline.bench;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.function.DoubleSupplier;
 
 /**
@@ -20,6 +23,7 @@ final class Measurements {
     final Metric backfillLarge;
     final Metric sinkRate;
     final Metric sinkCpu;
+    final Metric sinkRateNoGuard;
     final Metric latencyP50;
     final Metric latencyP99;
     final Metric heapMax;
@@ -36,6 +40,7 @@ final class Measurements {
         backfillLarge = new Metric(String.format("backfill of %,d docs", sizes.backfillLarge()), "docs/s", true);
         sinkRate = new Metric(String.format("sink applying %,d change records", sizes.sinkRecords()), "docs/s", true);
         sinkCpu = new Metric("  worker CPU for that sink run", "CPU-s", false);
+        sinkRateNoGuard = new Metric("  the same, Tideline with stale.guard=off", "docs/s", true);
         latencyP50 = new Metric(String.format("end-to-end latency p50 at %,d changes/s", sizes.latencyRate()), "ms", false);
         latencyP99 = new Metric(String.format("end-to-end latency p99 at %,d changes/s", sizes.latencyRate()), "ms", false);
         heapMax = new Metric(String.format("worker heap after GC, max while draining %,d", sizes.heapBacklog()), "MB", false);
@@ -43,14 +48,26 @@ final class Measurements {
         producer = new Metric(String.format("Kafka producer, %,d x 1 KB records", sizes.sinkRecords()), "records/s", true);
     }
 
-    /** Runs everything; false when a Tideline measurement failed. */
+    /**
+     * Runs every part, or those named in {@code -Dbench.only} (comma-separated: streaming, backfill,
+     * sink, latency, heap, kafka) when looking into one; false when a Tideline measurement failed.
+     */
     boolean runAll() {
-        streaming();
-        backfill();
-        sink();
-        latency();
-        heap();
-        kafka();
+        Set<String> only = Set.of(System.getProperty("bench.only", "").split(","));
+        Map<String, Runnable> parts = new LinkedHashMap<>();
+        parts.put("streaming", this::streaming);
+        parts.put("backfill", this::backfill);
+        parts.put("sink", this::sink);
+        parts.put("latency", this::latency);
+        parts.put("heap", this::heap);
+        parts.put("kafka", this::kafka);
+        parts.forEach((name, part) -> {
+            if (only.contains("") || only.contains(name)) {
+                part.run();
+            } else {
+                table.note("Part " + name + " not run (-Dbench.only).");
+            }
+        });
         return tidelineOk;
     }
 
@@ -93,16 +110,24 @@ final class Measurements {
         String officialTopic = SinkRuns.produceTopic(ctx, Contender.OFFICIAL, sizes.sinkRecords());
         for (int run = 1; run <= sizes.runs(); run++) {
             BenchContext.log("sink, run " + run + " of " + sizes.runs());
-            measure(sinkRate, Contender.RAW, () -> RawLimits.bulkUpsert(sizes.sinkRecords()));
+            Double raw = measure(sinkRate, Contender.RAW, () -> RawLimits.bulkUpsert(sizes.sinkRecords()));
+            if (raw != null) {
+                table.add(sinkRateNoGuard, Contender.RAW, raw);
+            }
             for (Contender who : List.of(Contender.TIDELINE, Contender.OFFICIAL)) {
                 try {
-                    SinkRuns.Apply a = SinkRuns.apply(ctx, who, who == Contender.TIDELINE ? tidelineTopic : officialTopic, sizes.sinkRecords());
+                    SinkRuns.Apply a = SinkRuns.apply(ctx, who, who == Contender.TIDELINE ? tidelineTopic : officialTopic,
+                            sizes.sinkRecords(), false);
                     table.add(sinkRate, who, a.rate());
                     table.add(sinkCpu, who, a.cpuSeconds());
                 } catch (RuntimeException e) {
                     failed(sinkRate, who, e);
                 }
             }
+            // The default keeps a version per document in a sidecar collection (a second write per
+            // change); this row shows what that costs against the same raw limit.
+            measure(sinkRateNoGuard, Contender.TIDELINE,
+                    () -> SinkRuns.apply(ctx, Contender.TIDELINE, tidelineTopic, sizes.sinkRecords(), true).rate());
         }
     }
 
@@ -150,13 +175,16 @@ final class Measurements {
         }
     }
 
-    private void measure(Metric metric, Contender who, DoubleSupplier run) {
+    /** Runs one measurement into the table; its value, or null when it failed (recorded as such). */
+    private Double measure(Metric metric, Contender who, DoubleSupplier run) {
         try {
             double value = run.getAsDouble();
             table.add(metric, who, value);
             BenchContext.log(String.format("%s, %s: %s %s", metric.label().trim(), who.label(), ResultTable.number(value), metric.unit()));
+            return value;
         } catch (RuntimeException e) {
             failed(metric, who, e);
+            return null;
         }
     }
 

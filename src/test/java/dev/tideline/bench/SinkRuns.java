@@ -74,14 +74,21 @@ final class SinkRuns {
                 .append("documentKey", new BsonDocument("_id", new BsonInt32(i)));
     }
 
-    /** Applies the {@code n} records of {@code topic} with {@code who}'s sink; docs/s from its first write to its n-th. */
-    static Apply apply(BenchContext ctx, Contender who, String topic, int n) {
+    /**
+     * Applies the {@code n} records of {@code topic} with {@code who}'s sink; docs/s from its first
+     * write to its n-th. {@code guardOff}: Tideline with {@code stale.guard=off} (no version sidecar).
+     */
+    static Apply apply(BenchContext ctx, Contender who, String topic, int n, boolean guardOff) {
         try (Destination dest = Destination.start()) {
-            String name = ctx.unique("sink-" + who.label().toLowerCase());
+            String name = ctx.unique("sink-" + who.label().toLowerCase() + (guardOff ? "-noguard" : ""));
             Path jfr = ctx.startJfr(name, who == Contender.TIDELINE);
             double cpu0 = ctx.worker.cpuSeconds();
             long start = System.nanoTime();
-            ctx.rest.putConnector(name, ConnectorConfigs.sink(who, dest.uri(), topic));
+            Map<String, String> config = ConnectorConfigs.sink(who, dest.uri(), topic);
+            if (guardOff) {
+                config.put("stale.guard", "off");
+            }
+            ctx.rest.putConnector(name, config);
             try {
                 Progress.Result r = Progress.await(who.label() + " sink applying " + n + " records", start,
                         () -> dest.backend().distinctWritten(), n, STALL, () -> ctx.failure(name), null, 0);
@@ -94,8 +101,8 @@ final class SinkRuns {
                         throw new IllegalStateException(who.label() + " sink left " + stored + " documents, expected " + n);
                     }
                 }
-                BenchContext.log(String.format("%s sink applied %,d records in %d ms: %.0f docs/s, %.1f CPU-s",
-                        who.label(), n, r.elapsed().toMillis(), rate, cpu));
+                BenchContext.log(String.format("%s%s sink applied %,d records in %d ms: %.0f docs/s, %.1f CPU-s",
+                        who.label(), guardOff ? " (stale.guard=off)" : "", n, r.elapsed().toMillis(), rate, cpu));
                 return new Apply(rate, cpu);
             } finally {
                 ctx.stopJfr(name, jfr);
