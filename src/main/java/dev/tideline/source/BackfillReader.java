@@ -1,6 +1,7 @@
 package dev.tideline.source;
 
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoCursor;
 import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
@@ -20,7 +21,11 @@ import org.slf4j.LoggerFactory;
  * of starting over. Each copy carries the stream start as its cluster time, so a sink's stale guard
  * orders it before every change the stream replays afterwards.
  *
- * <p>Uses {@code find} with a limit, not an aggregation: a batch stays bounded on every server.
+ * <p>One {@code find} cursor in {@code _id} order with a batch size, not an aggregation (a batch stays
+ * bounded on every server) and not a query per batch: a server without a range scan on {@code _id}
+ * (mongo-java-server) filters and sorts the whole collection per query, which made 100 queries for
+ * 100,000 documents cost 70 s instead of 1.4 s. If the cursor dies (idle timeout while Kafka is slow,
+ * a failover), the capture reopens the backfill after the last copied {@code _id}.
  */
 final class BackfillReader implements CollectionReader {
     private static final Logger log = LoggerFactory.getLogger(BackfillReader.class);
@@ -34,6 +39,7 @@ final class BackfillReader implements CollectionReader {
     private final BsonTimestamp streamStart;
     private final BackfillProgress progress;
     private BsonValue lastId;
+    private MongoCursor<RawBsonDocument> cursor;
     private boolean finished;
     private long lastLogMs;
 
@@ -56,17 +62,21 @@ final class BackfillReader implements CollectionReader {
         if (finished) {
             return List.of();
         }
-        BsonDocument query = IdOrder.and(filter, IdOrder.after(lastId));
+        if (cursor == null) {
+            cursor = collection.find(IdOrder.and(filter, IdOrder.after(lastId))).sort(BY_ID).batchSize(batchSize).cursor();
+        }
         List<Captured> out = new ArrayList<>(batchSize + 1);
         long now = System.currentTimeMillis();
-        for (RawBsonDocument doc : collection.find(query).sort(BY_ID).limit(batchSize).batchSize(batchSize)) {
+        while (out.size() < batchSize && cursor.hasNext()) {
+            RawBsonDocument doc = cursor.next();
             BsonValue id = doc.get("_id");
             out.add(new Captured.Change(new ChangeEvent(Op.READ, ns, id, doc, streamStart, now, null),
                     SourceOffset.backfill(streamStart, id)));
             lastId = id;
         }
-        progress.copied(out.size());
-        if (out.size() < batchSize) {
+        int copied = out.size();
+        progress.copied(copied);
+        if (!cursor.hasNext()) {
             finished = true;
             // commits the switch to streaming even when the collection was empty
             out.add(new Captured.Heartbeat(SourceOffset.streamFrom(streamStart)));
@@ -85,6 +95,8 @@ final class BackfillReader implements CollectionReader {
 
     @Override
     public void close() {
-        // find cursors are closed by their iteration
+        if (cursor != null) {
+            cursor.close();
+        }
     }
 }

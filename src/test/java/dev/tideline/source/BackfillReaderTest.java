@@ -1,0 +1,88 @@
+package dev.tideline.source;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.client.MongoCollection;
+import dev.tideline.event.Namespace;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonTimestamp;
+import org.bson.Document;
+import org.bson.RawBsonDocument;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The backfill copies in _id order in batches, resumes after a copied _id, and ends with the switch to streaming. */
+class BackfillReaderTest {
+    private static final BsonTimestamp START = new BsonTimestamp(1_700_000_000, 0);
+    private static final Namespace NS = new Namespace("b", "docs");
+    private static InProcessMongo mongo;
+    private static MongoCollection<RawBsonDocument> docs;
+
+    @BeforeAll
+    static void load() {
+        mongo = new InProcessMongo();
+        List<Document> all = new ArrayList<>();
+        for (int i = 2_500; i >= 1; i--) { // inserted backwards: the order comes from the sort
+            all.add(new Document("_id", i).append("v", 0));
+        }
+        mongo.db("b").getCollection("docs").insertMany(all);
+        docs = mongo.db("b").getCollection("docs", RawBsonDocument.class);
+    }
+
+    @AfterAll
+    static void close() {
+        mongo.close();
+    }
+
+    private static List<List<Captured>> readAll(BackfillReader reader) {
+        List<List<Captured>> batches = new ArrayList<>();
+        while (!reader.finished()) {
+            batches.add(reader.next());
+        }
+        reader.close();
+        return batches;
+    }
+
+    private static List<Integer> copiedIds(List<List<Captured>> batches) {
+        List<Integer> ids = new ArrayList<>();
+        batches.forEach(b -> b.stream().filter(c -> c instanceof Captured.Change)
+                .forEach(c -> ids.add(((Captured.Change) c).event().id().asInt32().getValue())));
+        return ids;
+    }
+
+    @Test
+    void copiesEverythingInIdOrderInBatchesAndEndsWithTheStreamStart() {
+        List<List<Captured>> batches = readAll(new BackfillReader(docs, NS, new BsonDocument(), 1000, START, null,
+                new BackfillProgress(2_500, System.currentTimeMillis())));
+
+        assertThat(batches).hasSize(3);
+        assertThat(batches.get(0)).hasSize(1000);
+        assertThat(copiedIds(batches)).hasSize(2_500).isSorted().startsWith(1).endsWith(2_500);
+        Captured last = batches.get(2).get(batches.get(2).size() - 1);
+        assertThat(last).isInstanceOf(Captured.Heartbeat.class);
+        assertThat(last.offset()).isEqualTo(SourceOffset.streamFrom(START));
+        Captured.Change firstOfSecond = (Captured.Change) batches.get(1).get(0);
+        assertThat(firstOfSecond.offset()).isEqualTo(SourceOffset.backfill(START, new BsonInt32(1001)));
+    }
+
+    @Test
+    void resumesAfterTheLastCopiedIdAndAppliesTheFilter() {
+        List<Integer> ids = copiedIds(readAll(new BackfillReader(docs, NS, BsonDocument.parse("{\"_id\": {\"$lte\": 2000}}"), 300, START,
+                new BsonInt32(1_000), new BackfillProgress(2_500, System.currentTimeMillis()))));
+
+        assertThat(ids).hasSize(1_000).isSorted().startsWith(1_001).endsWith(2_000);
+    }
+
+    @Test
+    void anEmptyCollectionSwitchesToStreamingAtOnce() {
+        List<List<Captured>> batches = readAll(new BackfillReader(mongo.db("b").getCollection("none", RawBsonDocument.class), NS,
+                new BsonDocument(), 1000, START, null, new BackfillProgress(0, System.currentTimeMillis())));
+
+        assertThat(batches).hasSize(1);
+        assertThat(batches.get(0)).containsExactly(new Captured.Heartbeat(SourceOffset.streamFrom(START)));
+    }
+}
