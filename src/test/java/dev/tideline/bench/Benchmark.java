@@ -41,31 +41,45 @@ public final class Benchmark {
 
         TestStack stack = TestStack.start(outDir.resolve("stack"));
         ResultTable table = new ResultTable();
+        table.note("Sizes: " + sizes.describe() + (sizes.isFull() ? "." : " (REDUCED: not the sizes issue 7 asks for)."));
+        table.note("Load average (1, 5, 15 min) before the run: " + machine.loadAverage() + ".");
+        Output output = new Output(table, machine, outDir, docsDir);
         boolean ok;
         try (WorkerProbe worker = WorkerProbe.attach(outDir.resolve("stack"))) {
             BenchContext ctx = new BenchContext(stack, worker, table, sizes, outDir, Boolean.getBoolean("bench.jfr"));
-            ok = new Measurements(ctx).runAll();
+            ok = new Measurements(ctx).runAll(() -> output.write(false));
         }
-        table.note("Sizes: " + sizes.describe() + (sizes.isFull() ? "." : " (REDUCED: not the sizes issue 7 asks for)."));
-        table.note("Load average (1, 5, 15 min) before the run: " + machine.loadAverage() + "; after: " + Machine.describe().loadAverage() + ".");
-
-        String date = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'"));
-        String header = "Benchmark of " + date + " on " + machine.summary();
-        String text = header + "\n\n" + table.text();
-        System.out.println();
-        System.out.println(text);
-        Files.writeString(outDir.resolve("results.txt"), text);
-        Files.writeString(outDir.resolve("results.tsv"), table.tsv());
-        String markdown = "# Benchmark results\n\n" + header + ". Produced by `mvn -B -Pbench verify` (see README.md, "
-                + "section Performance).\n\n![benchmark chart](benchmark.png)\n\n" + table.markdown();
-        Files.writeString(outDir.resolve("results.md"), markdown);
-        Files.createDirectories(docsDir);
-        Files.writeString(docsDir.resolve("benchmark-results.md"), markdown);
-        ResultChart.write(table.rows(), "Tideline vs MongoDB's official Kafka connector (medians)",
-                date + " | " + machine.summary(), docsDir.resolve("benchmark.png"));
-        BenchContext.log("wrote " + outDir.resolve("results.txt") + ", " + docsDir.resolve("benchmark-results.md")
-                + " and " + docsDir.resolve("benchmark.png"));
+        table.note("Load average after the run: " + Machine.describe().loadAverage() + ".");
+        output.write(true);
         System.exit(ok ? 0 : 1);
+    }
+
+    /** The table as text, Markdown, TSV and chart; written after every part and once more at the end. */
+    private record Output(ResultTable table, Machine machine, Path outDir, Path docsDir) {
+        void write(boolean last) {
+            try {
+                String date = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'"));
+                String header = "Benchmark of " + date + " on " + machine.summary() + (last ? "" : " (INCOMPLETE: run still going)");
+                String text = header + "\n\n" + table.text();
+                if (last) {
+                    System.out.println();
+                    System.out.println(text);
+                }
+                Files.writeString(outDir.resolve("results.txt"), text);
+                Files.writeString(outDir.resolve("results.tsv"), table.tsv());
+                String markdown = "# Benchmark results\n\n" + header + ". Produced by `mvn -B -Pbench verify` (see README.md, "
+                        + "section Performance).\n\n![benchmark chart](benchmark.png)\n\n" + table.markdown();
+                Files.writeString(outDir.resolve("results.md"), markdown);
+                Files.createDirectories(docsDir);
+                Files.writeString(docsDir.resolve("benchmark-results.md"), markdown);
+                ResultChart.write(table.rows(), "Tideline vs MongoDB's official Kafka connector (medians)",
+                        date + " | " + machine.summary(), docsDir.resolve("benchmark.png"));
+                BenchContext.log("wrote " + outDir.resolve("results.txt") + ", " + docsDir.resolve("benchmark-results.md")
+                        + " and " + docsDir.resolve("benchmark.png"));
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException("cannot write the results", e);
+            }
+        }
     }
 
     /** The machine the figures were taken on, and how busy it was. */

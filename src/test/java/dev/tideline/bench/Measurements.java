@@ -51,8 +51,9 @@ final class Measurements {
     /**
      * Runs every part, or those named in {@code -Dbench.only} (comma-separated: streaming, backfill,
      * sink, latency, heap, kafka) when looking into one; false when a Tideline measurement failed.
+     * {@code afterEachPart} writes the figures so far, so an interrupted run still leaves them.
      */
-    boolean runAll() {
+    boolean runAll(Runnable afterEachPart) {
         Set<String> only = Set.of(System.getProperty("bench.only", "").split(","));
         Map<String, Runnable> parts = new LinkedHashMap<>();
         parts.put("streaming", this::streaming);
@@ -64,6 +65,7 @@ final class Measurements {
         parts.forEach((name, part) -> {
             if (only.contains("") || only.contains(name)) {
                 part.run();
+                afterEachPart.run();
             } else {
                 table.note("Part " + name + " not run (-Dbench.only).");
             }
