@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
@@ -41,17 +42,18 @@ final class LatencyRuns {
     record Latency(double p50Ms, double p99Ms, double maxMs, double achievedRate) {
     }
 
-    static Latency run(BenchContext ctx, Contender who, int rate, int seconds) {
+    /** @param guardOff Tideline's sink with {@code stale.guard=off} (no version sidecar writes) */
+    static Latency run(BenchContext ctx, Contender who, int rate, int seconds, boolean guardOff) {
         try (MongoFixture source = MongoFixture.withOplog(); Destination dest = Destination.start()) {
             Instant from = Instant.now().minusSeconds(1).truncatedTo(ChronoUnit.SECONDS);
-            String name = ctx.unique("e2e-" + who.label().toLowerCase());
+            String name = ctx.unique("e2e-" + who.label().toLowerCase() + (guardOff ? "-noguard" : ""));
             // The collection and the topic exist before the connectors, as in production: neither waits
             // for a discovery round or a metadata refresh to find them.
             source.client().getDatabase(ConnectorConfigs.DB).createCollection(ConnectorConfigs.COLL);
             if (who != Contender.RAW) {
                 ctx.stack.createTopic(ConnectorConfigs.topic(name), 1);
             }
-            Chain chain = who == Contender.RAW ? new RawChain(source, dest) : new ConnectorChain(ctx, who, name, source, dest, from);
+            Chain chain = who == Contender.RAW ? new RawChain(source, dest) : new ConnectorChain(ctx, who, name, source, dest, from, guardOff);
             try {
                 MongoCollection<Document> coll = RawLimits.collection(source.client(), Document.class);
                 awaitLive(coll, dest, chain);
@@ -84,8 +86,8 @@ final class LatencyRuns {
                 }
                 Latency l = new Latency(Stats.percentile(latencies, 50), Stats.percentile(latencies, 99),
                         Stats.percentile(latencies, 100), achieved);
-                BenchContext.log(String.format("%s end-to-end at %.0f changes/s: p50 %.1f ms, p99 %.1f ms, max %.1f ms",
-                        who.label(), achieved, l.p50Ms(), l.p99Ms(), l.maxMs()));
+                BenchContext.log(String.format("%s%s end-to-end at %.0f changes/s: p50 %.1f ms, p99 %.1f ms, max %.1f ms",
+                        who.label(), guardOff ? " (stale.guard=off)" : "", achieved, l.p50Ms(), l.p99Ms(), l.maxMs()));
                 return l;
             } finally {
                 chain.close();
@@ -133,12 +135,17 @@ final class LatencyRuns {
         private final String sourceName;
         private final String sinkName;
 
-        ConnectorChain(BenchContext ctx, Contender who, String name, MongoFixture source, Destination dest, Instant from) {
+        ConnectorChain(BenchContext ctx, Contender who, String name, MongoFixture source, Destination dest, Instant from,
+                       boolean guardOff) {
             this.ctx = ctx;
             this.sourceName = name + "-source";
             this.sinkName = name + "-sink";
             ctx.rest.putConnector(sourceName, ConnectorConfigs.source(who, source.uri(), name, new ConnectorConfigs.StreamFrom(from)));
-            ctx.rest.putConnector(sinkName, ConnectorConfigs.sink(who, dest.uri(), ConnectorConfigs.topic(name)));
+            Map<String, String> sink = ConnectorConfigs.sink(who, dest.uri(), ConnectorConfigs.topic(name));
+            if (guardOff) {
+                sink.put("stale.guard", "off");
+            }
+            ctx.rest.putConnector(sinkName, sink);
         }
 
         @Override
