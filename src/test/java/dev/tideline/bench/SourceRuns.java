@@ -42,7 +42,7 @@ final class SourceRuns {
             if (sampleHeap) {
                 heap.add(ctx.worker.heapAfterGcMb());
             }
-            Path jfr = ctx.startJfr(name, who == Contender.TIDELINE && !sampleHeap); // forced GCs would dominate a heap run's profile
+            Path jfr = ctx.startJfr(name, !sampleHeap); // forced GCs would dominate a heap run's profile
             double cpu0 = ctx.worker.cpuSeconds();
             long start = System.nanoTime();
             ctx.rest.putConnector(name, ConnectorConfigs.source(who, mongo.uri(), name, new ConnectorConfigs.StreamFrom(from)));
