@@ -167,14 +167,17 @@ final class LatencyRuns {
      */
     private static final class RawChain implements Chain {
         private final AtomicBoolean running = new AtomicBoolean(true);
+        private final MongoClient sourceClient;
         private final MongoClient destClient;
         private final Thread thread;
         private volatile String failure;
 
         RawChain(MongoFixture source, Destination dest) {
+            // Clients of its own, as a connector in another process has: the writer's pool stays the writer's.
+            this.sourceClient = MongoClients.create(source.uri());
             this.destClient = MongoClients.create(dest.uri());
             MongoCollection<Document> out = RawLimits.collection(destClient, Document.class);
-            MongoCollection<Document> in = RawLimits.collection(source.client(), Document.class);
+            MongoCollection<Document> in = RawLimits.collection(sourceClient, Document.class);
             ReplaceOptions upsert = new ReplaceOptions().upsert(true);
             BulkWriteOptions unordered = new BulkWriteOptions().ordered(false);
             MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor = in.watch().batchSize(1000)
@@ -213,6 +216,7 @@ final class LatencyRuns {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+            sourceClient.close();
             destClient.close();
         }
     }
