@@ -77,6 +77,12 @@ final class StreamReader implements CollectionReader {
         List<Captured> out = new ArrayList<>();
         long started = System.currentTimeMillis();
         while (out.size() < batchSize) {
+            if (!out.isEmpty() && cursor.available() == 0) {
+                // Hand over what the last round trip returned instead of asking for more: under a steady
+                // trickle a server-side awaiting getMore answers with a few events every few ms and never
+                // comes back empty, so filling a whole batch would hold the first event for seconds.
+                break;
+            }
             ChangeStreamDocument<RawBsonDocument> event = cursor.tryNext();
             if (event == null) {
                 break;

@@ -18,6 +18,7 @@ import java.util.List;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.bson.BsonDocument;
+import org.bson.RawBsonDocument;
 
 /**
  * The one place that writes documents: each chunk of a {@link NamespaceBatch} as one unordered bulk
@@ -45,8 +46,10 @@ public final class BulkWriteExecutor {
             List<RoutedChange> sent = new ArrayList<>(chunk.size());
             List<WriteModel<BsonDocument>> models = new ArrayList<>(chunk.size());
             for (RoutedChange rc : chunk) {
+                RawBsonDocument encoded = null;
                 if (!rc.change().isDelete()) {
-                    int size = DocumentSize.of(rc.change().document());
+                    encoded = DocumentSize.encoded(rc.change().document());
+                    int size = encoded.getByteBuffer().remaining();
                     if (size > DocumentSize.MAX_BYTES) {
                         failures.add(new RecordFailure(rc.change().record(), "document _id " + Ids.show(rc.change().id())
                                 + " for " + batch.destination() + " is " + size + " bytes, over MongoDB's limit of "
@@ -56,7 +59,7 @@ public final class BulkWriteExecutor {
                     }
                 }
                 sent.add(rc);
-                models.add(WriteModels.of(rc.change(), mode));
+                models.add(WriteModels.of(rc.change(), mode, encoded));
             }
             if (!models.isEmpty()) {
                 write(coll, batch, sent, models, failures);

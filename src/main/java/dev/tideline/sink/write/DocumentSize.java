@@ -18,9 +18,14 @@ final class DocumentSize {
     }
 
     static int of(BsonDocument doc) {
-        if (doc instanceof RawBsonDocument raw) {
-            return raw.getByteBuffer().remaining();
-        }
-        return new RawBsonDocument(doc, CODEC).getByteBuffer().remaining();
+        return encoded(doc).getByteBuffer().remaining();
+    }
+
+    /**
+     * The document as BSON bytes: itself when it already is, else encoded once. The write sends these
+     * bytes as they are, so checking the size costs no second encoding of the document.
+     */
+    static RawBsonDocument encoded(BsonDocument doc) {
+        return doc instanceof RawBsonDocument raw ? raw : new RawBsonDocument(doc, CODEC);
     }
 }

@@ -14,11 +14,12 @@ final class WriteModels {
     private WriteModels() {
     }
 
-    static WriteModel<BsonDocument> of(SinkChange c, WriteMode mode) {
+    /** @param replacement the change's document, possibly already encoded (see {@link DocumentSize#encoded}) */
+    static WriteModel<BsonDocument> of(SinkChange c, WriteMode mode, BsonDocument replacement) {
         if (c.isDelete()) {
             return new DeleteOneModel<>(Filters.eq("_id", c.id()));
         }
-        return new ReplaceOneModel<>(Filters.eq("_id", c.id()), c.document(),
+        return new ReplaceOneModel<>(Filters.eq("_id", c.id()), replacement,
                 new ReplaceOptions().upsert(mode == WriteMode.UPSERT));
     }
 }

@@ -1,0 +1,35 @@
+package dev.tideline.bench;
+
+/**
+ * How much work each measurement does; {@code -Dbench.<name>=<value>} overrides a default (the
+ * defaults are the sizes issue 7 names). {@code -Dbench.quick=true} divides the document counts
+ * by 10 and runs once, for trying the benchmark out; its figures say so.
+ */
+record BenchSizes(int runs, int streamBacklog, int backfillSmall, int backfillLarge, int sinkRecords,
+                  int latencyRate, int latencySeconds, int heapBacklog) {
+
+    static BenchSizes fromSystemProperties() {
+        boolean quick = Boolean.getBoolean("bench.quick");
+        int div = quick ? 10 : 1;
+        return new BenchSizes(
+                Integer.getInteger("bench.runs", quick ? 1 : 3),
+                Integer.getInteger("bench.stream.backlog", 50_000 / div),
+                Integer.getInteger("bench.backfill.small", 20_000 / div),
+                Integer.getInteger("bench.backfill.large", 200_000 / div),
+                Integer.getInteger("bench.sink.records", 50_000 / div),
+                Integer.getInteger("bench.latency.rate", 2_000),
+                Integer.getInteger("bench.latency.seconds", quick ? 5 : 10),
+                Integer.getInteger("bench.heap.backlog", 100_000 / div));
+    }
+
+    boolean isFull() {
+        return runs >= 3 && streamBacklog >= 50_000 && backfillSmall >= 20_000 && backfillLarge >= 200_000
+                && sinkRecords >= 50_000 && latencyRate >= 2_000 && latencySeconds >= 10 && heapBacklog >= 100_000;
+    }
+
+    String describe() {
+        return String.format("%d run(s) per figure; streaming backlog %,d x 1 KB; backfill %,d and %,d docs; sink %,d records; "
+                        + "latency at %,d changes/s for %d s; heap while draining %,d",
+                runs, streamBacklog, backfillSmall, backfillLarge, sinkRecords, latencyRate, latencySeconds, heapBacklog);
+    }
+}

@@ -1,0 +1,229 @@
+package dev.tideline.bench;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.DoubleSupplier;
+
+/**
+ * What the benchmark measures, in which order, and into which row of the table. Each run of a figure
+ * takes raw, Tideline and official in turn (the connectors' order alternating between runs), so a
+ * noisy moment of the machine, or a cold worker, spreads over all of them instead of falling on one. A measurement that throws is recorded as FAILED with its reason.
+ */
+final class Measurements {
+    private final BenchContext ctx;
+    private final BenchSizes sizes;
+    private final ResultTable table;
+    private boolean tidelineOk = true;
+
+    final Metric drainRate;
+    final Metric drainCpu;
+    final Metric backfillSmall;
+    final Metric backfillLarge;
+    final Metric sinkRate;
+    final Metric sinkCpu;
+    final Metric sinkRateNoGuard;
+    final Metric latencyP50;
+    final Metric latencyP99;
+    final Metric latencyNoGuardP50;
+    final Metric latencyNoGuardP99;
+    final Metric heapMax;
+    final Metric heapGrowth;
+    final Metric producer;
+
+    Measurements(BenchContext ctx) {
+        this.ctx = ctx;
+        this.sizes = ctx.sizes;
+        this.table = ctx.table;
+        drainRate = new Metric(String.format("streaming drain of %,d x 1 KB changes", sizes.streamBacklog()), "events/s", true);
+        drainCpu = new Metric("  worker CPU for that drain", "CPU-s", false);
+        backfillSmall = new Metric(String.format("backfill of %,d docs", sizes.backfillSmall()), "docs/s", true);
+        backfillLarge = new Metric(String.format("backfill of %,d docs", sizes.backfillLarge()), "docs/s", true);
+        sinkRate = new Metric(String.format("sink applying %,d change records", sizes.sinkRecords()), "docs/s", true);
+        sinkCpu = new Metric("  worker CPU for that sink run", "CPU-s", false);
+        sinkRateNoGuard = new Metric("  the same, Tideline with stale.guard=off", "docs/s", true);
+        latencyP50 = new Metric(String.format("end-to-end latency p50 at %,d changes/s", sizes.latencyRate()), "ms", false);
+        latencyP99 = new Metric(String.format("end-to-end latency p99 at %,d changes/s", sizes.latencyRate()), "ms", false);
+        latencyNoGuardP50 = new Metric("  p50, Tideline with stale.guard=off", "ms", false);
+        latencyNoGuardP99 = new Metric("  p99, Tideline with stale.guard=off", "ms", false);
+        heapMax = new Metric(String.format("worker heap after GC, max while draining %,d", sizes.heapBacklog()), "MB", false);
+        heapGrowth = new Metric("  growth over the idle worker's heap", "MB", false);
+        producer = new Metric(String.format("Kafka producer, %,d x 1 KB records", sizes.sinkRecords()), "records/s", true);
+    }
+
+    /**
+     * Runs every part, or those named in {@code -Dbench.only} (comma-separated: streaming, backfill,
+     * sink, latency, heap, kafka) when looking into one; false when a Tideline measurement failed.
+     * {@code afterEachPart} writes the figures so far, so an interrupted run still leaves them.
+     */
+    boolean runAll(Runnable afterEachPart) {
+        Set<String> only = Set.of(System.getProperty("bench.only", "").split(","));
+        Map<String, Runnable> parts = new LinkedHashMap<>();
+        parts.put("streaming", this::streaming);
+        parts.put("backfill", this::backfill);
+        parts.put("sink", this::sink);
+        parts.put("latency", this::latency);
+        parts.put("heap", this::heap);
+        parts.put("kafka", this::kafka);
+        parts.forEach((name, part) -> {
+            if (only.contains("") || only.contains(name)) {
+                part.run();
+                afterEachPart.run();
+            } else {
+                table.note("Part " + name + " not run (-Dbench.only).");
+            }
+        });
+        return tidelineOk;
+    }
+
+    private void streaming() {
+        for (int run = 1; run <= sizes.runs(); run++) {
+            BenchContext.log("streaming drain, run " + run + " of " + sizes.runs());
+            measure(drainRate, Contender.RAW, () -> RawLimits.changeStreamRead(sizes.streamBacklog()));
+            for (Contender who : connectorsInTurn(run)) {
+                try {
+                    SourceRuns.Drain d = SourceRuns.drain(ctx, who, sizes.streamBacklog(), false);
+                    table.add(drainRate, who, d.rate());
+                    table.add(drainCpu, who, d.cpuSeconds());
+                } catch (RuntimeException e) {
+                    failed(drainRate, who, e);
+                }
+            }
+        }
+    }
+
+    private void backfill() {
+        for (int run = 1; run <= sizes.runs(); run++) {
+            BenchContext.log("backfill of " + sizes.backfillSmall() + ", run " + run + " of " + sizes.runs());
+            measure(backfillSmall, Contender.RAW, () -> RawLimits.findRead(sizes.backfillSmall()));
+            for (Contender who : connectorsInTurn(run)) {
+                measure(backfillSmall, who, () -> SourceRuns.backfill(ctx, who, sizes.backfillSmall()));
+            }
+        }
+        for (int run = 1; run <= sizes.runs(); run++) {
+            BenchContext.log("backfill of " + sizes.backfillLarge() + ", run " + run + " of " + sizes.runs());
+            measure(backfillLarge, Contender.RAW, () -> RawLimits.findRead(sizes.backfillLarge()));
+            measure(backfillLarge, Contender.TIDELINE, () -> SourceRuns.backfill(ctx, Contender.TIDELINE, sizes.backfillLarge()));
+            if (run == 1) {
+                // Once: where it fails it fails the same way each time (FAKE-MONGO.md), and a stall costs a minute.
+                measure(backfillLarge, Contender.OFFICIAL, () -> SourceRuns.backfill(ctx, Contender.OFFICIAL, sizes.backfillLarge()));
+            }
+        }
+    }
+
+    private void sink() {
+        String tidelineTopic = SinkRuns.produceTopic(ctx, Contender.TIDELINE, sizes.sinkRecords());
+        String officialTopic = SinkRuns.produceTopic(ctx, Contender.OFFICIAL, sizes.sinkRecords());
+        for (int run = 1; run <= sizes.runs(); run++) {
+            BenchContext.log("sink, run " + run + " of " + sizes.runs());
+            Double raw = measure(sinkRate, Contender.RAW, () -> RawLimits.bulkUpsert(sizes.sinkRecords()));
+            if (raw != null) {
+                table.add(sinkRateNoGuard, Contender.RAW, raw);
+            }
+            for (Contender who : connectorsInTurn(run)) {
+                try {
+                    SinkRuns.Apply a = SinkRuns.apply(ctx, who, who == Contender.TIDELINE ? tidelineTopic : officialTopic,
+                            sizes.sinkRecords(), false);
+                    table.add(sinkRate, who, a.rate());
+                    table.add(sinkCpu, who, a.cpuSeconds());
+                } catch (RuntimeException e) {
+                    failed(sinkRate, who, e);
+                }
+            }
+            // The default keeps a version per document in a sidecar collection (a second write per
+            // change); this row shows what that costs against the same raw limit.
+            measure(sinkRateNoGuard, Contender.TIDELINE,
+                    () -> SinkRuns.apply(ctx, Contender.TIDELINE, tidelineTopic, sizes.sinkRecords(), true).rate());
+        }
+    }
+
+    private void latency() {
+        for (int run = 1; run <= sizes.runs(); run++) {
+            BenchContext.log("end-to-end latency, run " + run + " of " + sizes.runs());
+            latencyRun(run, Contender.RAW, false, latencyP50, latencyP99);
+            for (Contender who : connectorsInTurn(run)) {
+                latencyRun(run, who, false, latencyP50, latencyP99);
+            }
+            // The sink's version sidecar is keyed by a compound _id, which the stand-in handles slowly:
+            // this row separates that from the rest of the chain.
+            latencyRun(run, Contender.TIDELINE, true, latencyNoGuardP50, latencyNoGuardP99);
+        }
+    }
+
+    private void latencyRun(int run, Contender who, boolean guardOff, Metric p50, Metric p99) {
+        try {
+            LatencyRuns.Latency l = LatencyRuns.run(ctx, who, sizes.latencyRate(), sizes.latencySeconds(), guardOff);
+            table.add(p50, who, l.p50Ms());
+            table.add(p99, who, l.p99Ms());
+            if (who == Contender.RAW) {
+                table.add(latencyNoGuardP50, who, l.p50Ms());
+                table.add(latencyNoGuardP99, who, l.p99Ms());
+            }
+            if (l.achievedRate() < sizes.latencyRate() * 0.95) {
+                table.note(String.format("%s latency run %d: the writer reached only %.0f changes/s", who.label(), run, l.achievedRate()));
+            }
+        } catch (RuntimeException e) {
+            failed(p50, who, e);
+        }
+    }
+
+    /** One run per contender: a heap profile over a drain is a shape, not a noisy rate. */
+    private void heap() {
+        BenchContext.log("worker heap while draining " + sizes.heapBacklog());
+        for (Contender who : List.of(Contender.TIDELINE, Contender.OFFICIAL)) {
+            try {
+                SourceRuns.Drain d = SourceRuns.drain(ctx, who, sizes.heapBacklog(), true);
+                List<Double> samples = d.heapSamplesMb();
+                double idle = samples.get(0);
+                double max = samples.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+                table.add(heapMax, who, max);
+                table.add(heapGrowth, who, max - idle);
+                table.note(who.label() + " heap after GC while draining (MB, every 2 s, first = idle worker): "
+                        + SourceRuns.rounded(samples));
+            } catch (RuntimeException e) {
+                failed(heapMax, who, e);
+            }
+        }
+    }
+
+    private void kafka() {
+        for (int run = 1; run <= sizes.runs(); run++) {
+            String topic = ctx.unique("producer");
+            measure(producer, Contender.RAW, () -> RawLimits.kafkaProduce(ctx.stack.bootstrapServers(), topic, sizes.sinkRecords()));
+        }
+    }
+
+    /**
+     * Tideline first in odd runs, the official connector first in even ones: whoever goes first in a
+     * fresh worker also pays for warming up Connect's own code paths.
+     */
+    private static List<Contender> connectorsInTurn(int run) {
+        return run % 2 == 1 ? List.of(Contender.TIDELINE, Contender.OFFICIAL) : List.of(Contender.OFFICIAL, Contender.TIDELINE);
+    }
+
+    /** Runs one measurement into the table; its value, or null when it failed (recorded as such). */
+    private Double measure(Metric metric, Contender who, DoubleSupplier run) {
+        try {
+            double value = run.getAsDouble();
+            table.add(metric, who, value);
+            BenchContext.log(String.format("%s, %s: %s %s", metric.label().trim(), who.label(), ResultTable.number(value), metric.unit()));
+            return value;
+        } catch (RuntimeException e) {
+            failed(metric, who, e);
+            return null;
+        }
+    }
+
+    private void failed(Metric metric, Contender who, RuntimeException e) {
+        if (who == Contender.TIDELINE) {
+            tidelineOk = false;
+        }
+        String why = e.getMessage() != null ? e.getMessage() : e.toString();
+        table.fail(metric, who, why);
+        BenchContext.log("FAILED " + metric.label().trim() + ", " + who.label() + ": " + why);
+        if (!(e instanceof Progress.Stalled)) {
+            e.printStackTrace(System.out);
+        }
+    }
+}
