@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * The Connect REST API as tests use it. Calls that fail throw {@link IllegalStateException} with
@@ -170,22 +171,23 @@ public final class ConnectRest {
      * the capture streams, and a restart resumes after that token (not from a start time).
      */
     public SourceOffset awaitCommittedToken(String name, Namespace ns, Duration timeout) {
+        return awaitSourceOffset(name, ns, o -> o.token() != null, "a resume token", timeout);
+    }
+
+    /** Waits until the offset the worker has committed for one collection of a Tideline source matches. */
+    public SourceOffset awaitSourceOffset(String name, Namespace ns, Predicate<SourceOffset> condition, String what,
+                                          Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             Optional<SourceOffset> offset = sourceOffset(name, ns);
-            if (offset.isPresent() && offset.get().token() != null) {
+            if (offset.isPresent() && condition.test(offset.get())) {
                 return offset.get();
             }
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("no resume token committed for " + ns + " by " + name + " within " + timeout
-                        + "; last offset: " + offset.orElse(null));
+                throw new AssertionError("no offset with " + what + " committed for " + ns + " by " + name + " within "
+                        + timeout + "; last offset: " + offset.orElse(null));
             }
-            try {
-                Thread.sleep(200);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
+            sleep(200);
         }
     }
 
@@ -239,8 +241,9 @@ public final class ConnectRest {
 
     /**
      * Sends a request; with {@code expected} null the answer is returned whatever its status.
-     * 409 (rebalance in progress) is retried when a status set is expected: it is the group's
-     * transient state, not the test's concern. Raw calls return 409 as is.
+     * 409 (rebalance in progress), and a 500 because the worker could not reach the group's leader
+     * (a leader that was just killed, until the group elects another), are retried when a status set
+     * is expected: the group's transient state, not the test's concern. Raw calls return them as is.
      */
     private HttpResponse<String> send(String method, String path, String body, Set<Integer> expected) {
         long deadline = System.nanoTime() + CONFLICT_RETRY.toNanos();
@@ -260,7 +263,8 @@ public final class ConnectRest {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted during " + method + " " + path, e);
             }
-            if (response.statusCode() == 409 && expected != null && !expected.contains(409) && System.nanoTime() < deadline) {
+            if (isGroupInTransition(response) && expected != null && !expected.contains(response.statusCode())
+                    && System.nanoTime() < deadline) {
                 sleep(250);
                 continue;
             }
@@ -270,6 +274,12 @@ public final class ConnectRest {
             }
             return response;
         }
+    }
+
+    private static boolean isGroupInTransition(HttpResponse<String> response) {
+        // Connect answers a failed forward to the leader with 500 and this message (RestClient, Kafka 3.x/4.x)
+        return response.statusCode() == 409
+                || response.statusCode() == 500 && response.body().contains("IO Error trying to forward REST request");
     }
 
     private static String enc(String pathSegment) {
