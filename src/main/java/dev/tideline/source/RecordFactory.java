@@ -23,6 +23,7 @@ import org.bson.BsonValue;
  */
 public final class RecordFactory {
     private final Namespace ns;
+    private final String nsName;
     private final Map<String, Object> partition;
     private final String topic;
     private final String heartbeatTopic;
@@ -38,6 +39,7 @@ public final class RecordFactory {
     public RecordFactory(Namespace ns, String topic, String heartbeatTopic, String controlTopic, ValueFormat format,
                          String tenantField, boolean tombstones, String producer) {
         this.ns = ns;
+        this.nsName = ns.fullName();
         this.partition = SourceOffset.partition(ns);
         this.topic = topic;
         this.heartbeatTopic = heartbeatTopic;
@@ -61,7 +63,7 @@ public final class RecordFactory {
 
     /** Appends the records for one captured item. */
     public void append(Captured item, List<SourceRecord> out) {
-        Map<String, Object> offset = item.offset().toMap();
+        Map<String, Object> offset = item.offset().recordOffset();
         if (item instanceof Captured.Change change) {
             appendChange(change.event(), offset, out);
         } else if (item instanceof Captured.Heartbeat) {
@@ -115,14 +117,14 @@ public final class RecordFactory {
     }
 
     private SourceRecord notice(Map<String, Object> offset, String noticeTopic, BsonDocument value, String kind) {
-        return new SourceRecord(partition, offset, noticeTopic, null, form.noticeKeySchema(), form.noticeKey(ns.fullName()),
+        return new SourceRecord(partition, offset, noticeTopic, null, form.noticeKeySchema(), form.noticeKey(nsName),
                 form.noticeSchema(), form.notice(value), null, headers(kind));
     }
 
     private ConnectHeaders headers(String kind) {
         ConnectHeaders h = new ConnectHeaders();
         h.addString(EventHeaders.KIND, kind);
-        h.addString(EventHeaders.NAMESPACE, ns.fullName());
+        h.addString(EventHeaders.NAMESPACE, nsName);
         h.addString(EventHeaders.PRODUCER, producer);
         if (clusterId != null) {
             h.addString(PeerHeaders.CLUSTER, clusterId);

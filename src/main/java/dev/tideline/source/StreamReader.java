@@ -3,7 +3,7 @@ package dev.tideline.source;
 import com.mongodb.client.ChangeStreamIterable;
 import com.mongodb.client.MongoChangeStreamCursor;
 import com.mongodb.client.MongoCollection;
-import com.mongodb.client.model.changestream.ChangeStreamDocument;
+import com.mongodb.client.MongoCursor;
 import com.mongodb.client.model.changestream.FullDocument;
 import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.Namespace;
@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
-import org.bson.BsonValue;
 import org.bson.RawBsonDocument;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +36,7 @@ final class StreamReader implements CollectionReader {
     private final int batchSize;
     private final long maxAwaitMs;
     private final long heartbeatIntervalMs;
-    private MongoChangeStreamCursor<ChangeStreamDocument<RawBsonDocument>> cursor;
+    private MongoChangeStreamCursor<RawBsonDocument> cursor;
     private BsonDocument lastToken;
     private long lastEmitMs;
     private long idleSleepMs = MIN_IDLE_SLEEP_MS;
@@ -56,7 +55,7 @@ final class StreamReader implements CollectionReader {
         this.cursor = open(from.token(), from.startAt(), false);
     }
 
-    private MongoChangeStreamCursor<ChangeStreamDocument<RawBsonDocument>> open(BsonDocument token, BsonTimestamp startAt, boolean afterInvalidate) {
+    private MongoChangeStreamCursor<RawBsonDocument> open(BsonDocument token, BsonTimestamp startAt, boolean afterInvalidate) {
         List<BsonDocument> pipeline = matchStage == null ? List.of() : List.of(matchStage);
         ChangeStreamIterable<RawBsonDocument> it = collection.watch(pipeline, RawBsonDocument.class)
                 .fullDocument(FullDocument.UPDATE_LOOKUP)
@@ -69,7 +68,14 @@ final class StreamReader implements CollectionReader {
             it = it.startAtOperationTime(startAt);
         }
         log.debug("Change stream on {} opened ({})", ns, token != null ? "after token" : "at " + startAt);
-        return it.cursor();
+        // Events as raw bytes (RawChangeEvent reads them); the driver still tracks the resume token.
+        MongoCursor<RawBsonDocument> raw = it.withDocumentClass(RawBsonDocument.class).cursor();
+        if (raw instanceof MongoChangeStreamCursor<RawBsonDocument> changeStream) {
+            return changeStream;
+        }
+        raw.close();
+        throw new IllegalStateException("the MongoDB driver on the plugin's class path returned a " + raw.getClass().getName()
+                + " for a change stream instead of a MongoChangeStreamCursor: install the driver version the plugin ships with");
     }
 
     @Override
@@ -83,11 +89,11 @@ final class StreamReader implements CollectionReader {
                 // comes back empty, so filling a whole batch would hold the first event for seconds.
                 break;
             }
-            ChangeStreamDocument<RawBsonDocument> event = cursor.tryNext();
+            RawBsonDocument event = cursor.tryNext();
             if (event == null) {
                 break;
             }
-            Captured item = toCaptured(event);
+            Captured item = toCaptured(RawChangeEvent.parse(event));
             if (item != null) {
                 out.add(item);
             }
@@ -130,27 +136,27 @@ final class StreamReader implements CollectionReader {
         return new Captured.Heartbeat(SourceOffset.streamAfter(token));
     }
 
-    private Captured toCaptured(ChangeStreamDocument<RawBsonDocument> event) {
-        BsonDocument token = event.getResumeToken();
+    private Captured toCaptured(RawChangeEvent event) {
+        BsonDocument token = event.token();
         lastToken = token;
         SourceOffset offset = SourceOffset.streamAfter(token);
-        String type = event.getOperationTypeString();
-        BsonTimestamp clusterTime = event.getClusterTime();
-        long wall = event.getWallTime() != null ? event.getWallTime().getValue()
+        String type = event.type();
+        BsonTimestamp clusterTime = event.clusterTime();
+        long wall = event.wallTime() != null ? event.wallTime()
                 : clusterTime != null ? clusterTime.getTime() * 1000L : System.currentTimeMillis();
         switch (type == null ? "" : type) {
             case "insert":
             case "update":
             case "replace": {
-                RawBsonDocument full = event.getFullDocument();
+                RawBsonDocument full = event.fullDocument();
                 BsonDocument doc = full != null && full.containsKey("_id") ? full : null;
-                BsonValue id = documentId(event, doc);
+                var id = event.documentId() != null ? event.documentId() : doc != null ? doc.get("_id") : null;
                 Op op = type.equals("insert") ? Op.INSERT : type.equals("update") ? Op.UPDATE : Op.REPLACE;
                 return id == null ? unidentified(type, offset, clusterTime)
                         : new Captured.Change(new ChangeEvent(op, ns, id, doc, clusterTime, wall, null), offset);
             }
             case "delete": {
-                BsonValue id = documentId(event, null);
+                var id = event.documentId();
                 return id == null ? unidentified(type, offset, clusterTime)
                         : new Captured.Change(new ChangeEvent(Op.DELETE, ns, id, null, clusterTime, wall, null), offset);
             }
@@ -159,7 +165,7 @@ final class StreamReader implements CollectionReader {
             case "dropDatabase":
             case "invalidate": {
                 String detail = type + " of " + ns
-                        + (event.getDestinationNamespace() != null ? " to " + event.getDestinationNamespace().getFullName() : "")
+                        + (event.destination() != null ? " to " + event.destination() : "")
                         + (clusterTime != null ? " at " + clusterTime : "") + ": reported, not applied";
                 log.warn("Change stream on {}: {}", ns, detail);
                 return new Captured.Control(type, detail, offset);
@@ -168,19 +174,6 @@ final class StreamReader implements CollectionReader {
                 // createIndexes, modify, shardCollection... (showExpandedEvents is off): move the position only
                 return new Captured.Heartbeat(offset);
         }
-    }
-
-    /**
-     * The changed document's {@code _id}: from {@code documentKey} as MongoDB documents it, else from the
-     * looked-up document (mongo-java-server puts the update specification in {@code documentKey}).
-     */
-    private static BsonValue documentId(ChangeStreamDocument<RawBsonDocument> event, BsonDocument fullDocument) {
-        BsonDocument key = event.getDocumentKey();
-        BsonValue id = key != null ? key.get("_id") : null;
-        if (id == null && fullDocument != null) {
-            id = fullDocument.get("_id");
-        }
-        return id;
     }
 
     /** A change whose document cannot be identified: reported loudly, never dropped silently. */

@@ -72,6 +72,7 @@ final class SourceRuns {
             mongo.server().orElseThrow().enableOplog();
             String name = ctx.unique("backfill-" + who.label().toLowerCase());
             String topic = ConnectorConfigs.topic(name);
+            Path jfr = ctx.startJfr(name, true);
             long start = System.nanoTime();
             ctx.rest.putConnector(name, ConnectorConfigs.source(who, mongo.uri(), name, new ConnectorConfigs.CopyExisting()));
             try {
@@ -81,6 +82,7 @@ final class SourceRuns {
                         r.elapsed().toMillis(), r.rate()));
                 return r.rate();
             } finally {
+                ctx.stopJfr(name, jfr);
                 ctx.deleteAndSettle(name);
             }
         }

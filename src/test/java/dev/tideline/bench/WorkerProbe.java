@@ -67,9 +67,13 @@ final class WorkerProbe implements AutoCloseable {
         return memory.getHeapMemoryUsage().getUsed() / (1024.0 * 1024.0);
     }
 
-    /** Starts a JFR recording (profile settings: execution samples every 10 ms) written to {@code file} on stop. */
+    /**
+     * Starts a JFR recording written to {@code file} on stop: JFR's profile settings (execution samples
+     * every 10 ms), or the .jfc file named by {@code -Dbench.jfr.settings} (finer sampling for short runs).
+     */
     void startJfr(String name, Path file) {
-        dcmd("jfrStart", "name=" + name, "settings=profile", "filename=" + file.toAbsolutePath());
+        dcmd("jfrStart", "name=" + name, "settings=" + System.getProperty("bench.jfr.settings", "profile"),
+                "filename=" + file.toAbsolutePath());
     }
 
     void stopJfr(String name) {

@@ -209,4 +209,25 @@ class SourceOffsetTest {
         assertThatThrownBy(() -> SourceOffset.namespace(null))
                 .isInstanceOf(InvalidOffsetException.class).hasMessageContaining("'db'");
     }
+
+    @Test
+    void aServerTokenIsWrittenAsTheJsonWriterWouldWriteIt() {
+        BsonDocument serverToken = new BsonDocument("_data", new BsonString("8266F1A2B3000000012B022C0100296E5A1004abc"));
+        assertThat(SourceOffset.tokenJson(serverToken)).isEqualTo(serverToken.toJson(
+                org.bson.json.JsonWriterSettings.builder().outputMode(org.bson.json.JsonMode.EXTENDED).build()));
+        BsonDocument odd = new BsonDocument("_data", new BsonString("a\"b"));
+        assertThat(SourceOffset.fromMap(SourceOffset.streamAfter(odd).toMap()).token()).isEqualTo(odd);
+        assertThat(SourceOffset.fromMap(SourceOffset.streamAfter(serverToken).toMap()).token()).isEqualTo(serverToken);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("offsets")
+    void aRecordsDeferredOffsetIsTheSameMapAndSerializesTheSame(String name, SourceOffset offset) {
+        Map<String, Object> deferred = offset.recordOffset();
+        org.apache.kafka.connect.json.JsonConverter json = new org.apache.kafka.connect.json.JsonConverter();
+        json.configure(Map.of("schemas.enable", "false"), false);
+        assertThat(json.fromConnectData("offsets", null, deferred)).isEqualTo(json.fromConnectData("offsets", null, offset.toMap()));
+        assertThat(deferred).isEqualTo(offset.toMap()).hasSameHashCodeAs(offset.toMap());
+        assertThat(SourceOffset.fromMap(deferred)).isEqualTo(offset);
+    }
 }
