@@ -19,7 +19,7 @@ record BenchSizes(int runs, int streamBacklog, int backfillSmall, int backfillLa
                 Integer.getInteger("bench.sink.records", 50_000 / div),
                 Integer.getInteger("bench.latency.rate", 2_000),
                 Integer.getInteger("bench.latency.seconds", quick ? 5 : 10),
-                Integer.getInteger("bench.heap.backlog", 100_000 / div));
+                Integer.getInteger("bench.heap.backlog", 200_000 / div));
     }
 
     boolean isFull() {

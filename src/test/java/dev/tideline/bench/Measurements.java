@@ -189,7 +189,7 @@ final class Measurements {
                 double max = samples.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
                 table.add(heapMax, who, max);
                 table.add(heapGrowth, who, max - idle);
-                table.note(who.label() + " heap after GC while draining (MB, every 2 s, first = idle worker): "
+                table.note(who.label() + " heap after GC while draining (MB, every " + SourceRuns.HEAP_SAMPLE_MS + " ms, first = idle worker): "
                         + SourceRuns.rounded(samples));
             } catch (RuntimeException e) {
                 failed(heapMax, who, e);

@@ -15,6 +15,7 @@ import java.util.List;
 final class SourceRuns {
     /** How long a source may make no progress before its run counts as failed. */
     private static final Duration STALL = Duration.ofSeconds(60);
+    static final long HEAP_SAMPLE_MS = 1000;
 
     private SourceRuns() {
     }
@@ -30,7 +31,7 @@ final class SourceRuns {
     /**
      * {@code n} inserts of 1 KB are written before the connector exists, and it starts from an
      * operation time before them: it reads them as a backlog. With {@code sampleHeap}, a full GC is
-     * forced in the worker every 2 s and the heap left is noted (this slows the drain: use a separate run).
+     * forced in the worker every second and the heap left is noted (this slows the drain: use a separate run).
      */
     static Drain drain(BenchContext ctx, Contender who, int n, boolean sampleHeap) {
         try (MongoFixture mongo = MongoFixture.withOplog()) {
@@ -49,7 +50,7 @@ final class SourceRuns {
             try {
                 Progress.Result r = Progress.await(who.label() + " draining " + n + " changes", start,
                         () -> ctx.topics.count(topic), n, STALL, () -> ctx.failure(name),
-                        sampleHeap ? count -> heap.add(ctx.worker.heapAfterGcMb()) : null, 2000);
+                        sampleHeap ? count -> heap.add(ctx.worker.heapAfterGcMb()) : null, HEAP_SAMPLE_MS);
                 double cpu = ctx.worker.cpuSeconds() - cpu0;
                 BenchContext.log(String.format("%s drained %,d changes in %d ms: %.0f events/s, %.1f CPU-s%s", who.label(), r.endCount(),
                         r.elapsed().toMillis(), r.rate(), cpu, sampleHeap ? ", heap after GC (MB) " + rounded(heap) : ""));
