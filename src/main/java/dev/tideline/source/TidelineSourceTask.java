@@ -27,6 +27,7 @@ import org.slf4j.LoggerFactory;
  * {@code poll()} drains it. Planning, offsets and error decisions live in the classes it wires.
  */
 public class TidelineSourceTask extends SourceTask {
+    private static final int QUEUED_BATCHES = 4;
     private static final Logger log = LoggerFactory.getLogger(TidelineSourceTask.class);
     private static final long POLL_WAIT_MS = 500;
     /**
@@ -61,7 +62,9 @@ public class TidelineSourceTask extends SourceTask {
         try {
             Map<Map<String, Object>, Map<String, Object>> stored = storedOffsets(owned);
             String producer = UUID.randomUUID().toString();
-            RecordQueue queue = new RecordQueue(16);
+            // Enough read-ahead for the capture threads to work while Connect sends; every batch held
+            // here is heap (about 2 MB per 1,000 changes of 1 KB), on top of what the producer buffers.
+            RecordQueue queue = new RecordQueue(QUEUED_BATCHES);
             StreamSupport streams = new StreamSupport();
             ScanReaders scans = new DateScanReaders(config, client);
             List<CollectionCapture> captures = new ArrayList<>();
