@@ -6,10 +6,7 @@ import static dev.tideline.sink.TestRecords.event;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
 import com.mongodb.client.model.Filters;
-import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.tideline.event.EnvelopeCodec;
 import dev.tideline.event.EventHeaders;
 import dev.tideline.event.Op;
@@ -18,7 +15,6 @@ import dev.tideline.event.ResnapshotMarker;
 import dev.tideline.event.ValueFormat;
 import dev.tideline.sink.config.SinkConfig;
 import dev.tideline.sink.guard.VersionStore;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -42,28 +38,23 @@ class ResnapshotSweepTest {
     private static final int OLD = 100;
     private static final int EPOCH = 200;
 
-    private MongoServer server;
+    private DestinationServer destination;
     private MongoClient client;
-    private String uri;
     private long offset;
 
     @BeforeEach
     void startServer() {
-        server = new MongoServer(new MemoryBackend());
-        server.bind("127.0.0.1", 0);
-        InetSocketAddress a = server.getLocalAddress();
-        uri = "mongodb://127.0.0.1:" + a.getPort();
-        client = MongoClients.create(uri);
+        destination = new DestinationServer();
+        client = destination.client;
     }
 
     @AfterEach
     void stopServer() {
-        client.close();
-        server.shutdownNow();
+        destination.close();
     }
 
     private BatchApplier applier(Map<String, String> extra) {
-        Map<String, String> props = new HashMap<>(Map.of("mongodb.uri", uri, "database", "dest"));
+        Map<String, String> props = new HashMap<>(Map.of("mongodb.uri", destination.uri, "database", "dest"));
         props.putAll(extra);
         return BatchApplier.create(new SinkConfig(props), client);
     }
