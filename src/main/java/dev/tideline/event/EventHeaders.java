@@ -16,6 +16,15 @@ public final class EventHeaders {
     /** per producer and collection, from 1 */
     public static final String SEQ = "tl.seq";
     public static final String ORIGIN = "tl.origin";
+    /**
+     * Only on marker records ({@link ResnapshotMarker}): which marker. Present on nothing else, so an
+     * SMT predicate {@code HasHeaderKey name=tl.marker} singles markers out.
+     */
+    public static final String MARKER = "tl.marker";
+    /** On markers: the resnapshot's epoch, a BSON timestamp's value (seconds &lt;&lt; 32 | increment) in decimal */
+    public static final String EPOCH = "tl.epoch";
+    /** On markers: how many partitions of the topic (0..n-1) the source sent this marker to */
+    public static final String PARTITIONS = "tl.partitions";
 
     public static final String KIND_CHANGE = "change";
     public static final String KIND_HEARTBEAT = "heartbeat";

@@ -18,6 +18,7 @@ import dev.tideline.sink.route.NamespaceRouter;
 import dev.tideline.sink.route.RoutedChange;
 import dev.tideline.sink.write.BulkWriteExecutor;
 import dev.tideline.sink.write.RecordFailure;
+import dev.tideline.sink.write.SweepWriter;
 import dev.tideline.sink.write.WriteFailures;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -36,24 +37,33 @@ public final class BatchApplier {
     private final WriteGuard guard;
     private final BulkWriteExecutor executor;
     private final int chunkSize;
+    private final ResnapshotSweeper sweeper;
 
     public BatchApplier(RecordDecoder decoder, NamespaceRouter router, WriteGuard guard, BulkWriteExecutor executor,
                         int chunkSize) {
+        this(decoder, router, guard, executor, chunkSize, null);
+    }
+
+    /** @param sweeper acts on resnapshot markers; null: they are skipped like other control records */
+    BatchApplier(RecordDecoder decoder, NamespaceRouter router, WriteGuard guard, BulkWriteExecutor executor,
+                 int chunkSize, ResnapshotSweeper sweeper) {
         this.decoder = decoder;
         this.router = router;
         this.guard = guard;
         this.executor = executor;
         this.chunkSize = chunkSize;
+        this.sweeper = sweeper;
     }
 
     public static BatchApplier create(SinkConfig config, MongoClient client) {
         var writes = config.writes();
         var routing = config.routing();
-        WriteGuard guard = writes.staleGuard() == StaleGuardMode.OFF
-                ? WriteGuard.NONE : new StaleWriteGuard(new VersionStore(client));
-        return new BatchApplier(new RecordDecoder(writes.tombstoneAction(), writes.versionField()),
-                new NamespaceRouter(routing.database(), routing.topicMap(), routing.filter()),
-                guard, new BulkWriteExecutor(client, writes.writeMode()), writes.bulkChunkSize());
+        VersionStore versions = writes.staleGuard() == StaleGuardMode.OFF ? null : new VersionStore(client);
+        WriteGuard guard = versions == null ? WriteGuard.NONE : new StaleWriteGuard(versions);
+        NamespaceRouter router = new NamespaceRouter(routing.database(), routing.topicMap(), routing.filter());
+        return new BatchApplier(new RecordDecoder(writes.tombstoneAction(), writes.versionField()), router,
+                guard, new BulkWriteExecutor(client, writes.writeMode()), writes.bulkChunkSize(),
+                new ResnapshotSweeper(router, versions, new SweepWriter(client)));
     }
 
     public BatchOutcome apply(Collection<SinkRecord> records) {
@@ -61,8 +71,15 @@ public final class BatchApplier {
         List<RoutedChange> routed = new ArrayList<>(records.size());
         int skipped = 0;
         int filtered = 0;
+        List<ResnapshotSweeper.Pending> markers = new ArrayList<>();
         for (SinkRecord r : records) {
             try {
+                Optional<ResnapshotSweeper.Pending> marker = sweeper == null ? Optional.empty() : sweeper.read(r);
+                if (marker.isPresent()) {
+                    markers.add(marker.get()); // applied after the batch's changes: see ResnapshotSweeper
+                    skipped++;
+                    continue;
+                }
                 Decoded d = decoder.decode(r);
                 if (d instanceof SinkChange change) {
                     Optional<RoutedChange> rc = router.route(change);
@@ -93,6 +110,9 @@ public final class BatchApplier {
             List<RecordFailure> refused = executor.execute(admitted.batch(), chunkSize);
             failures.addAll(refused);
             written += admitted.batch().writes().size() - refused.size();
+        }
+        if (!markers.isEmpty()) {
+            sweeper.apply(markers);
         }
         return new BatchOutcome(records.size(), written, plan.superseded(), stale, skipped, filtered, failures);
     }

@@ -5,6 +5,7 @@ import com.mongodb.client.MongoCursor;
 import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
+import dev.tideline.event.ResnapshotMarker;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonDocument;
@@ -26,6 +27,9 @@ import org.slf4j.LoggerFactory;
  * (mongo-java-server) filters and sorts the whole collection per query, which made 100 queries for
  * 100,000 documents cost 70 s instead of 1.4 s. If the cursor dies (idle timeout while Kafka is slow,
  * a failover), the capture reopens the backfill after the last copied {@code _id}.
+ *
+ * <p>A resnapshot (a copy after a lost history) ends with a {@code resnapshot.complete} marker before
+ * the switch to streaming: the sink then removes what was deleted while the history was out of reach.
  */
 final class BackfillReader implements CollectionReader {
     private static final Logger log = LoggerFactory.getLogger(BackfillReader.class);
@@ -38,6 +42,8 @@ final class BackfillReader implements CollectionReader {
     private final int batchSize;
     private final BsonTimestamp streamStart;
     private final BackfillProgress progress;
+    private final SourceOffset from;
+    private final int markerPartitions;
     private BsonValue lastId;
     private MongoCursor<RawBsonDocument> cursor;
     private boolean finished;
@@ -45,12 +51,23 @@ final class BackfillReader implements CollectionReader {
 
     BackfillReader(MongoCollection<RawBsonDocument> collection, Namespace ns, BsonDocument filter, int batchSize,
                    BsonTimestamp streamStart, BsonValue lastId, BackfillProgress progress) {
+        this(collection, ns, filter, batchSize, SourceOffset.backfill(streamStart, lastId), 1, progress);
+    }
+
+    /**
+     * @param from             the backfill position to continue from (a first copy or a resnapshot)
+     * @param markerPartitions the partitions of the change topic a resnapshot's complete marker goes to
+     */
+    BackfillReader(MongoCollection<RawBsonDocument> collection, Namespace ns, BsonDocument filter, int batchSize,
+                   SourceOffset from, int markerPartitions, BackfillProgress progress) {
         this.collection = collection;
         this.ns = ns;
         this.filter = filter;
         this.batchSize = batchSize;
-        this.streamStart = streamStart;
-        this.lastId = lastId;
+        this.from = from;
+        this.markerPartitions = markerPartitions;
+        this.streamStart = from.startAt();
+        this.lastId = from.lastId();
         this.progress = progress;
         this.lastLogMs = System.currentTimeMillis();
         log.info("Backfill of {} {} (stream start {}, estimated {} documents)", ns,
@@ -71,13 +88,19 @@ final class BackfillReader implements CollectionReader {
             RawBsonDocument doc = cursor.next();
             BsonValue id = doc.get("_id");
             out.add(new Captured.Change(new ChangeEvent(Op.READ, ns, id, doc, streamStart, now, null),
-                    SourceOffset.backfill(streamStart, id)));
+                    from.copiedUpTo(id)));
             lastId = id;
         }
         int copied = out.size();
         progress.copied(copied);
         if (!cursor.hasNext()) {
             finished = true;
+            if (from.isResnapshot()) {
+                // after the last copy on every partition, before the switch to streaming is committed: a restart
+                // in between copies nothing more and sends the marker again, which the sink applies idempotently
+                out.add(new Captured.Marker(new ResnapshotMarker(ResnapshotMarker.Stage.COMPLETE, ns, streamStart,
+                        markerPartitions), from.copiedUpTo(lastId)));
+            }
             // commits the switch to streaming even when the collection was empty
             out.add(new Captured.Heartbeat(SourceOffset.streamFrom(streamStart)));
             log.info("Backfill of {} done: {}", ns, progress.describe());

@@ -1,6 +1,7 @@
 package dev.tideline.source;
 
 import dev.tideline.event.ChangeEvent;
+import dev.tideline.event.ResnapshotMarker;
 
 /** What a reader hands to the task, each with the collection's position right after it. */
 public sealed interface Captured {
@@ -19,5 +20,9 @@ public sealed interface Captured {
      * invalidate, history lost. {@code type} is a short name; {@code detail} says what happened.
      */
     record Control(String type, String detail, SourceOffset offset) implements Captured {
+    }
+
+    /** A resnapshot marker, written on the collection's change topic to each of its partitions. */
+    record Marker(ResnapshotMarker marker, SourceOffset offset) implements Captured {
     }
 }

@@ -3,6 +3,7 @@ package dev.tideline.source;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import dev.tideline.event.Namespace;
+import dev.tideline.event.ResnapshotMarker;
 import dev.tideline.mongo.Backoff;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
@@ -115,8 +116,8 @@ final class CollectionCapture implements Runnable {
         BackfillProgress progress = p.phase() == Phase.BACKFILL
                 ? new BackfillProgress(collection.estimatedDocumentCount(), System.currentTimeMillis()) : null;
         CollectionReader reader = switch (p.phase()) {
-            case BACKFILL -> new BackfillReader(collection, ns, filter, settings.batchSize(), p.offset().startAt(),
-                    p.offset().lastId(), progress);
+            case BACKFILL -> new BackfillReader(collection, ns, filter, settings.batchSize(), p.offset(),
+                    settings.resnapshotMarkerPartitions(), progress);
             case STREAM -> new StreamReader(collection, ns, filter, p.offset(), settings.batchSize(), settings.maxAwaitMs(),
                     settings.heartbeatIntervalMs());
             case SCAN -> scanReaders.open(ns, filter, p.offset());
@@ -169,13 +170,19 @@ final class CollectionCapture implements Runnable {
             var start = ServerClock.streamStart(db);
             if (policy == LostHistoryPolicy.RESNAPSHOT) {
                 log.warn("LOST HISTORY: {}. Policy resnapshot: copying the collection again, then streaming from {}.", what, start);
-                plan = new Plan(Phase.BACKFILL, SourceOffset.backfill(start, null));
+                plan = new Plan(Phase.BACKFILL, SourceOffset.resnapshot(start, null));
             } else {
                 log.warn("LOST HISTORY: {}. Policy latest: streaming from now ({}); changes in the gap are NOT captured.", what, start);
                 plan = new Plan(Phase.STREAM, SourceOffset.streamFrom(start));
             }
-            publish(List.of(new Captured.Control("history_lost", what + "; policy " + policy.name().toLowerCase(java.util.Locale.ROOT),
-                    plan.offset())));
+            List<Captured> notices = new ArrayList<>(2);
+            notices.add(new Captured.Control("history_lost", what + "; policy " + policy.name().toLowerCase(java.util.Locale.ROOT),
+                    plan.offset()));
+            if (policy == LostHistoryPolicy.RESNAPSHOT) {
+                notices.add(new Captured.Marker(new ResnapshotMarker(ResnapshotMarker.Stage.BEGIN, ns, start,
+                        settings.resnapshotMarkerPartitions()), plan.offset()));
+            }
+            publish(notices);
             return true;
         } catch (InterruptedException ie) {
             Thread.currentThread().interrupt();

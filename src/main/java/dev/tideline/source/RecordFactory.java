@@ -5,6 +5,7 @@ import dev.tideline.event.EventHeaders;
 import dev.tideline.event.ExtendedJson;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.RecordForm;
+import dev.tideline.event.ResnapshotMarker;
 import dev.tideline.event.ValueFormat;
 import dev.tideline.peer.PeerHeaders;
 import java.util.List;
@@ -76,6 +77,23 @@ public final class RecordFactory {
                     .append("detail", new BsonString(control.detail()))
                     .append("wallTime", new BsonDateTime(System.currentTimeMillis()));
             out.add(notice(offset, controlTopic, value, EventHeaders.KIND_CONTROL));
+        } else if (item instanceof Captured.Marker m) {
+            appendMarker(m.marker(), offset, out);
+        }
+    }
+
+    /**
+     * One copy of the marker per partition of the CHANGE topic, explicitly partitioned: Kafka orders
+     * records per partition only, and each partition's reader must see the marker after that partition's
+     * copies. Same offset on each, so committing it several times is harmless.
+     */
+    private void appendMarker(ResnapshotMarker marker, Map<String, Object> offset, List<SourceRecord> out) {
+        Object value = form.notice(marker.value(System.currentTimeMillis()));
+        for (int p = 0; p < marker.partitions(); p++) {
+            ConnectHeaders h = headers(EventHeaders.KIND_CONTROL);
+            marker.headers().forEach(h::addString);
+            out.add(new SourceRecord(partition, offset, topic, p, form.noticeKeySchema(), form.noticeKey(ns.fullName()),
+                    form.noticeSchema(), value, null, h));
         }
     }
 

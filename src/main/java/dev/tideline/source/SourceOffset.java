@@ -20,7 +20,9 @@ import org.bson.json.JsonWriterSettings;
  * <ul>
  *   <li>{@code BACKFILL}: copying existing documents in {@code _id} order; {@code lastId} is the last
  *       copied id (null before the first), {@code startAt} the stream position taken BEFORE the copy
- *       began, so every write made during the copy is replayed by the stream afterwards.</li>
+ *       began, so every write made during the copy is replayed by the stream afterwards;
+ *       {@code resnap} is true when the copy is a {@code resnapshot} after a lost history (it ends with
+ *       a {@code resnapshot.complete} marker, also after a restart mid-copy).</li>
  *   <li>{@code STREAM}: tailing the change stream; {@code token} is the resume token of the last event
  *       (or post-batch token), or absent with {@code startAt} when no event has been seen yet.</li>
  *   <li>{@code SCAN}: the date-scan cursor {@code (scanKey, scanId)}; both null before the first
@@ -44,6 +46,7 @@ public final class SourceOffset {
     static final String K_SCAN_ID = "scanId";
     static final String K_DELETE_AT = "delAt";
     static final String K_DELETE_ID = "delId";
+    static final String K_RESNAPSHOT = "resnap";
 
     private static final JsonWriterSettings CANONICAL = JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
     private static final String WRAP = "v";
@@ -64,13 +67,14 @@ public final class SourceOffset {
     private final BsonValue scanId;
     private final BsonValue deleteAt;
     private final BsonValue deleteId;
+    private final boolean resnapshot;
 
     private SourceOffset(Phase phase, BsonDocument token, BsonTimestamp startAt, BsonValue lastId, BsonValue scanKey, BsonValue scanId) {
-        this(phase, token, startAt, lastId, scanKey, scanId, null, null);
+        this(phase, token, startAt, lastId, scanKey, scanId, null, null, false);
     }
 
     private SourceOffset(Phase phase, BsonDocument token, BsonTimestamp startAt, BsonValue lastId, BsonValue scanKey, BsonValue scanId,
-                         BsonValue deleteAt, BsonValue deleteId) {
+                         BsonValue deleteAt, BsonValue deleteId, boolean resnapshot) {
         this.phase = Objects.requireNonNull(phase);
         this.token = token;
         this.startAt = startAt;
@@ -79,10 +83,25 @@ public final class SourceOffset {
         this.scanId = scanId;
         this.deleteAt = deleteAt;
         this.deleteId = deleteId;
+        this.resnapshot = resnapshot;
     }
 
     public static SourceOffset backfill(BsonTimestamp streamStart, BsonValue lastCopiedId) {
         return new SourceOffset(Phase.BACKFILL, null, Objects.requireNonNull(streamStart, "streamStart"), lastCopiedId, null, null);
+    }
+
+    /** A backfill that copies the collection again after a lost history (see {@link #isResnapshot()}). */
+    public static SourceOffset resnapshot(BsonTimestamp streamStart, BsonValue lastCopiedId) {
+        return new SourceOffset(Phase.BACKFILL, null, Objects.requireNonNull(streamStart, "streamStart"), lastCopiedId, null, null,
+                null, null, true);
+    }
+
+    /** The same kind of backfill (first copy or resnapshot) after another copied id. */
+    public SourceOffset copiedUpTo(BsonValue lastCopiedId) {
+        if (phase != Phase.BACKFILL) {
+            throw new IllegalStateException("only a backfill position moves by copied ids, this is " + this);
+        }
+        return resnapshot ? resnapshot(startAt, lastCopiedId) : backfill(startAt, lastCopiedId);
     }
 
     /** Stream from an operation time, before any event was seen. */
@@ -103,7 +122,7 @@ public final class SourceOffset {
      * {@code (deletedAt, _id)}; any of them null when that cursor has not moved yet.
      */
     public static SourceOffset scan(BsonValue keyValue, BsonValue id, BsonValue deletedAt, BsonValue deleteMarkerId) {
-        return new SourceOffset(Phase.SCAN, null, null, null, keyValue, id, deletedAt, deleteMarkerId);
+        return new SourceOffset(Phase.SCAN, null, null, null, keyValue, id, deletedAt, deleteMarkerId, false);
     }
 
     public Phase phase() {
@@ -136,6 +155,11 @@ public final class SourceOffset {
     /** The delete-marker cursor's {@code deletedAt} (SCAN), or null. */
     public BsonValue deleteAt() {
         return deleteAt;
+    }
+
+    /** A backfill that copies the collection again after a lost history: it ends with a resnapshot.complete marker. */
+    public boolean isResnapshot() {
+        return resnapshot;
     }
 
     /** The delete-marker cursor's marker {@code _id} (SCAN), or null. */
@@ -241,6 +265,9 @@ public final class SourceOffset {
         if (deleteId != null) {
             m.put(K_DELETE_ID, encode(deleteId));
         }
+        if (resnapshot) {
+            m.put(K_RESNAPSHOT, true);
+        }
         return m;
     }
 
@@ -283,7 +310,12 @@ public final class SourceOffset {
                 if (startAt == null) {
                     throw new InvalidOffsetException("offset key '" + K_START_AT + "' is required in phase backfill");
                 }
-                return backfill(startAt, optionalValue(m, K_LAST_ID));
+                Object resnap = m.get(K_RESNAPSHOT);
+                if (resnap != null && !(resnap instanceof Boolean)) {
+                    throw new InvalidOffsetException("offset key '" + K_RESNAPSHOT + "' must be true or false, got " + resnap);
+                }
+                return Boolean.TRUE.equals(resnap) ? resnapshot(startAt, optionalValue(m, K_LAST_ID))
+                        : backfill(startAt, optionalValue(m, K_LAST_ID));
             case STREAM: {
                 Object token = m.get(K_TOKEN);
                 if (token != null) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoCollection;
 import dev.tideline.event.Namespace;
+import dev.tideline.event.ResnapshotMarker;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonDocument;
@@ -84,5 +85,28 @@ class BackfillReaderTest {
 
         assertThat(batches).hasSize(1);
         assertThat(batches.get(0)).containsExactly(new Captured.Heartbeat(SourceOffset.streamFrom(START)));
+    }
+
+    @Test
+    void aResnapshotEndsWithItsCompleteMarkerBeforeTheSwitchToStreaming() {
+        List<List<Captured>> batches = readAll(new BackfillReader(docs, NS, BsonDocument.parse("{\"_id\": {\"$lte\": 1500}}"), 1000,
+                SourceOffset.resnapshot(START, new BsonInt32(1_200)), 3, new BackfillProgress(2_500, System.currentTimeMillis())));
+
+        List<Captured> all = batches.stream().flatMap(List::stream).toList();
+        assertThat(copiedIds(batches)).hasSize(300).startsWith(1_201).endsWith(1_500);
+        assertThat(all.get(1).offset()).as("copies keep the resnapshot's kind across a restart")
+                .isEqualTo(SourceOffset.resnapshot(START, new BsonInt32(1_202)));
+        Captured marker = all.get(all.size() - 2);
+        assertThat(marker).isEqualTo(new Captured.Marker(new ResnapshotMarker(ResnapshotMarker.Stage.COMPLETE, NS, START, 3),
+                SourceOffset.resnapshot(START, new BsonInt32(1_500))));
+        assertThat(all.get(all.size() - 1)).isEqualTo(new Captured.Heartbeat(SourceOffset.streamFrom(START)));
+        assertThat(all.stream().filter(c -> c instanceof Captured.Marker)).hasSize(1);
+    }
+
+    @Test
+    void aFirstCopyHasNoMarker() {
+        List<List<Captured>> batches = readAll(new BackfillReader(docs, NS, new BsonDocument(), 1000,
+                SourceOffset.backfill(START, new BsonInt32(2_400)), 3, new BackfillProgress(2_500, System.currentTimeMillis())));
+        assertThat(batches.stream().flatMap(List::stream).filter(c -> c instanceof Captured.Marker)).isEmpty();
     }
 }

@@ -2,7 +2,9 @@ package dev.tideline.source;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tideline.event.EventHeaders;
 import dev.tideline.event.Namespace;
+import dev.tideline.event.ResnapshotMarker;
 import dev.tideline.event.ValueFormat;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -48,5 +50,21 @@ class RecordFactoryKeyTest {
         factory.append(new Captured.Control("drop", "drop of shop.orders", OFFSET), out);
         assertThat(out).hasSize(2);
         return out;
+    }
+
+    @Test
+    void aMarkerGoesToEveryPartitionOfTheChangeTopicWithItsHeaders() {
+        RecordFactory factory = new RecordFactory(NS, "t.shop.orders", "t.heartbeats", "t.control", ValueFormat.BSON, "", false, "p1");
+        ResnapshotMarker marker = new ResnapshotMarker(ResnapshotMarker.Stage.COMPLETE, NS, new BsonTimestamp(1_700_000_000, 1), 3);
+        List<SourceRecord> out = new ArrayList<>();
+        factory.append(new Captured.Marker(marker, OFFSET), out);
+        assertThat(out).extracting(SourceRecord::kafkaPartition).containsExactly(0, 1, 2);
+        for (SourceRecord r : out) {
+            assertThat(r.topic()).isEqualTo("t.shop.orders");
+            assertThat(r.sourceOffset()).isEqualTo(OFFSET.toMap());
+            assertThat(r.headers().lastWithName(EventHeaders.KIND).value()).isEqualTo(EventHeaders.KIND_CONTROL);
+            assertThat(ResnapshotMarker.fromHeaders(name -> r.headers().lastWithName(name) == null ? null
+                    : r.headers().lastWithName(name).value())).contains(marker);
+        }
     }
 }

@@ -35,6 +35,7 @@ class SourceOffsetTest {
                 Arguments.of("backfill after string", SourceOffset.backfill(START, new BsonString("order-42 ✓"))),
                 Arguments.of("backfill after int64", SourceOffset.backfill(START, new BsonInt64(5L))),
                 Arguments.of("backfill after int32", SourceOffset.backfill(START, new BsonInt32(5))),
+                Arguments.of("resnapshot after int32", SourceOffset.resnapshot(START, new BsonInt32(5))),
                 Arguments.of("stream with token", SourceOffset.streamAfter(TOKEN)),
                 Arguments.of("stream from startAt", SourceOffset.streamFrom(START)),
                 Arguments.of("scan from start", SourceOffset.scan(null, null)),
@@ -229,5 +230,26 @@ class SourceOffsetTest {
         assertThat(json.fromConnectData("offsets", null, deferred)).isEqualTo(json.fromConnectData("offsets", null, offset.toMap()));
         assertThat(deferred).isEqualTo(offset.toMap()).hasSameHashCodeAs(offset.toMap());
         assertThat(SourceOffset.fromMap(deferred)).isEqualTo(offset);
+    }
+
+    @Test
+    void aResnapshotBackfillRoundTripsAndAFirstCopyIsNone() {
+        SourceOffset resnap = SourceOffset.resnapshot(START, new BsonInt32(9));
+        assertThat(SourceOffset.fromMap(resnap.toMap())).isEqualTo(resnap);
+        assertThat(SourceOffset.fromMap(resnap.toMap()).isResnapshot()).isTrue();
+        assertThat(SourceOffset.fromMap(resnap.toMap()).lastId()).isEqualTo(new BsonInt32(9));
+        assertThat(resnap.copiedUpTo(new BsonInt32(10))).isEqualTo(SourceOffset.resnapshot(START, new BsonInt32(10)));
+        SourceOffset first = SourceOffset.backfill(START, null);
+        assertThat(first.isResnapshot()).isFalse();
+        assertThat(first.toMap()).doesNotContainKey(SourceOffset.K_RESNAPSHOT); // offsets stored before resnap existed read the same
+        assertThat(first.copiedUpTo(new BsonInt32(1))).isEqualTo(SourceOffset.backfill(START, new BsonInt32(1)));
+    }
+
+    @Test
+    void rejectsAResnapshotFlagThatIsNotABoolean() {
+        Map<String, Object> m = valid(SourceOffset.resnapshot(START, null));
+        m.put(SourceOffset.K_RESNAPSHOT, "yes");
+        assertThatThrownBy(() -> SourceOffset.fromMap(m)).isInstanceOf(InvalidOffsetException.class)
+                .hasMessageContaining("'" + SourceOffset.K_RESNAPSHOT + "'");
     }
 }

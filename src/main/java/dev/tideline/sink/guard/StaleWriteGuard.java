@@ -53,7 +53,8 @@ public final class StaleWriteGuard implements WriteGuard {
             }
             kept.add(rc);
             if (c.version() != null) {
-                versions.add(new VersionStore.VersionedWrite(c.id(), c.version(), c.isDelete()));
+                versions.add(new VersionStore.VersionedWrite(c.id(), c.version(), c.isDelete(), c.record().topic(),
+                        c.record().kafkaPartition()));
             }
         }
         if (!versions.isEmpty()) {

@@ -7,26 +7,35 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.ReplaceOneModel;
 import com.mongodb.client.model.ReplaceOptions;
 import com.mongodb.client.model.WriteModel;
+import com.mongodb.client.model.Projections;
+import com.mongodb.client.model.Updates;
 import dev.tideline.event.Namespace;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.bson.BsonBoolean;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import org.bson.conversions.Bson;
 
 /**
  * The sidecar collection {@value #COLLECTION} in each destination database: one entry per
  * destination document that a versioned change touched,
- * {@code {_id: {ns: <collection>, id: <_id>}, v: <version>, deleted: <bool>, appliedAt: <date>}}.
- * Kept apart so destination documents stay byte-identical to the source.
+ * {@code {_id: {ns: <collection>, id: <_id>}, v: <version>, deleted: <bool>, appliedAt: <date>, t: <topic>, p: <partition>}}.
+ * Kept apart so destination documents stay byte-identical to the source. {@code t} and {@code p} say
+ * which topic partition carried the change last: a resnapshot's sweep ({@link SweepRule}) removes only
+ * documents of the partition its marker arrived on, whose changes this task applies in order.
  */
 public final class VersionStore {
     public static final String COLLECTION = "_tideline_versions";
     private static final int IN_CHUNK = 1000;
+    private static final String TOPIC = "t";
+    private static final String PARTITION = "p";
 
     private final MongoClient client;
 
@@ -60,6 +69,9 @@ public final class VersionStore {
             BsonDocument key = key(ns, w.id());
             BsonDocument entry = new BsonDocument("_id", key).append("v", w.version())
                     .append("deleted", BsonBoolean.valueOf(w.deleted())).append("appliedAt", now);
+            if (w.topic() != null && w.partition() != null) {
+                entry.append(TOPIC, new BsonString(w.topic())).append(PARTITION, new BsonInt32(w.partition()));
+            }
             models.add(new ReplaceOneModel<>(Filters.eq("_id", key), entry, new ReplaceOptions().upsert(true)));
             if (models.size() == IN_CHUNK) {
                 sidecar.bulkWrite(models, new BulkWriteOptions().ordered(false));
@@ -71,8 +83,46 @@ public final class VersionStore {
         }
     }
 
-    /** A version to record: the document's id, the change's version, whether the change deletes. */
-    public record VersionedWrite(BsonValue id, BsonValue version, boolean deleted) {
+    /**
+     * Each live entry (not a delete) of a destination collection whose last change came through this
+     * topic partition. The caller must not change entries while this runs (the cursor reads them).
+     */
+    public void forEachLiveEntry(Namespace ns, String topic, int partition, Consumer<Entry> each) {
+        Bson live = Filters.and(Filters.eq("_id.ns", ns.coll()), Filters.eq(TOPIC, topic), Filters.eq(PARTITION, partition),
+                Filters.eq("deleted", false));
+        for (BsonDocument e : sidecar(ns).find(live).projection(Projections.include("v")).batchSize(IN_CHUNK)) {
+            BsonValue v = e.get("v");
+            if (v != null && !v.isNull()) {
+                each.accept(new Entry(e.getDocument("_id").get("id"), v));
+            }
+        }
+    }
+
+    /** Records these documents as deleted at {@code version} (a resnapshot's sweep removed them). */
+    public void markDeleted(Namespace ns, List<BsonValue> ids, BsonValue version) {
+        List<BsonDocument> keys = ids.stream().map(id -> key(ns, id)).toList();
+        sidecar(ns).updateMany(Filters.in("_id", keys), Updates.combine(Updates.set("v", version),
+                Updates.set("deleted", true), Updates.set("appliedAt", new BsonDateTime(System.currentTimeMillis()))));
+    }
+
+    /** How many live entries of this topic came through partitions {@code >= partitions} (which a marker did not reach). */
+    public long countLiveBeyond(Namespace ns, String topic, int partitions) {
+        return sidecar(ns).countDocuments(Filters.and(Filters.eq("_id.ns", ns.coll()), Filters.eq(TOPIC, topic),
+                Filters.gte(PARTITION, partitions), Filters.eq("deleted", false)));
+    }
+
+    /** A live sidecar entry: a destination document's id and the version last applied to it. */
+    public record Entry(BsonValue id, BsonValue version) {
+    }
+
+    /**
+     * A version to record: the document's id, the change's version, whether the change deletes, and
+     * the topic partition that carried it (null when unknown: such entries are never swept).
+     */
+    public record VersionedWrite(BsonValue id, BsonValue version, boolean deleted, String topic, Integer partition) {
+        public VersionedWrite(BsonValue id, BsonValue version, boolean deleted) {
+            this(id, version, deleted, null, null);
+        }
     }
 
     private MongoCollection<BsonDocument> sidecar(Namespace ns) {

@@ -25,14 +25,20 @@ public final class NamespaceRouter {
 
     /** @return the routed change, or empty when the collection filter leaves it to another destination */
     public Optional<RoutedChange> route(SinkChange change) {
-        Namespace destination = destinationOf(change);
-        Namespace filtered = change.sourceNs() != null ? change.sourceNs() : destination;
-        return filter.accepts(filtered.fullName()) ? Optional.of(new RoutedChange(change, destination)) : Optional.empty();
+        return destination(change.record().topic(), change.sourceNs()).map(d -> new RoutedChange(change, d));
     }
 
-    private Namespace destinationOf(SinkChange change) {
-        String topic = change.record().topic();
-        Namespace source = change.sourceNs();
+    /**
+     * Where a record of {@code topic} about {@code source} (null when it names none) lands, by the same
+     * rules as a change; empty when the collection filter leaves it to another destination.
+     */
+    public Optional<Namespace> destination(String topic, Namespace source) {
+        Namespace destination = destinationOf(topic, source);
+        Namespace filtered = source != null ? source : destination;
+        return filter.accepts(filtered.fullName()) ? Optional.of(destination) : Optional.empty();
+    }
+
+    private Namespace destinationOf(String topic, Namespace source) {
         Optional<TopicNamespaceMap.Target> mapped = topicMap.lookup(topic);
         String coll = mapped.map(TopicNamespaceMap.Target::coll)
                 .orElse(source != null ? source.coll() : topic);

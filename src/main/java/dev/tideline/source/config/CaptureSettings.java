@@ -22,6 +22,7 @@ public final class CaptureSettings {
     public static final String MODE = "mode";
     public static final String INITIAL_SYNC = "initial.sync";
     public static final String LOST_HISTORY_POLICY = "lost.history.policy";
+    public static final String RESNAPSHOT_MARKER_PARTITIONS = "resnapshot.marker.partitions";
     public static final String FILTERS = "filters";
     public static final String OUTPUT_FORMAT = "output.format";
     public static final String TENANT_FIELD = "tenant.field";
@@ -41,6 +42,7 @@ public final class CaptureSettings {
     private final Mode mode;
     private final InitialSync initialSync;
     private final LostHistoryPolicy lostHistoryPolicy;
+    private final int resnapshotMarkerPartitions;
     private final BsonDocument filters;
     private final ValueFormat outputFormat;
     private final String tenantField;
@@ -57,6 +59,7 @@ public final class CaptureSettings {
         };
         initialSync = InitialSync.parse(c.getString(INITIAL_SYNC));
         lostHistoryPolicy = LostHistoryPolicy.valueOf(POLICIES.canonical(c.getString(LOST_HISTORY_POLICY)).toUpperCase(java.util.Locale.ROOT));
+        resnapshotMarkerPartitions = c.getInt(RESNAPSHOT_MARKER_PARTITIONS);
         filters = Validators.parseJsonObject(FILTERS, c.getString(FILTERS));
         outputFormat = ValueFormat.fromConfig(c.getString(OUTPUT_FORMAT));
         String tenant = c.getString(TENANT_FIELD);
@@ -87,6 +90,13 @@ public final class CaptureSettings {
                         + "latest: log a warning and a control record, then stream from now (changes in the gap are lost). "
                         + "fail: stop the task with a message.",
                 GROUP, ++order, Width.SHORT, "Lost history policy", POLICIES);
+        def.define(RESNAPSHOT_MARKER_PARTITIONS, Type.INT, 1, ConfigDef.Range.between(1, 10_000), Importance.MEDIUM,
+                "The partition count of the change topics. A resnapshot writes its begin and complete markers to "
+                        + "partitions 0..n-1 of the collection's change topic; on 'complete' the Tideline sink removes the "
+                        + "documents of that partition that were deleted while the history was lost. Set it to the topics' "
+                        + "partition count: a smaller value leaves the other partitions unswept (the sink logs it), a larger "
+                        + "one makes the producer wait for partitions that do not exist.",
+                GROUP, ++order, Width.SHORT, "Resnapshot marker partitions");
         def.define(FILTERS, Type.STRING, "", Validators.jsonObject("namespace -> MongoDB query on the document"), Importance.MEDIUM,
                 "Per-collection filters as a JSON object: namespace -> query on the document, e.g. "
                         + "{\"shop.orders\": {\"status\": {\"$ne\": \"draft\"}}}. Applied by the server: rewritten onto "
@@ -131,6 +141,11 @@ public final class CaptureSettings {
 
     public LostHistoryPolicy lostHistoryPolicy() {
         return lostHistoryPolicy;
+    }
+
+    /** The partitions (0..n-1) of a change topic that resnapshot markers go to. */
+    public int resnapshotMarkerPartitions() {
+        return resnapshotMarkerPartitions;
     }
 
     /** The filter of a collection (an empty document when none). */

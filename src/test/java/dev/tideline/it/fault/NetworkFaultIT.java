@@ -9,7 +9,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
@@ -19,8 +21,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The network to the source and to the destination cut (connections reset and refused, or
  * black-holed: accepted, never answered) for 10–30 s while the application keeps writing, then
- * healed; and a stop of the connector while its source is black-holed, which must complete within
- * a bounded time, the task recovering once the network does.
+ * healed; and a stop or a reconfiguration of the connector while its source is black-holed, which
+ * must complete within a bounded time, the task recovering once the network does.
  */
 class NetworkFaultIT {
     /** A stop may wait for one driver timeout (connect / server selection, 3 s here) and our own bounded close. */
@@ -111,6 +113,85 @@ class NetworkFaultIT {
         } finally {
             p.deleteConnectors(stack.rest());
         }
+    }
+
+    /**
+     * {@code PUT /connectors/{name}/config} while the task's connection to the source is black-holed.
+     * Same address: Connect validates the new config first, and validation reaches for the source, so
+     * the PUT is refused within the probe's timeout with a message naming the unreachable source (it
+     * must not hang), the running task keeps its config and recovers once the network does. Another
+     * address (the operator re-points the connector, e.g. to a healthy member): accepted, the old task,
+     * stuck on the dead socket, stops within Connect's grace and the new one delivers at once.
+     */
+    @Test
+    void reconfiguringWhileTheSourceIsBlackHoledIsBoundedAndTheTaskRecovers() {
+        TestStack stack = TestStack.shared();
+        long seed = FaultRounds.seed();
+        Pipeline p = new Pipeline("reconf");
+        try (MongoFixture source = MongoFixture.withOplog(); MongoFixture dest = MongoFixture.withOplog();
+             TcpProxy toSource = new TcpProxy(source.port()); TcpProxy healthy = new TcpProxy(source.port());
+             SourceWriter writer = new SourceWriter(p.sourceCollection(source.client()), seed, 0)) {
+            long started = System.nanoTime();
+            writer.preload(300);
+            p.startSink(stack.rest(), dest.uri(), Map.of());
+            p.startSource(stack.rest(), toSource.mongoUri(), Map.of());
+            writer.write(100);
+            p.awaitDestination(dest.client(), writer.expected(), Pipeline.CONVERGE);
+
+            toSource.blackHole();
+            writer.write(100); // the stream's getMore now waits on a socket that will never answer
+            Pipeline.sleep(2_000);
+            long putAt = System.nanoTime();
+            HttpResponse<String> refused = stack.rest().tryPutConnector(p.sourceConnector(),
+                    p.sourceConfig(toSource.mongoUri(), Map.of("batch.size", "500")));
+            long refusedMillis = Duration.ofNanos(System.nanoTime() - putAt).toMillis();
+            Pipeline.sleep(2_000);
+            toSource.forward();
+            long healedAt = System.nanoTime();
+            p.awaitDestination(dest.client(), writer.expected(), Pipeline.CONVERGE);
+            long recoveredMillis = Duration.ofNanos(System.nanoTime() - healedAt).toMillis();
+
+            toSource.blackHole();
+            writer.write(100);
+            Pipeline.sleep(2_000);
+            long repointAt = System.nanoTime();
+            stack.rest().putConnector(p.sourceConnector(), p.sourceConfig(healthy.mongoUri(), Map.of("batch.size", "500")));
+            awaitTaskConfig(stack, p.sourceConnector(), healthy.mongoUri(), STOP_BOUND);
+            stack.rest().awaitRunning(p.sourceConnector(), 1, STOP_BOUND);
+            long repointMillis = Duration.ofNanos(System.nanoTime() - repointAt).toMillis();
+            p.awaitDestination(dest.client(), writer.expected(), Pipeline.CONVERGE);
+            long deliveredMillis = Duration.ofNanos(System.nanoTime() - repointAt).toMillis();
+            toSource.forward();
+            long abandoned = abandonedStops(stack, p.sourceConnector());
+            Pipeline.Tally t = p.tally("black hole + reconfigure", "same address: PUT refused in " + refusedMillis + " ms ("
+                            + refused.statusCode() + "), equal " + recoveredMillis + " ms after healing; re-pointed: new task RUNNING in "
+                            + repointMillis + " ms, equal after " + deliveredMillis + " ms, " + abandoned + " task stop(s) over "
+                            + "Connect's grace", stack.bootstrapServers(), IsolationLevel.READ_UNCOMMITTED, dest.client(), writer, started);
+            FaultRounds.print(t);
+            assertThat(refused.statusCode()).as("PUT to an unreachable address: " + refused.body()).isEqualTo(400);
+            assertThat(refused.body()).contains("cannot reach the source");
+            assertThat(Duration.ofMillis(refusedMillis)).as("PUT answered while black-holed").isLessThan(STOP_BOUND);
+            assertThat(Duration.ofMillis(repointMillis)).as("reconfigured while the old connection is black-holed")
+                    .isLessThan(STOP_BOUND);
+            assertThat(abandoned).as("task stops that Connect gave up on (task.shutdown.graceful.timeout.ms)").isZero();
+            assertThat(t.divergences()).as("lost or not deleted").isZero();
+            p.assertTasksRunning(stack.rest());
+        } finally {
+            p.deleteConnectors(stack.rest());
+        }
+    }
+
+    /** Waits until the connector's task runs with the given source address (the reconfiguration reached it). */
+    private static void awaitTaskConfig(TestStack stack, String connector, String uri, Duration deadline) {
+        long end = System.nanoTime() + deadline.toNanos();
+        while (System.nanoTime() < end) {
+            List<Map<String, String>> tasks = stack.rest().taskConfigs(connector);
+            if (!tasks.isEmpty() && tasks.stream().allMatch(t -> uri.equals(t.get("mongodb.uri")))) {
+                return;
+            }
+            Pipeline.sleep(200);
+        }
+        throw new AssertionError(connector + "'s tasks not reconfigured to " + uri + " within " + deadline);
     }
 
     /**

@@ -20,7 +20,9 @@ import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.header.Header;
+import org.bson.BsonTimestamp;
 import org.bson.Document;
+import org.bson.RawBsonDocument;
 
 /**
  * One source collection → Tideline source → its topic → Tideline sink → one destination collection,
@@ -161,14 +163,55 @@ final class Pipeline {
         return new Differences(missing, extra, examples);
     }
 
+    /** Source and destination collections side by side: counts, and the ids whose documents differ in any byte. */
+    record Comparison(long sourceCount, long destinationCount, List<Object> differing) {
+        @Override
+        public String toString() {
+            return "source " + sourceCount + " documents, destination " + destinationCount + ", differing " + differing.size()
+                    + (differing.isEmpty() ? " (EQUAL)" : " e.g. _id " + differing.subList(0, Math.min(5, differing.size())));
+        }
+    }
+
+    Comparison compare(MongoClient source, MongoClient dest) {
+        Map<Object, RawBsonDocument> src = new HashMap<>();
+        source.getDatabase(db).getCollection(COLLECTION, RawBsonDocument.class).find().forEach(d -> src.put(d.get("_id"), d));
+        Map<Object, RawBsonDocument> dst = new HashMap<>();
+        dest.getDatabase(destDb).getCollection(COLLECTION, RawBsonDocument.class).find().forEach(d -> dst.put(d.get("_id"), d));
+        List<Object> differing = new java.util.ArrayList<>();
+        Set<Object> ids = new HashSet<>(src.keySet());
+        ids.addAll(dst.keySet());
+        for (Object id : ids) {
+            RawBsonDocument a = src.get(id);
+            RawBsonDocument b = dst.get(id);
+            if (a == null || b == null || !a.getByteBuffer().asNIO().equals(b.getByteBuffer().asNIO())) {
+                differing.add(id);
+            }
+        }
+        return new Comparison(src.size(), dst.size(), differing);
+    }
+
+    /** The resnapshot markers on the change topic, in order ({@code tl.marker} header values). */
+    List<String> resnapshotMarkers(String bootstrap) {
+        List<String> markers = new java.util.ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> r : TopicReader.readAll(bootstrap, topic, Duration.ofSeconds(4))) {
+            Header m = r.headers().lastHeader(EventHeaders.MARKER);
+            if (m != null) {
+                markers.add(new String(m.value(), StandardCharsets.UTF_8));
+            }
+        }
+        return markers;
+    }
+
     /**
      * What arrived where. A duplicate delivery is a change record whose identity — id, operation and
      * source cluster time, which a change stream gives each change once — was already in the topic
      * (a backfill copy re-sent after a restart counts too). Lost in the topic: an id whose last
-     * record does not give the state the source ended in.
+     * record does not give the state the source ended in. A {@code resnapshot.complete} marker stands
+     * for the deletes its copy could not see, as the sink reads it: an id of that partition whose last
+     * change is older than the marker's epoch is gone from then on.
      */
     record Tally(String scenario, String faults, long written, long records, long duplicates, int lostInTopic,
-                 long destinationDocs, int lostAtDestination, int notDeleted, long millis) {
+                 long destinationDocs, int lostAtDestination, int notDeleted, long millis, int sweptInTopic) {
         /** Changes lost on the way (topic or destination) and deletes not applied: 0 when nothing was lost. */
         int divergences() {
             return lostInTopic + lostAtDestination + notDeleted;
@@ -179,7 +222,8 @@ final class Pipeline {
                             + " | documents at the destination: %d | LOST: %d (topic %d, destination %d) | not deleted: %d"
                             + " | duplicate deliveries: %d | %d ms",
                     scenario, faults, written, records, destinationDocs, lostInTopic + lostAtDestination, lostInTopic,
-                    lostAtDestination, notDeleted, duplicates, millis);
+                    lostAtDestination, notDeleted, duplicates, millis)
+                    + (sweptInTopic > 0 ? " | deletes carried by resnapshot markers: " + sweptInTopic : "");
         }
     }
 
@@ -189,9 +233,25 @@ final class Pipeline {
         List<ConsumerRecord<byte[], byte[]>> records = TopicReader.readAll(bootstrap, topic, Duration.ofSeconds(4), isolation);
         Set<String> seen = new HashSet<>();
         Map<Integer, ChangeEvent> last = new HashMap<>();
+        Map<Integer, Integer> partitionOf = new HashMap<>();
+        Set<Integer> swept = new HashSet<>();
         long changes = 0;
         long duplicates = 0;
         for (ConsumerRecord<byte[], byte[]> r : records) {
+            Header marker = r.headers().lastHeader(EventHeaders.MARKER);
+            if (marker != null && "resnapshot.complete".equals(new String(marker.value(), StandardCharsets.UTF_8))) {
+                BsonTimestamp epoch = new BsonTimestamp(Long.parseLong(new String(r.headers().lastHeader(EventHeaders.EPOCH).value(),
+                        StandardCharsets.UTF_8)));
+                last.entrySet().removeIf(e -> {
+                    boolean gone = partitionOf.get(e.getKey()) == r.partition() && e.getValue().op() != Op.DELETE
+                            && e.getValue().clusterTime().compareTo(epoch) < 0;
+                    if (gone) {
+                        swept.add(e.getKey());
+                    }
+                    return gone;
+                });
+                continue;
+            }
             Header kind = r.headers().lastHeader(EventHeaders.KIND);
             if (r.value() == null || kind == null
                     || !EventHeaders.KIND_CHANGE.equals(new String(kind.value(), StandardCharsets.UTF_8))) {
@@ -204,6 +264,7 @@ final class Pipeline {
             }
             if (e.id().isInt32()) {
                 last.put(e.id().asInt32().getValue(), e);
+                partitionOf.put(e.id().asInt32().getValue(), r.partition());
             }
         }
         int lostInTopic = 0;
@@ -222,7 +283,7 @@ final class Pipeline {
         Differences d = differences(dest, expected);
         long docs = dest.getDatabase(destDb).getCollection(COLLECTION).countDocuments();
         return new Tally(scenario, faults, writer.writes(), changes, duplicates, lostInTopic, docs, d.missingOrStale(),
-                d.notDeleted(), Duration.ofNanos(System.nanoTime() - startedNanos).toMillis());
+                d.notDeleted(), Duration.ofNanos(System.nanoTime() - startedNanos).toMillis(), swept.size());
     }
 
     /**

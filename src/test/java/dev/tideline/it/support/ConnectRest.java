@@ -46,6 +46,11 @@ public final class ConnectRest {
         send("PUT", "/connectors/" + enc(name) + "/config", toJson(config), Set.of(200, 201));
     }
 
+    /** PUT /connectors/{name}/config; the raw answer, since tests check refusals too. */
+    public HttpResponse<String> tryPutConnector(String name, Map<String, String> config) {
+        return send("PUT", "/connectors/" + enc(name) + "/config", toJson(config), null);
+    }
+
     /**
      * Waits until the connector and exactly {@code expectedTasks} tasks are RUNNING. Fails at once
      * when the connector or a task is FAILED, and on timeout, with the status JSON in the message.

@@ -1,0 +1,122 @@
+package dev.tideline.sink;
+
+import com.mongodb.MongoException;
+import dev.tideline.event.Namespace;
+import dev.tideline.event.ResnapshotMarker;
+import dev.tideline.sink.guard.SweepRule;
+import dev.tideline.sink.guard.VersionStore;
+import dev.tideline.sink.route.NamespaceRouter;
+import dev.tideline.sink.write.SweepWriter;
+import dev.tideline.sink.write.WriteFailures;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.bson.BsonValue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Acts on the source's resnapshot markers ({@link ResnapshotMarker}): on {@code complete}, removes
+ * the destination documents of that topic partition that the copy found deleted at the source
+ * ({@link SweepRule}), and records them as deleted at the epoch in the version sidecar, so that the
+ * destination equals the source again after a lost history.
+ *
+ * <p>Runs after the batch's changes are written: every copy that came before the marker is applied,
+ * and a change after it is newer than the epoch, so it is never swept. Idempotent: a re-delivered
+ * marker finds nothing more to remove. Only this task applies that partition's changes, so nothing
+ * races the sweep on the same documents. Documents first, then their entries: a crash between the two
+ * leaves the entries live and older than the epoch, so the re-delivered marker removes them again.
+ */
+final class ResnapshotSweeper {
+    private static final Logger log = LoggerFactory.getLogger(ResnapshotSweeper.class);
+    private static final int CHUNK = 1000;
+
+    /** A marker read from a record, with where it came from and where its collection lands. */
+    record Pending(ResnapshotMarker marker, String topic, int partition, Namespace destination) {
+    }
+
+    private final NamespaceRouter router;
+    private final VersionStore store;
+    private final SweepWriter writer;
+
+    /** @param store null when {@code stale.guard=off}: no versions are kept, so nothing can be swept */
+    ResnapshotSweeper(NamespaceRouter router, VersionStore store, SweepWriter writer) {
+        this.router = router;
+        this.store = store;
+        this.writer = writer;
+    }
+
+    /**
+     * @return the marker a record carries (empty for every other record, and for markers of a collection
+     * the filter leaves to another destination)
+     * @throws dev.tideline.event.MalformedRecordException for a marker with a missing or bad header
+     */
+    Optional<Pending> read(SinkRecord record) {
+        Optional<ResnapshotMarker> marker = ResnapshotMarker.fromHeaders(name -> {
+            Header h = record.headers().lastWithName(name);
+            return h == null ? null : h.value();
+        });
+        if (marker.isEmpty()) {
+            return Optional.empty();
+        }
+        ResnapshotMarker m = marker.get();
+        return router.destination(record.topic(), m.ns())
+                .map(d -> new Pending(m, record.topic(), record.kafkaPartition() == null ? 0 : record.kafkaPartition(), d));
+    }
+
+    /** Applies a batch's markers, in order, once its changes are written. @return documents removed */
+    long apply(List<Pending> markers) {
+        long removed = 0;
+        for (Pending p : new LinkedHashSet<>(markers)) { // a marker re-sent within one batch is applied once
+            if (p.marker().stage() == ResnapshotMarker.Stage.BEGIN) {
+                log.info("Resnapshot of {} (epoch {}) begins on {}-{}: the source copies the collection again after a lost "
+                        + "history", p.marker().ns(), ResnapshotMarker.show(p.marker().epoch()), p.topic(), p.partition());
+                continue;
+            }
+            try {
+                removed += sweep(p);
+            } catch (MongoException e) {
+                throw WriteFailures.translate(e, "sweeping " + p.destination() + " after the resnapshot of " + p.marker().ns()
+                        + " in the " + VersionStore.COLLECTION + " collection");
+            }
+        }
+        return removed;
+    }
+
+    private long sweep(Pending p) {
+        String epoch = ResnapshotMarker.show(p.marker().epoch());
+        if (store == null) {
+            log.warn("Resnapshot of {} (epoch {}) complete on {}-{}, but stale.guard=off keeps no versions: documents deleted "
+                            + "at the source while its history was lost stay at {}. Set stale.guard=auto to have them removed.",
+                    p.marker().ns(), epoch, p.topic(), p.partition(), p.destination());
+            return 0;
+        }
+        List<BsonValue> gone = new ArrayList<>();
+        store.forEachLiveEntry(p.destination(), p.topic(), p.partition(), e -> {
+            if (SweepRule.sweeps(e.version(), p.marker().epoch())) {
+                gone.add(e.id());
+            }
+        });
+        long removed = 0;
+        for (int i = 0; i < gone.size(); i += CHUNK) {
+            List<BsonValue> chunk = gone.subList(i, Math.min(gone.size(), i + CHUNK));
+            removed += writer.delete(p.destination(), chunk);
+            store.markDeleted(p.destination(), chunk, p.marker().epoch());
+        }
+        log.info("Resnapshot of {} (epoch {}) complete on {}-{}: swept {} documents of {} deleted at the source while its "
+                + "history was lost", p.marker().ns(), epoch, p.topic(), p.partition(), removed, p.destination());
+        if (p.partition() == 0) {
+            long beyond = store.countLiveBeyond(p.destination(), p.topic(), p.marker().partitions());
+            if (beyond > 0) {
+                log.warn("Topic {} has more partitions than the {} the resnapshot markers of {} went to: {} documents of {} "
+                                + "came through the others and are not swept. Set resnapshot.marker.partitions on the source "
+                                + "connector to the topic's partition count.", p.topic(), p.marker().partitions(),
+                        p.marker().ns(), beyond, p.destination());
+            }
+        }
+        return removed;
+    }
+}

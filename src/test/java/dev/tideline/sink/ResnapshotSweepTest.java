@@ -1,0 +1,160 @@
+package dev.tideline.sink;
+
+import static dev.tideline.sink.TestRecords.SHOP_ORDERS;
+import static dev.tideline.sink.TestRecords.doc;
+import static dev.tideline.sink.TestRecords.event;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.model.Filters;
+import dev.tideline.event.EnvelopeCodec;
+import dev.tideline.event.EventHeaders;
+import dev.tideline.event.Op;
+import dev.tideline.event.RecordForm;
+import dev.tideline.event.ResnapshotMarker;
+import dev.tideline.event.ValueFormat;
+import dev.tideline.sink.config.SinkConfig;
+import dev.tideline.sink.guard.VersionStore;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.kafka.connect.header.ConnectHeaders;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.bson.BsonDocument;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A resnapshot's complete marker removes, per partition, the destination documents its copy did not
+ * find (deleted at the source during the lost history), and nothing else: copies, changes after the
+ * epoch, other partitions and other topics stay. Against an in-process mongo-java-server.
+ */
+class ResnapshotSweepTest {
+    private static final String TOPIC = "src.shop.orders";
+    private static final int OLD = 100;
+    private static final int EPOCH = 200;
+
+    private DestinationServer destination;
+    private MongoClient client;
+    private long offset;
+
+    @BeforeEach
+    void startServer() {
+        destination = new DestinationServer();
+        client = destination.client;
+    }
+
+    @AfterEach
+    void stopServer() {
+        destination.close();
+    }
+
+    private BatchApplier applier(Map<String, String> extra) {
+        Map<String, String> props = new HashMap<>(Map.of("mongodb.uri", destination.uri, "database", "dest"));
+        props.putAll(extra);
+        return BatchApplier.create(new SinkConfig(props), client);
+    }
+
+    private SinkRecord change(String topic, int partition, Op op, int id, int clusterSeconds) {
+        var e = event(op, SHOP_ORDERS, id, op == Op.DELETE ? null : doc(id, "v" + clusterSeconds), clusterSeconds);
+        return new SinkRecord(topic, partition, null, EnvelopeCodec.toKey(e.id(), ValueFormat.BSON), null,
+                EnvelopeCodec.toValue(e, ValueFormat.BSON), offset++);
+    }
+
+    private SinkRecord marker(int partition, ResnapshotMarker.Stage stage, int partitions) {
+        ResnapshotMarker m = new ResnapshotMarker(stage, SHOP_ORDERS, TestRecords.ts(EPOCH), partitions);
+        ConnectHeaders h = new ConnectHeaders();
+        h.addString(EventHeaders.KIND, EventHeaders.KIND_CONTROL);
+        h.addString(EventHeaders.NAMESPACE, SHOP_ORDERS.fullName());
+        m.headers().forEach(h::addString);
+        RecordForm form = RecordForm.of(ValueFormat.BSON);
+        return new SinkRecord(TOPIC, partition, null, form.noticeKey(SHOP_ORDERS.fullName()), null,
+                form.notice(m.value(0)), offset++, null, null, h);
+    }
+
+    private Set<Integer> ids() {
+        Set<Integer> ids = new TreeSet<>();
+        client.getDatabase("dest").getCollection("orders").find().forEach(d -> ids.add(d.getInteger("_id")));
+        return ids;
+    }
+
+    /** Documents 1-6 on partition 0 and 11-13 on partition 1, all written before the history was lost. */
+    private void before(BatchApplier a) {
+        List<SinkRecord> old = new ArrayList<>();
+        for (int id : List.of(1, 2, 3, 4, 5, 6)) {
+            old.add(change(TOPIC, 0, Op.INSERT, id, OLD));
+        }
+        for (int id : List.of(11, 12, 13)) {
+            old.add(change(TOPIC, 1, Op.INSERT, id, OLD));
+        }
+        old.add(change("other.topic", 0, Op.INSERT, 21, OLD)); // another source feeding the same collection
+        a.apply(old);
+    }
+
+    @Test
+    void removesPerPartitionWhatTheCopyDidNotFindAndKeepsEverythingNewer() {
+        BatchApplier a = applier(Map.of());
+        before(a);
+        // the copy found 1, 2 (and 11); 6 was changed during the copy (after the epoch); 7 was inserted after the
+        // marker, in the same batch; 3, 4, 5 were deleted at the source while the history was lost
+        BatchOutcome out = a.apply(List.of(
+                marker(0, ResnapshotMarker.Stage.BEGIN, 2),
+                change(TOPIC, 0, Op.READ, 1, EPOCH), change(TOPIC, 0, Op.READ, 2, EPOCH),
+                change(TOPIC, 0, Op.UPDATE, 6, EPOCH + 5),
+                marker(0, ResnapshotMarker.Stage.COMPLETE, 2),
+                change(TOPIC, 0, Op.INSERT, 7, EPOCH + 9)));
+        assertThat(out.failures()).isEmpty();
+        assertThat(ids()).containsExactly(1, 2, 6, 7, 11, 12, 13, 21);
+
+        // partition 1's copies and marker arrive later (another task, or lag): only then are its documents swept
+        a.apply(List.of(change(TOPIC, 1, Op.READ, 11, EPOCH), marker(1, ResnapshotMarker.Stage.COMPLETE, 2)));
+        assertThat(ids()).containsExactly(1, 2, 6, 7, 11, 21);
+        assertThat(client.getDatabase("dest").getCollection("orders").find(Filters.eq("_id", 6)).first().getString("name"))
+                .isEqualTo("v" + (EPOCH + 5));
+
+        // the swept documents are recorded as deleted at the epoch: a late, older change cannot bring one back
+        BsonDocument entry = client.getDatabase("dest").getCollection(VersionStore.COLLECTION, BsonDocument.class)
+                .find(Filters.eq("_id", new BsonDocument("ns", new org.bson.BsonString("orders")).append("id", new org.bson.BsonInt32(3))))
+                .first();
+        assertThat(entry.getBoolean("deleted").getValue()).isTrue();
+        assertThat(entry.getTimestamp("v")).isEqualTo(TestRecords.ts(EPOCH));
+        a.apply(List.of(change(TOPIC, 0, Op.UPDATE, 3, EPOCH - 1)));
+        assertThat(ids()).doesNotContain(3);
+    }
+
+    @Test
+    void aRedeliveredMarkerIsIdempotentAndANewerReinsertSurvivesIt() {
+        BatchApplier a = applier(Map.of());
+        before(a);
+        List<SinkRecord> batch = List.of(change(TOPIC, 0, Op.READ, 1, EPOCH), marker(0, ResnapshotMarker.Stage.COMPLETE, 1));
+        a.apply(batch);
+        assertThat(ids()).containsExactly(1, 11, 12, 13, 21);
+        a.apply(List.of(change(TOPIC, 0, Op.INSERT, 4, EPOCH + 1))); // re-inserted at the source after the copy
+        a.apply(batch); // the same records again (a retried batch)
+        assertThat(ids()).containsExactly(1, 4, 11, 12, 13, 21);
+    }
+
+    @Test
+    void withoutVersionsNothingIsSweptAndNothingFails() {
+        BatchApplier a = applier(Map.of("stale.guard", "off"));
+        before(a);
+        BatchOutcome out = a.apply(List.of(change(TOPIC, 0, Op.READ, 1, EPOCH), marker(0, ResnapshotMarker.Stage.COMPLETE, 1)));
+        assertThat(out.failures()).isEmpty();
+        assertThat(ids()).containsExactly(1, 2, 3, 4, 5, 6, 11, 12, 13, 21);
+    }
+
+    @Test
+    void aBrokenMarkerIsAFailedRecordAndTheRestIsApplied() {
+        BatchApplier a = applier(Map.of());
+        SinkRecord broken = marker(0, ResnapshotMarker.Stage.COMPLETE, 1);
+        broken.headers().remove(EventHeaders.EPOCH);
+        BatchOutcome out = a.apply(List.of(broken, change(TOPIC, 0, Op.INSERT, 1, OLD)));
+        assertThat(out.failures()).hasSize(1);
+        assertThat(out.failures().get(0).reason()).contains(EventHeaders.EPOCH);
+        assertThat(ids()).containsExactly(1);
+    }
+}
