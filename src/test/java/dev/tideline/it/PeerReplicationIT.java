@@ -7,6 +7,8 @@ import static dev.tideline.it.PeerItSupport.snapshot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.IndexOptions;
+import com.mongodb.client.model.Indexes;
 import com.mongodb.client.model.Updates;
 import dev.tideline.it.PeerItSupport.Cluster;
 import dev.tideline.it.PeerItSupport.Emitted;
@@ -35,7 +37,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 class PeerReplicationIT {
     private static final int OPS_PER_CLUSTER = Integer.getInteger("peer.it.ops", 2_500);
     private static final int IDS = Integer.getInteger("peer.it.ids", 200);
-    private static final List<String> COLLS = List.of("docs", "races", "stopped");
+    private static final List<String> COLLS = List.of("docs", "races", "stopped", "held");
     private static final Duration CONVERGE = Duration.ofSeconds(240);
 
     private static TestStack stack;
@@ -160,6 +162,56 @@ class PeerReplicationIT {
         Duration converge = awaitConverged(stack, List.of(a, b), List.of("stopped"), CONVERGE);
         print("stopped link: 1000 writes while A->B was stopped; converged " + converge.toMillis() + " ms after resume, "
                 + snapshot(a, "stopped").size() + " documents");
+    }
+
+    /**
+     * B refuses A's write of one document (a unique index on {@code u} that only B has, and a document of B
+     * holding that value): B's sink holds it, keeps A's later write of that document behind it, still applies
+     * other documents, reports {@code stalled} with the server's reason, and lands the document as soon as the
+     * refusal stops. Nothing is skipped.
+     */
+    @Test
+    @Order(4)
+    void aWriteTheDestinationRefusesIsHeldInOrderReportedAsStalledAndLandsOnceAccepted() {
+        b.coll("held").createIndex(Indexes.ascending("u"), new IndexOptions().unique(true));
+        b.coll("held").insertOne(new BsonDocument("_id", new BsonString("owner")).append("u", new BsonInt32(1)));
+        awaitConverged(stack, List.of(a, b), List.of("held"), CONVERGE);
+
+        long refusedAt = System.nanoTime();
+        a.coll("held").insertOne(new BsonDocument("_id", new BsonString("h")).append("u", new BsonInt32(1)).append("w", new BsonString("A-h1")));
+        a.coll("held").updateOne(Filters.eq("_id", "h"), Updates.set("w", "A-h2"));   // waits behind the refused write
+        a.coll("held").insertOne(new BsonDocument("_id", new BsonString("free")).append("u", new BsonInt32(2)));
+        BsonDocument stalled = awaitStatus(b, "stalled with A's two writes of h waiting",
+                s -> "stalled".equals(s.getString("health").getValue()) && s.getInt32("queued").getValue() == 2);
+        String details = stalled.getArray("details").toString();
+        print("B refuses A's write of h: health " + stalled.getString("health").getValue() + " " + stalled.getArray("reasons")
+                + " " + details + " after " + Duration.ofNanos(System.nanoTime() - refusedAt).toMillis() + " ms");
+        assertThat(stalled.getArray("reasons")).contains(new BsonString("held-records"));
+        assertThat(details).contains("{\"_id\": \"h\"}").contains("refused by the destination").contains("11000");
+        SinkItSupport.await("B applies A's other document while h is held", Duration.ofSeconds(30),
+                () -> b.coll("held").countDocuments(Filters.eq("_id", "free")) == 1);
+        assertThat(b.coll("held").countDocuments(Filters.eq("_id", "h"))).as("h is held on B, not skipped past").isZero();
+
+        long acceptedAt = System.nanoTime();
+        b.coll("held").updateOne(Filters.eq("_id", "owner"), Updates.set("u", 3));  // the refusal stops
+        Duration landed = awaitConverged(stack, List.of(a, b), List.of("held"), CONVERGE);
+        assertThat(b.coll("held").find(Filters.eq("_id", "h")).first().getString("w").getValue())
+                .as("A's later write of h landed after the held one, not instead of a skipped one").isEqualTo("A-h2");
+        awaitStatus(b, "ok", s -> "ok".equals(s.getString("health").getValue()));
+        print("h landed on B " + Duration.ofNanos(System.nanoTime() - acceptedAt).toMillis() + " ms after the refusal stopped "
+                + "(converged in " + landed.toMillis() + " ms); B healthy again");
+    }
+
+    /** The status document of the cluster's current sink task (the latest written) once it satisfies {@code wanted}. */
+    private static BsonDocument awaitStatus(Cluster c, String what, java.util.function.Predicate<BsonDocument> wanted) {
+        BsonDocument[] found = new BsonDocument[1];
+        SinkItSupport.await(c.id() + "'s peer sink " + what, Duration.ofSeconds(30), () -> {
+            BsonDocument latest = PeerItSupport.statuses(c).stream()
+                    .max(java.util.Comparator.comparingLong(s -> s.getInt64("updatedAt").getValue())).orElse(null);
+            found[0] = latest;
+            return latest != null && wanted.test(latest);
+        });
+        return found[0];
     }
 
     private static void awaitState(String connector, String state) {

@@ -97,8 +97,8 @@ final class PeerApplier {
             for (PeerChange.DocKey k : keys) {
                 // still failing after every round: a write the destination refuses for another reason than a
                 // concurrent change (e.g. a unique index other than _id); held, visible, retried
-                pending.get(k).forEach(c -> hold(c, "the conditional write failed " + ROUNDS + " times in a row (a concurrent "
-                        + "writer, or a duplicate key on a unique index other than _id); retried"));
+                pending.get(k).forEach(c -> hold(c, "the conditional write failed " + ROUNDS + " times in a row (the document "
+                        + "changed under every attempt); retried", false));
             }
         }
     }
@@ -126,12 +126,13 @@ final class PeerApplier {
             Decision d = LastWriterWins.decide(self, state, c.incoming);
             if (d.action() == Action.HOLD) {
                 blocked = true;
-                hold(c, d.reason());
+                hold(c, d.reason(), false);
                 keep.add(c);
                 continue;
             }
             c.heldReason = null;
             c.heldSince = 0;
+            c.refused = false;
             if (d.conflict()) {
                 conflicts.add(conflict(key, c, d, state, doc));
             }
@@ -153,7 +154,7 @@ final class PeerApplier {
                 }
                 String reason = "refused by the destination (code " + e.getCode() + "): " + e.getMessage()
                         + "; held and retried: fix the document or the destination's rules";
-                queue.forEach(c -> hold(c, reason));
+                queue.forEach(c -> hold(c, reason, true));
                 return true;
             }
         }
@@ -182,8 +183,9 @@ final class PeerApplier {
         return a.equals(b);
     }
 
-    private void hold(PeerChange c, String reason) {
+    private void hold(PeerChange c, String reason, boolean refused) {
         c.heldReason = reason;
+        c.refused = refused;
         if (c.heldSince == 0) {
             c.heldSince = System.currentTimeMillis();
             counters.decided(Action.HOLD, c.incoming.origin()); // counted once per record
@@ -225,13 +227,16 @@ final class PeerApplier {
                 .append("document", doc == null ? BsonNull.VALUE : doc);
     }
 
-    /** Documents with a record held since before {@code heldBefore} (epoch ms), and why (the first such record of each). */
+    /**
+     * Documents with a record the destination refuses, or held since before {@code heldBefore} (epoch ms), and why
+     * (the first such record of each).
+     */
     List<String> heldReasons(long heldBefore) {
         List<String> out = new ArrayList<>();
         for (Map.Entry<PeerChange.DocKey, Deque<PeerChange>> e : pending.entrySet()) {
             for (PeerChange c : e.getValue()) {
-                if (c.heldReason != null && c.heldSince <= heldBefore) {
-                    out.add(e.getKey().ns() + " _id " + e.getKey().id() + ": " + c.heldReason);
+                if (c.heldReason != null && (c.refused || c.heldSince <= heldBefore)) {
+                    out.add(e.getKey().ns() + " " + new BsonDocument("_id", e.getKey().id()).toJson() + ": " + c.heldReason);
                     break;
                 }
             }

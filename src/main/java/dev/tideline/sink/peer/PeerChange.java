@@ -8,7 +8,7 @@ import org.bson.BsonValue;
 
 /**
  * One record on the peer path: where it lands, what it says, and the document it writes (null for a
- * delete). {@code heldReason} and {@code heldSince} are set while the record waits.
+ * delete). {@code heldReason}, {@code heldSince} and {@code refused} are set while the record waits.
  */
 final class PeerChange {
     final SinkRecord record;
@@ -19,6 +19,8 @@ final class PeerChange {
     String heldReason;
     /** when this record was first held (epoch ms), 0 when it is not */
     long heldSince;
+    /** held because the destination refused the write (not because it waits for this cluster's own record) */
+    boolean refused;
 
     PeerChange(SinkRecord record, Namespace destination, BsonValue id, Incoming incoming, BsonDocument document) {
         this.record = record;

@@ -64,11 +64,13 @@ final class PeerStatus {
             reasons.add(failureReason);
             details.add(failure);
         }
-        // waiting a moment for a local write's stamp is normal under concurrent writes: stalled means held for long
+        // waiting a moment for a local write's stamp is normal under concurrent writes: stalled means held for long,
+        // or refused by the destination
         List<String> held = applier.heldReasons(now - STALLED_AFTER_MS);
         if (!held.isEmpty()) {
             reasons.add(LinkHealth.Reason.HELD_RECORDS);
-            details.add(held.size() + " document(s) held for over " + STALLED_AFTER_MS + " ms, first: " + held.get(0));
+            details.add(held.size() + " document(s) refused by the destination or held for over " + STALLED_AFTER_MS
+                    + " ms, first: " + held.get(0));
         }
         long lag = applier.lastRecordTimestamp() < 0 ? 0 : now - applier.lastRecordTimestamp();
         if (applier.queued() > 0 && lag > lagDegradedMs) {

@@ -79,13 +79,19 @@ final class PeerStore {
         return r.getMatchedCount() == 1;
     }
 
+    /**
+     * @return false when a document with this {@code _id} was inserted meanwhile (decide again)
+     * @throws MongoWriteException when the destination refuses the document, a duplicate key on another unique
+     *                             index included: the caller holds it
+     */
     boolean insert(Namespace ns, BsonDocument doc) {
         try {
             documents(ns).insertOne(doc);
             return true;
         } catch (MongoWriteException e) {
-            if (e.getError().getCode() == MongoErrors.DUPLICATE_KEY) {
-                return false; // inserted by someone else meanwhile: decide again
+            if (e.getError().getCode() == MongoErrors.DUPLICATE_KEY
+                    && documents(ns).find(Filters.eq("_id", doc.get("_id"))).first() != null) {
+                return false;
             }
             throw e;
         }
