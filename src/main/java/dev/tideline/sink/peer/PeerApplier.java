@@ -9,6 +9,7 @@ import dev.tideline.peer.LastWriterWins;
 import dev.tideline.peer.LastWriterWins.Action;
 import dev.tideline.peer.LastWriterWins.Decision;
 import dev.tideline.peer.OriginDetector;
+import dev.tideline.peer.TenantScope;
 import dev.tideline.peer.Version;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -42,6 +43,7 @@ final class PeerApplier {
     private final PeerRecordReader reader;
     private final PeerStore store;
     private final PeerCounters counters;
+    private final TenantScope scope;
     private final Map<PeerChange.DocKey, Deque<PeerChange>> pending = new LinkedHashMap<>();
     private long lastRecordTimestamp = -1;
     /**
@@ -56,18 +58,29 @@ final class PeerApplier {
         }
     };
 
-    PeerApplier(String self, PeerRecordReader reader, PeerStore store, PeerCounters counters) {
+    PeerApplier(String self, PeerRecordReader reader, PeerStore store, PeerCounters counters, TenantScope scope) {
         this.self = self;
+        this.scope = scope;
         this.reader = reader;
         this.store = store;
         this.counters = counters;
     }
 
-    /** Queues the records (malformed ones throw: in peer mode nothing is skipped), then moves every queue it can. */
+    /**
+     * Queues the records in scope (malformed ones throw: in peer mode nothing is skipped; writes of tenants outside
+     * the link's scope are left out and counted), then moves every queue it can.
+     */
     void put(Collection<SinkRecord> records) {
         for (SinkRecord r : records) {
             counters.record();
-            reader.read(r).ifPresent(c -> pending.computeIfAbsent(c.key(), k -> new ArrayDeque<>()).add(c));
+            reader.read(r).ifPresent(c -> {
+                // this cluster's own records always pass: they stamp its local writes (or are echoes)
+                if (c.incoming.origin().equals(self) || scope.carries(c.tenant, c.incoming.isDelete())) {
+                    pending.computeIfAbsent(c.key(), k -> new ArrayDeque<>()).add(c);
+                } else {
+                    counters.outOfScope();
+                }
+            });
             if (r.timestamp() != null) {
                 lastRecordTimestamp = Math.max(lastRecordTimestamp, r.timestamp());
             }

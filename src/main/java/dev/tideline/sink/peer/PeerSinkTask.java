@@ -8,6 +8,7 @@ import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoClientFactory;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.peer.LinkHealth;
+import dev.tideline.peer.TenantScope;
 import dev.tideline.mongo.Backoff;
 import dev.tideline.sink.config.SinkConfig;
 import dev.tideline.sink.decode.RecordDecoder;
@@ -62,7 +63,8 @@ public class PeerSinkTask extends SinkTask {
             PeerRecordReader reader = new PeerRecordReader(new RecordDecoder(writes.tombstoneAction(), writes.versionField()),
                     new NamespaceRouter(routing.database(), routing.topicMap(), routing.filter()));
             counters = new PeerCounters();
-            applier = new PeerApplier(self, reader, new PeerStore(c, config.peer().tombstoneTtlMs()), counters);
+            applier = new PeerApplier(self, reader, new PeerStore(c, config.peer().tombstoneTtlMs()), counters,
+                    TenantScope.of(config.peer().tenants()));
             String taskId = props.getOrDefault("name", "peer-sink") + "-" + Integer.toHexString(System.identityHashCode(this));
             status = new PeerStatus(c, config.peer().statusDatabase(), taskId, self, config.peer().lagDegradedMs());
             backoff = new Backoff(config.retry().initialBackoffMs(), config.retry().maxBackoffMs());
@@ -71,8 +73,8 @@ public class PeerSinkTask extends SinkTask {
             c.close();
             throw e;
         }
-        log.info("Tideline peer sink task started for cluster {}, writing to {}", config.peer().clusterId().get(),
-                MongoClientFactory.hostsOf(uri));
+        log.info("Tideline peer sink task started for cluster {}, writing to {}, carrying {}", config.peer().clusterId().get(),
+                MongoClientFactory.hostsOf(uri), TenantScope.of(config.peer().tenants()));
     }
 
     @Override
