@@ -37,7 +37,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 class PeerReplicationIT {
     private static final int OPS_PER_CLUSTER = Integer.getInteger("peer.it.ops", 2_500);
     private static final int IDS = Integer.getInteger("peer.it.ids", 200);
-    private static final List<String> COLLS = List.of("docs", "races", "stopped", "held");
+    private static final List<String> COLLS = List.of("docs", "races", "stopped", "held", "heartbeats");
     private static final Duration CONVERGE = Duration.ofSeconds(240);
 
     private static TestStack stack;
@@ -49,7 +49,10 @@ class PeerReplicationIT {
         stack = TestStack.shared();
         a = Cluster.start("p2", "A");
         b = Cluster.start("p2", "B");
-        PeerItSupport.startLinks(stack, List.of(a, b), COLLS);
+        PeerItSupport.startLinks(stack, List.of(a, b), COLLS, (c, source) -> { }, (c, sink) -> {
+            sink.put("peer.heartbeat.namespace", PeerItSupport.DB + ".heartbeats");
+            sink.put("peer.heartbeat.interval.ms", "500");
+        });
     }
 
     @AfterAll
@@ -200,6 +203,21 @@ class PeerReplicationIT {
         awaitStatus(b, "ok", s -> "ok".equals(s.getString("health").getValue()));
         print("h landed on B " + Duration.ofNanos(System.nanoTime() - acceptedAt).toMillis() + " ms after the refusal stopped "
                 + "(converged in " + landed.toMillis() + " ms); B healthy again");
+    }
+
+    /** Each sink's heartbeat crosses the link and comes back: the round-trip lag per link, in the status document. */
+    @Test
+    @Order(5)
+    void heartbeatsCrossingTheLinkGiveEachSideItsRoundTripLag() {
+        BsonDocument onA = awaitStatus(a, "a round trip through B", s -> s.getDocument("roundTripLagMs").containsKey("B"));
+        BsonDocument onB = awaitStatus(b, "a round trip through A", s -> s.getDocument("roundTripLagMs").containsKey("A"));
+        long ab = onA.getDocument("roundTripLagMs").getInt64("B").getValue();
+        long ba = onB.getDocument("roundTripLagMs").getInt64("A").getValue();
+        print("round-trip lag from heartbeats: A -> B -> A " + ab + " ms, B -> A -> B " + ba + " ms; health A "
+                + onA.getString("health").getValue() + ", B " + onB.getString("health").getValue());
+        assertThat(ab).isPositive().isLessThan(30_000);
+        assertThat(ba).isPositive().isLessThan(30_000);
+        assertThat(PeerItSupport.snapshot(b, "heartbeats")).as("A's heartbeat document was applied on B").containsKey(new BsonString("A"));
     }
 
     /** The status document of the cluster's current sink task (the latest written) once it satisfies {@code wanted}. */

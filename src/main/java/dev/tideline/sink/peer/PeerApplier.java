@@ -9,6 +9,7 @@ import dev.tideline.peer.LastWriterWins;
 import dev.tideline.peer.LastWriterWins.Action;
 import dev.tideline.peer.LastWriterWins.Decision;
 import dev.tideline.peer.OriginDetector;
+import dev.tideline.peer.RoundTripLag;
 import dev.tideline.peer.TenantScope;
 import dev.tideline.peer.Version;
 import java.util.ArrayDeque;
@@ -44,6 +45,8 @@ final class PeerApplier {
     private final PeerStore store;
     private final PeerCounters counters;
     private final TenantScope scope;
+    private final Namespace heartbeats;
+    private final RoundTripLag roundTrips = new RoundTripLag();
     private final Map<PeerChange.DocKey, Deque<PeerChange>> pending = new LinkedHashMap<>();
     private long lastRecordTimestamp = -1;
     /**
@@ -58,9 +61,12 @@ final class PeerApplier {
         }
     };
 
-    PeerApplier(String self, PeerRecordReader reader, PeerStore store, PeerCounters counters, TenantScope scope) {
+    /** @param heartbeats the namespace of the link's heartbeat documents, null when there are none */
+    PeerApplier(String self, PeerRecordReader reader, PeerStore store, PeerCounters counters, TenantScope scope,
+                Namespace heartbeats) {
         this.self = self;
         this.scope = scope;
+        this.heartbeats = heartbeats;
         this.reader = reader;
         this.store = store;
         this.counters = counters;
@@ -74,8 +80,12 @@ final class PeerApplier {
         for (SinkRecord r : records) {
             counters.record();
             reader.read(r).ifPresent(c -> {
+                boolean heartbeat = c.destination.equals(heartbeats);
+                if (heartbeat) {
+                    noteHeartbeat(c);
+                }
                 // this cluster's own records always pass: they stamp its local writes (or are echoes)
-                if (c.incoming.origin().equals(self) || scope.carries(c.tenant, c.incoming.isDelete())) {
+                if (heartbeat || c.incoming.origin().equals(self) || scope.carries(c.tenant, c.incoming.isDelete())) {
                     pending.computeIfAbsent(c.key(), k -> new ArrayDeque<>()).add(c);
                 } else {
                     counters.outOfScope();
@@ -86,6 +96,18 @@ final class PeerApplier {
             }
         }
         drain();
+    }
+
+    /** Our own heartbeat, back through a peer: the link's round trip. */
+    private void noteHeartbeat(PeerChange c) {
+        if (c.document != null && c.incoming.origin().equals(self) && !c.incoming.fromCluster().equals(self)
+                && c.id.equals(new BsonString(self)) && c.document.isDateTime("at")) {
+            roundTrips.echoed(c.incoming.fromCluster(), c.document.getDateTime("at").getValue(), System.currentTimeMillis());
+        }
+    }
+
+    RoundTripLag roundTrips() {
+        return roundTrips;
     }
 
     /** @throws MongoException on a failure that is not about one document (the queues stay as they are) */

@@ -77,6 +77,13 @@ final class PeerStatus {
             reasons.add(LinkHealth.Reason.LAG);
             details.add("last record is " + lag + " ms old");
         }
+        List<String> lagging = applier.roundTrips().lagging(now, lagDegradedMs);
+        if (!lagging.isEmpty()) {
+            if (!reasons.contains(LinkHealth.Reason.LAG)) {
+                reasons.add(LinkHealth.Reason.LAG);
+            }
+            details.addAll(lagging);
+        }
         LinkHealth health = LinkHealth.rollUp(reasons);
         if (health != lastHealth || now - lastLog >= LOG_EVERY_MS) {
             String line = "Peer sink " + taskId + " (cluster " + self + "): " + health.text() + " " + details + "; " + counters;
@@ -105,6 +112,9 @@ final class PeerStatus {
                 .append("queued", new BsonInt32(applier.queued()))
                 .append("updatedAt", new BsonInt64(System.currentTimeMillis()))
                 .append("counters", counters.toBson());
+        BsonDocument roundTrips = new BsonDocument();
+        applier.roundTrips().lastRoundTripMs().forEach((peer, ms) -> roundTrips.append(peer, new BsonInt64(ms)));
+        doc.append("roundTripLagMs", roundTrips);
         try {
             client.getDatabase(database).getCollection(PeerCollections.STATUS, BsonDocument.class)
                     .replaceOne(Filters.eq("_id", taskId), doc, new ReplaceOptions().upsert(true));

@@ -129,6 +129,12 @@ final class PeerStore {
         tombstones(ns.db()).deleteOne(Filters.eq("_id", PeerCollections.tombstoneKey(ns.coll(), id)));
     }
 
+    /** This cluster's heartbeat document: {_id: cluster id, at: wall time}. */
+    void writeHeartbeat(Namespace ns, String self, long at) {
+        documents(ns).replaceOne(Filters.eq("_id", self), new BsonDocument("_id", new org.bson.BsonString(self))
+                .append("at", new BsonDateTime(at)), new ReplaceOptions().upsert(true));
+    }
+
     void recordConflict(Namespace ns, BsonDocument conflict) {
         client.getDatabase(ns.db()).getCollection(PeerCollections.CONFLICTS, BsonDocument.class).insertOne(conflict);
     }
