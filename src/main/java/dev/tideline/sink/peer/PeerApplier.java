@@ -130,8 +130,8 @@ final class PeerApplier {
                 keys = again;
             }
             for (PeerChange.DocKey k : keys) {
-                // still failing after every round: a write the destination refuses for another reason than a
-                // concurrent change (e.g. a unique index other than _id); held, visible, retried
+                // the document changed under every round (a busy writer): held, visible, retried on the next drain;
+                // a write the destination refuses throws instead (see settle)
                 pending.get(k).forEach(c -> hold(c, "the conditional write failed " + ROUNDS + " times in a row (the document "
                         + "changed under every attempt); retried", false));
             }
