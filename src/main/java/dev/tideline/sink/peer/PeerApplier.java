@@ -54,14 +54,18 @@ final class PeerApplier {
      * locally, and the peer changes wait for this cluster's own record of that delete instead of
      * re-creating the document for a moment.
      */
-    private final Map<PeerChange.DocKey, Boolean> lastLeftPresent = new LinkedHashMap<>(1024, 0.75f, true) {
+    private final Map<PeerChange.DocKey, LeftPresent> lastLeftPresent = new LinkedHashMap<>(1024, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<PeerChange.DocKey, Boolean> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<PeerChange.DocKey, LeftPresent> eldest) {
             return size() > MEMORY;
         }
     };
 
     /** @param heartbeats the namespace of the link's heartbeat documents, null when there are none */
+    /** A document this task last left present, with that version (null: a local write not stamped yet). */
+    private record LeftPresent(Version version) {
+    }
+
     PeerApplier(String self, PeerRecordReader reader, PeerStore store, PeerCounters counters, TenantScope scope,
                 Namespace heartbeats) {
         this.self = self;
@@ -146,7 +150,8 @@ final class PeerApplier {
         Deque<PeerChange> queue = pending.get(key);
         BsonDocument current = held.document();
         DocState start = current != null ? DocState.of(OriginDetector.detect(current))
-                : new DocState.Absent(held.tombstone(), Boolean.TRUE.equals(lastLeftPresent.get(key)));
+                : new DocState.Absent(held.tombstone(), lastLeftPresent.containsKey(key),
+                        lastLeftPresent.containsKey(key) ? lastLeftPresent.get(key).version() : null);
         DocState state = start;
         BsonDocument doc = current;
         boolean blocked = false;
@@ -201,7 +206,13 @@ final class PeerApplier {
             store.recordConflict(key.ns(), c);
             counters.conflictRecorded();
         }
-        lastLeftPresent.put(key, state instanceof DocState.Present || ((DocState.Absent) state).deletedUnrecorded());
+        if (state instanceof DocState.Present p) {
+            lastLeftPresent.put(key, new LeftPresent(p.version()));
+        } else if (((DocState.Absent) state).deletedUnrecorded()) {
+            lastLeftPresent.put(key, new LeftPresent(((DocState.Absent) state).lastPresent()));
+        } else {
+            lastLeftPresent.remove(key);
+        }
         if (keep.isEmpty()) {
             pending.remove(key);
         } else {
