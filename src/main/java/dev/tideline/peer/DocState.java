@@ -15,10 +15,16 @@ public sealed interface DocState {
      * @param tombstone         the version of the delete that removed it, when a tombstone is kept; else null
      * @param deletedUnrecorded the sink last knew the document present and no delete it knows of removed it:
      *                          a local delete whose own record has not been processed yet
+     * @param lastPresent       when {@code deletedUnrecorded}: the version the sink last knew present (null when
+     *                          unknown, e.g. a local write not stamped yet); the unrecorded delete came after it
      */
-    record Absent(Version tombstone, boolean deletedUnrecorded) implements DocState {
+    record Absent(Version tombstone, boolean deletedUnrecorded, Version lastPresent) implements DocState {
         public Absent(Version tombstone) {
-            this(tombstone, false);
+            this(tombstone, false, null);
+        }
+
+        public Absent(Version tombstone, boolean deletedUnrecorded) {
+            this(tombstone, deletedUnrecorded, null);
         }
     }
 

@@ -112,6 +112,12 @@ public final class LastWriterWins {
             return Decision.of(Action.HOLD, "the document was deleted here and this cluster's own record of that delete "
                     + "has not been processed yet; the peer change waits for it");
         }
+        Version known = absent.deletedUnrecorded() ? absent.lastPresent() : null;
+        if (known != null && !in.isDelete() && !in.version().newerThan(known)) {
+            // this cluster held `known` (or this very version) and deleted it since: the unrecorded local delete is newer
+            return in.version().equals(known) ? Decision.of(Action.DUPLICATE, "version " + known + " was here, deleted since")
+                    : Decision.of(Action.STALE, known + " was here, deleted since: newer than " + in.version());
+        }
         Version tomb = absent.tombstone();
         if (tomb != null && in.version().equals(tomb)) {
             return Decision.of(Action.DUPLICATE, "delete " + tomb + " already here");
@@ -131,8 +137,13 @@ public final class LastWriterWins {
     public static DocState after(DocState current, Incoming in, Decision d) {
         return switch (d.action()) {
             case STAMP_LOCAL, APPLY_WRITE -> new DocState.Present(in.content(), in.version(), in.base());
-            case RECORD_LOCAL_DELETE, UNDO_RESURRECTION, APPLY_DELETE, RECORD_REMOTE_DELETE -> new DocState.Absent(in.version());
-            case EXPECT_LOCAL_DELETE -> new DocState.Absent(((DocState.Absent) current).tombstone(), true);
+            case RECORD_LOCAL_DELETE -> current instanceof DocState.Absent a && a.deletedUnrecorded() && a.lastPresent() != null
+                    && a.lastPresent().newerThan(in.version())
+                    // an older local delete: the document was written again since and a later local delete removed it
+                    ? new DocState.Absent(in.version(), true, a.lastPresent()) : new DocState.Absent(in.version());
+            case UNDO_RESURRECTION, APPLY_DELETE, RECORD_REMOTE_DELETE -> new DocState.Absent(in.version());
+            case EXPECT_LOCAL_DELETE -> new DocState.Absent(((DocState.Absent) current).tombstone(), true,
+                    ((DocState.Absent) current).lastPresent());
             default -> current;
         };
     }

@@ -58,6 +58,13 @@ final class PeerItSupport {
      * the topics of every cluster (its own included: its own records stamp its local writes).
      */
     static void startLinks(TestStack stack, List<Cluster> clusters, List<String> colls) {
+        startLinks(stack, clusters, colls, (c, config) -> { }, (c, config) -> { });
+    }
+
+    /** As above, with settings added to each cluster's source and sink configuration. */
+    static void startLinks(TestStack stack, List<Cluster> clusters, List<String> colls,
+                           java.util.function.BiConsumer<Cluster, Map<String, String>> sourceExtra,
+                           java.util.function.BiConsumer<Cluster, Map<String, String>> sinkExtra) {
         for (Cluster c : clusters) {
             for (String coll : colls) {
                 c.mongo().client().getDatabase(DB).createCollection(coll);
@@ -68,6 +75,7 @@ final class PeerItSupport {
             Map<String, String> source = SourceItSupport.sourceConfig(c.mongo().uri(), DB, c.prefix(), ValueFormat.BSON, 1);
             source.put("peer.cluster.id", c.id());
             source.put("collection.include", String.join(",", colls.stream().map(x -> DB + "\\." + x).toList()));
+            sourceExtra.accept(c, source);
             stack.rest().putConnector(c.source(), source);
         }
         for (Cluster c : clusters) {
@@ -78,7 +86,9 @@ final class PeerItSupport {
             for (Cluster from : clusters) {
                 colls.forEach(coll -> topics.add(from.topic(coll)));
             }
-            stack.rest().putConnector(c.sink(), sinkConfig(c, String.join(",", topics)));
+            Map<String, String> sink = sinkConfig(c, String.join(",", topics));
+            sinkExtra.accept(c, sink);
+            stack.rest().putConnector(c.sink(), sink);
         }
         for (Cluster c : clusters) {
             stack.rest().awaitRunning(c.sink(), 1, Duration.ofSeconds(90));

@@ -7,6 +7,8 @@ import static dev.tideline.it.PeerItSupport.snapshot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.IndexOptions;
+import com.mongodb.client.model.Indexes;
 import com.mongodb.client.model.Updates;
 import dev.tideline.it.PeerItSupport.Cluster;
 import dev.tideline.it.PeerItSupport.Emitted;
@@ -24,7 +26,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
@@ -36,7 +37,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 class PeerReplicationIT {
     private static final int OPS_PER_CLUSTER = Integer.getInteger("peer.it.ops", 2_500);
     private static final int IDS = Integer.getInteger("peer.it.ids", 200);
-    private static final List<String> COLLS = List.of("docs", "races", "stopped");
+    private static final List<String> COLLS = List.of("docs", "races", "stopped", "held", "heartbeats");
     private static final Duration CONVERGE = Duration.ofSeconds(240);
 
     private static TestStack stack;
@@ -48,7 +49,10 @@ class PeerReplicationIT {
         stack = TestStack.shared();
         a = Cluster.start("p2", "A");
         b = Cluster.start("p2", "B");
-        PeerItSupport.startLinks(stack, List.of(a, b), COLLS);
+        PeerItSupport.startLinks(stack, List.of(a, b), COLLS, (c, source) -> { }, (c, sink) -> {
+            sink.put("peer.heartbeat.namespace", PeerItSupport.DB + ".heartbeats");
+            sink.put("peer.heartbeat.interval.ms", "500");
+        });
     }
 
     @AfterAll
@@ -62,14 +66,8 @@ class PeerReplicationIT {
         System.out.println("[peer] " + line);
     }
 
-    /**
-     * Tagged {@code peer-stress}, out of the default `mvn verify`: it exposes an open defect of issue 5
-     * (a few records applied twice under concurrent writes, intermittently over its bound). Run it with
-     * {@code mvn -B verify -Dit.excludedGroups=none -Dit.test=PeerReplicationIT}.
-     */
     @Test
     @Order(1)
-    @Tag("peer-stress")
     void concurrentRandomWorkloadOnBothSidesConvergesWithoutEchoesOrDoubleApplies() throws Exception {
         long started = System.nanoTime();
         CompletableFuture<Map<String, Integer>> onA = CompletableFuture.supplyAsync(() -> PeerItSupport.workload(a, "docs", OPS_PER_CLUSTER, IDS, 11));
@@ -100,14 +98,14 @@ class PeerReplicationIT {
         // a record of A applied twice on B would show twice on B's topic (each application is a change there)
         print("writes emitted by their origin under two versions (update looked up after a later write) and so applied "
                 + "twice on the other side: of A's on B " + fromB.repeatedTags("A") + ", of B's on A " + fromA.repeatedTags("B"));
-        // KNOWN GAP (see the report in docs/peer-replication.md, "Limits"): about one record in a few thousand shows
-        // two insert events with the same version on the other side; the cause is not identified yet. Printed, and
-        // bounded here so that a systematic double apply still fails the test.
+        // a record (one version of one write) applied twice on B would show twice on B's topic: each application
+        // is a change there
         List<String> twiceOnB = fromB.repeatedVersions("A");
         List<String> twiceOnA = fromA.repeatedVersions("B");
-        print("records inserted twice with the same version: of A's on B " + twiceOnB + fromB.historyOf(twiceOnB) + ", of B's on A "
+        print("records applied twice with the same version: of A's on B " + twiceOnB + fromB.historyOf(twiceOnB) + ", of B's on A "
                 + twiceOnA + fromA.historyOf(twiceOnA));
-        assertThat(twiceOnB.size() + twiceOnA.size()).as("records applied more than once").isLessThanOrEqualTo(OPS_PER_CLUSTER / 500);
+        assertThat(twiceOnB).as("A's records applied more than once on B").isEmpty();
+        assertThat(twiceOnA).as("B's records applied more than once on A").isEmpty();
         assertThat(fromA.byOrigin().getOrDefault("B", 0)).as("B's writes applied on A").isPositive();
         assertThat(fromB.byOrigin().getOrDefault("A", 0)).as("A's writes applied on B").isPositive();
         assertThat(echoesA).as("echoes of A's own writes skipped by A's sink").isPositive();
@@ -167,6 +165,71 @@ class PeerReplicationIT {
         Duration converge = awaitConverged(stack, List.of(a, b), List.of("stopped"), CONVERGE);
         print("stopped link: 1000 writes while A->B was stopped; converged " + converge.toMillis() + " ms after resume, "
                 + snapshot(a, "stopped").size() + " documents");
+    }
+
+    /**
+     * B refuses A's write of one document (a unique index on {@code u} that only B has, and a document of B
+     * holding that value): B's sink holds it, keeps A's later write of that document behind it, still applies
+     * other documents, reports {@code stalled} with the server's reason, and lands the document as soon as the
+     * refusal stops. Nothing is skipped.
+     */
+    @Test
+    @Order(4)
+    void aWriteTheDestinationRefusesIsHeldInOrderReportedAsStalledAndLandsOnceAccepted() {
+        b.coll("held").createIndex(Indexes.ascending("u"), new IndexOptions().unique(true));
+        b.coll("held").insertOne(new BsonDocument("_id", new BsonString("owner")).append("u", new BsonInt32(1)));
+        awaitConverged(stack, List.of(a, b), List.of("held"), CONVERGE);
+
+        long refusedAt = System.nanoTime();
+        a.coll("held").insertOne(new BsonDocument("_id", new BsonString("h")).append("u", new BsonInt32(1)).append("w", new BsonString("A-h1")));
+        a.coll("held").updateOne(Filters.eq("_id", "h"), Updates.set("w", "A-h2"));   // waits behind the refused write
+        a.coll("held").insertOne(new BsonDocument("_id", new BsonString("free")).append("u", new BsonInt32(2)));
+        BsonDocument stalled = awaitStatus(b, "stalled with A's two writes of h waiting",
+                s -> "stalled".equals(s.getString("health").getValue()) && s.getInt32("queued").getValue() == 2);
+        String details = stalled.getArray("details").toString();
+        print("B refuses A's write of h: health " + stalled.getString("health").getValue() + " " + stalled.getArray("reasons")
+                + " " + details + " after " + Duration.ofNanos(System.nanoTime() - refusedAt).toMillis() + " ms");
+        assertThat(stalled.getArray("reasons")).contains(new BsonString("held-records"));
+        assertThat(details).contains("{\"_id\": \"h\"}").contains("refused by the destination").contains("11000");
+        SinkItSupport.await("B applies A's other document while h is held", Duration.ofSeconds(30),
+                () -> b.coll("held").countDocuments(Filters.eq("_id", "free")) == 1);
+        assertThat(b.coll("held").countDocuments(Filters.eq("_id", "h"))).as("h is held on B, not skipped past").isZero();
+
+        long acceptedAt = System.nanoTime();
+        b.coll("held").updateOne(Filters.eq("_id", "owner"), Updates.set("u", 3));  // the refusal stops
+        Duration landed = awaitConverged(stack, List.of(a, b), List.of("held"), CONVERGE);
+        assertThat(b.coll("held").find(Filters.eq("_id", "h")).first().getString("w").getValue())
+                .as("A's later write of h landed after the held one, not instead of a skipped one").isEqualTo("A-h2");
+        awaitStatus(b, "ok", s -> "ok".equals(s.getString("health").getValue()));
+        print("h landed on B " + Duration.ofNanos(System.nanoTime() - acceptedAt).toMillis() + " ms after the refusal stopped "
+                + "(converged in " + landed.toMillis() + " ms); B healthy again");
+    }
+
+    /** Each sink's heartbeat crosses the link and comes back: the round-trip lag per link, in the status document. */
+    @Test
+    @Order(5)
+    void heartbeatsCrossingTheLinkGiveEachSideItsRoundTripLag() {
+        BsonDocument onA = awaitStatus(a, "a round trip through B", s -> s.getDocument("roundTripLagMs").containsKey("B"));
+        BsonDocument onB = awaitStatus(b, "a round trip through A", s -> s.getDocument("roundTripLagMs").containsKey("A"));
+        long ab = onA.getDocument("roundTripLagMs").getInt64("B").getValue();
+        long ba = onB.getDocument("roundTripLagMs").getInt64("A").getValue();
+        print("round-trip lag from heartbeats: A -> B -> A " + ab + " ms, B -> A -> B " + ba + " ms; health A "
+                + onA.getString("health").getValue() + ", B " + onB.getString("health").getValue());
+        assertThat(ab).isPositive().isLessThan(30_000);
+        assertThat(ba).isPositive().isLessThan(30_000);
+        assertThat(PeerItSupport.snapshot(b, "heartbeats")).as("A's heartbeat document was applied on B").containsKey(new BsonString("A"));
+    }
+
+    /** The status document of the cluster's current sink task (the latest written) once it satisfies {@code wanted}. */
+    private static BsonDocument awaitStatus(Cluster c, String what, java.util.function.Predicate<BsonDocument> wanted) {
+        BsonDocument[] found = new BsonDocument[1];
+        SinkItSupport.await(c.id() + "'s peer sink " + what, Duration.ofSeconds(30), () -> {
+            BsonDocument latest = PeerItSupport.statuses(c).stream()
+                    .max(java.util.Comparator.comparingLong(s -> s.getInt64("updatedAt").getValue())).orElse(null);
+            found[0] = latest;
+            return latest != null && wanted.test(latest);
+        });
+        return found[0];
     }
 
     private static void awaitState(String connector, String state) {

@@ -50,6 +50,32 @@ class LastWriterWinsTest {
         assertThat(decideA(expecting, write("B", "B", v(11, "B"), null, "x")).action()).isEqualTo(HOLD);
     }
 
+    /**
+     * Seen at 20,000 operations: this sink applied B's write (v20) to a document it found deleted, a later local
+     * delete removed it, and only then did this cluster's own record of the EARLIER local delete (v15) arrive. That
+     * delete must not make the sink forget that v20 was here: this cluster's own record of v20 (re-emitted by
+     * its source) is then a duplicate, not a write to apply a second time.
+     */
+    @Test
+    void anOlderLocalDeleteRecordedLateDoesNotMakeAVersionThatWasHereApplicableAgain() {
+        DocState deletedSince = new DocState.Absent(null, true, v(20, "B")); // v20 was here; a local delete removed it
+        Incoming olderDelete = delete("A", "A", v(15, "A"));
+        Decision d = decideA(deletedSince, olderDelete);
+        assertThat(d.action()).isEqualTo(RECORD_LOCAL_DELETE);
+        DocState after = LastWriterWins.after(deletedSince, olderDelete, d);
+        assertThat(after).isEqualTo(new DocState.Absent(v(15, "A"), true, v(20, "B")));
+
+        assertThat(decideA(after, write("B", "A", v(20, "B"), null, "c")).action()).as("v20 again").isEqualTo(DUPLICATE);
+        assertThat(decideA(after, write("B", "B", v(18, "B"), null, "c")).action()).as("older than v20").isEqualTo(STALE);
+        assertThat(decideA(after, write("B", "B", v(25, "B"), null, "c")).action()).isEqualTo(APPLY_WRITE);
+
+        Incoming laterDelete = delete("A", "A", v(22, "A"));
+        Decision recorded = decideA(after, laterDelete);
+        assertThat(recorded.action()).isEqualTo(RECORD_LOCAL_DELETE);
+        assertThat(LastWriterWins.after(after, laterDelete, recorded)).as("the delete of v20 is known now")
+                .isEqualTo(new DocState.Absent(v(22, "A")));
+    }
+
     @Test
     void ourOwnDeleteKeepsATombstoneAndUndoesAnOlderPeerWriteThatSlippedIn() {
         assertThat(decideA(new DocState.Absent(null), delete("A", "A", v(10, "A"))).action()).isEqualTo(RECORD_LOCAL_DELETE);

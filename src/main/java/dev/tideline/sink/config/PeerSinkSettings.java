@@ -1,6 +1,7 @@
 package dev.tideline.sink.config;
 
 import dev.tideline.peer.ClusterId;
+import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -9,12 +10,16 @@ import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigDef.Width;
 
 /** Peer (active-active) mode of the sink: this cluster's id turns it on. */
-public record PeerSinkSettings(Optional<String> clusterId, long tombstoneTtlMs, String statusDatabase, long lagDegradedMs) {
+public record PeerSinkSettings(Optional<String> clusterId, long tombstoneTtlMs, String statusDatabase, long lagDegradedMs,
+                               List<String> tenants, Optional<String> heartbeatNamespace, long heartbeatIntervalMs) {
     public static final String GROUP = "Peer replication";
     public static final String CLUSTER_ID = "peer.cluster.id";
     public static final String TOMBSTONE_TTL_MS = "peer.tombstone.ttl.ms";
     public static final String STATUS_DATABASE = "peer.status.database";
     public static final String LAG_DEGRADED_MS = "peer.lag.degraded.ms";
+    public static final String TENANTS = "peer.tenants";
+    public static final String HEARTBEAT_NAMESPACE = "peer.heartbeat.namespace";
+    public static final String HEARTBEAT_INTERVAL_MS = "peer.heartbeat.interval.ms";
 
     static void define(ConfigDef def) {
         int order = 0;
@@ -40,12 +45,50 @@ public record PeerSinkSettings(Optional<String> clusterId, long tombstoneTtlMs, 
         def.define(LAG_DEGRADED_MS, Type.LONG, 60_000L, ConfigDef.Range.atLeast(1L), Importance.LOW,
                 "A link whose last applied record is older than this (record timestamp to now) is reported 'degraded' (reason lag).",
                 GROUP, ++order, Width.SHORT, "Lag threshold (ms)");
+        def.define(TENANTS, Type.LIST, "", Importance.LOW,
+                "Tenant scope of this direction of the link: a comma-separated list of tenants; empty (default): every "
+                        + "tenant. When set, the sink applies only the peers' writes whose tenant (the 'tl.tenant' header, taken by "
+                        + "the source from its tenant.field) is listed; writes of other tenants and of documents without one "
+                        + "are left out (counted as 'outOfScope'). Deletes are always applied (they carry no document). Set "
+                        + "tenant.field on the sources of the link. A document moved to an unlisted tenant keeps, here, its "
+                        + "last listed version.",
+                GROUP, ++order, Width.LONG, "Tenants");
+        def.define(HEARTBEAT_NAMESPACE, Type.STRING, "", NAMESPACE_OR_EMPTY, Importance.LOW,
+                "Namespace ('database.collection') where this sink writes its cluster's heartbeat document ({_id: "
+                        + "peer.cluster.id, at: wall time}) every peer.heartbeat.interval.ms; empty (default): no heartbeats. "
+                        + "The sources of the link must capture it and the sinks read its topics, like any replicated "
+                        + "collection: the heartbeat crosses to each peer and comes back as an echo, and the time it took is "
+                        + "the link's round-trip lag (status field 'roundTripLagMs' per peer; 'lag' when the newest one back "
+                        + "is older than peer.lag.degraded.ms). Use the same namespace on every cluster.",
+                GROUP, ++order, Width.MEDIUM, "Heartbeat namespace");
+        def.define(HEARTBEAT_INTERVAL_MS, Type.LONG, 5_000L, ConfigDef.Range.atLeast(100L), Importance.LOW,
+                "How often the heartbeat document is written (see peer.heartbeat.namespace).",
+                GROUP, ++order, Width.SHORT, "Heartbeat interval (ms)");
     }
+
+    private static final ConfigDef.Validator NAMESPACE_OR_EMPTY = new ConfigDef.Validator() {
+        @Override
+        public void ensureValid(String name, Object value) {
+            String v = value == null ? "" : value.toString().trim();
+            int dot = v.indexOf('.');
+            if (!v.isEmpty() && (dot <= 0 || dot == v.length() - 1)) {
+                throw new org.apache.kafka.common.config.ConfigException(name, value,
+                        "must be 'database.collection' (e.g. app._tideline_peer_heartbeats), or empty for no heartbeats");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "'database.collection', or empty";
+        }
+    };
 
     static PeerSinkSettings from(AbstractConfig c) {
         String id = c.getString(CLUSTER_ID).trim();
         return new PeerSinkSettings(id.isEmpty() ? Optional.empty() : Optional.of(id), c.getLong(TOMBSTONE_TTL_MS),
-                c.getString(STATUS_DATABASE).trim(), c.getLong(LAG_DEGRADED_MS));
+                c.getString(STATUS_DATABASE).trim(), c.getLong(LAG_DEGRADED_MS),
+                c.getList(TENANTS).stream().map(String::trim).filter(t -> !t.isEmpty()).toList(),
+                Optional.of(c.getString(HEARTBEAT_NAMESPACE).trim()).filter(n -> !n.isEmpty()), c.getLong(HEARTBEAT_INTERVAL_MS));
     }
 
     public boolean enabled() {

@@ -9,6 +9,8 @@ import dev.tideline.peer.LastWriterWins;
 import dev.tideline.peer.LastWriterWins.Action;
 import dev.tideline.peer.LastWriterWins.Decision;
 import dev.tideline.peer.OriginDetector;
+import dev.tideline.peer.RoundTripLag;
+import dev.tideline.peer.TenantScope;
 import dev.tideline.peer.Version;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -42,6 +44,9 @@ final class PeerApplier {
     private final PeerRecordReader reader;
     private final PeerStore store;
     private final PeerCounters counters;
+    private final TenantScope scope;
+    private final Namespace heartbeats;
+    private final RoundTripLag roundTrips = new RoundTripLag();
     private final Map<PeerChange.DocKey, Deque<PeerChange>> pending = new LinkedHashMap<>();
     private long lastRecordTimestamp = -1;
     /**
@@ -49,30 +54,64 @@ final class PeerApplier {
      * locally, and the peer changes wait for this cluster's own record of that delete instead of
      * re-creating the document for a moment.
      */
-    private final Map<PeerChange.DocKey, Boolean> lastLeftPresent = new LinkedHashMap<>(1024, 0.75f, true) {
+    private final Map<PeerChange.DocKey, LeftPresent> lastLeftPresent = new LinkedHashMap<>(1024, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<PeerChange.DocKey, Boolean> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<PeerChange.DocKey, LeftPresent> eldest) {
             return size() > MEMORY;
         }
     };
 
-    PeerApplier(String self, PeerRecordReader reader, PeerStore store, PeerCounters counters) {
+    /** @param heartbeats the namespace of the link's heartbeat documents, null when there are none */
+    /** A document this task last left present, with that version (null: a local write not stamped yet). */
+    private record LeftPresent(Version version) {
+    }
+
+    PeerApplier(String self, PeerRecordReader reader, PeerStore store, PeerCounters counters, TenantScope scope,
+                Namespace heartbeats) {
         this.self = self;
+        this.scope = scope;
+        this.heartbeats = heartbeats;
         this.reader = reader;
         this.store = store;
         this.counters = counters;
     }
 
-    /** Queues the records (malformed ones throw: in peer mode nothing is skipped), then moves every queue it can. */
+    /**
+     * Queues the records in scope (malformed ones throw: in peer mode nothing is skipped; writes of tenants outside
+     * the link's scope are left out and counted), then moves every queue it can.
+     */
     void put(Collection<SinkRecord> records) {
         for (SinkRecord r : records) {
             counters.record();
-            reader.read(r).ifPresent(c -> pending.computeIfAbsent(c.key(), k -> new ArrayDeque<>()).add(c));
+            reader.read(r).ifPresent(c -> {
+                boolean heartbeat = c.destination.equals(heartbeats);
+                if (heartbeat) {
+                    noteHeartbeat(c);
+                }
+                // this cluster's own records always pass: they stamp its local writes (or are echoes)
+                if (heartbeat || c.incoming.origin().equals(self) || scope.carries(c.tenant, c.incoming.isDelete())) {
+                    pending.computeIfAbsent(c.key(), k -> new ArrayDeque<>()).add(c);
+                } else {
+                    counters.outOfScope();
+                }
+            });
             if (r.timestamp() != null) {
                 lastRecordTimestamp = Math.max(lastRecordTimestamp, r.timestamp());
             }
         }
         drain();
+    }
+
+    /** Our own heartbeat, back through a peer: the link's round trip. */
+    private void noteHeartbeat(PeerChange c) {
+        if (c.document != null && c.incoming.origin().equals(self) && !c.incoming.fromCluster().equals(self)
+                && c.id.equals(new BsonString(self)) && c.document.isDateTime("at")) {
+            roundTrips.echoed(c.incoming.fromCluster(), c.document.getDateTime("at").getValue(), System.currentTimeMillis());
+        }
+    }
+
+    RoundTripLag roundTrips() {
+        return roundTrips;
     }
 
     /** @throws MongoException on a failure that is not about one document (the queues stay as they are) */
@@ -95,10 +134,10 @@ final class PeerApplier {
                 keys = again;
             }
             for (PeerChange.DocKey k : keys) {
-                // still failing after every round: a write the destination refuses for another reason than a
-                // concurrent change (e.g. a unique index other than _id); held, visible, retried
-                pending.get(k).forEach(c -> hold(c, "the conditional write failed " + ROUNDS + " times in a row (a concurrent "
-                        + "writer, or a duplicate key on a unique index other than _id); retried"));
+                // the document changed under every round (a busy writer): held, visible, retried on the next drain;
+                // a write the destination refuses throws instead (see settle)
+                pending.get(k).forEach(c -> hold(c, "the conditional write failed " + ROUNDS + " times in a row (the document "
+                        + "changed under every attempt); retried", false));
             }
         }
     }
@@ -111,7 +150,8 @@ final class PeerApplier {
         Deque<PeerChange> queue = pending.get(key);
         BsonDocument current = held.document();
         DocState start = current != null ? DocState.of(OriginDetector.detect(current))
-                : new DocState.Absent(held.tombstone(), Boolean.TRUE.equals(lastLeftPresent.get(key)));
+                : new DocState.Absent(held.tombstone(), lastLeftPresent.containsKey(key),
+                        lastLeftPresent.containsKey(key) ? lastLeftPresent.get(key).version() : null);
         DocState state = start;
         BsonDocument doc = current;
         boolean blocked = false;
@@ -126,12 +166,13 @@ final class PeerApplier {
             Decision d = LastWriterWins.decide(self, state, c.incoming);
             if (d.action() == Action.HOLD) {
                 blocked = true;
-                hold(c, d.reason());
+                hold(c, d.reason(), false);
                 keep.add(c);
                 continue;
             }
             c.heldReason = null;
             c.heldSince = 0;
+            c.refused = false;
             if (d.conflict()) {
                 conflicts.add(conflict(key, c, d, state, doc));
             }
@@ -153,7 +194,7 @@ final class PeerApplier {
                 }
                 String reason = "refused by the destination (code " + e.getCode() + "): " + e.getMessage()
                         + "; held and retried: fix the document or the destination's rules";
-                queue.forEach(c -> hold(c, reason));
+                queue.forEach(c -> hold(c, reason, true));
                 return true;
             }
         }
@@ -165,7 +206,13 @@ final class PeerApplier {
             store.recordConflict(key.ns(), c);
             counters.conflictRecorded();
         }
-        lastLeftPresent.put(key, state instanceof DocState.Present || ((DocState.Absent) state).deletedUnrecorded());
+        if (state instanceof DocState.Present p) {
+            lastLeftPresent.put(key, new LeftPresent(p.version()));
+        } else if (((DocState.Absent) state).deletedUnrecorded()) {
+            lastLeftPresent.put(key, new LeftPresent(((DocState.Absent) state).lastPresent()));
+        } else {
+            lastLeftPresent.remove(key);
+        }
         if (keep.isEmpty()) {
             pending.remove(key);
         } else {
@@ -182,8 +229,9 @@ final class PeerApplier {
         return a.equals(b);
     }
 
-    private void hold(PeerChange c, String reason) {
+    private void hold(PeerChange c, String reason, boolean refused) {
         c.heldReason = reason;
+        c.refused = refused;
         if (c.heldSince == 0) {
             c.heldSince = System.currentTimeMillis();
             counters.decided(Action.HOLD, c.incoming.origin()); // counted once per record
@@ -225,13 +273,16 @@ final class PeerApplier {
                 .append("document", doc == null ? BsonNull.VALUE : doc);
     }
 
-    /** Documents with a record held since before {@code heldBefore} (epoch ms), and why (the first such record of each). */
+    /**
+     * Documents with a record the destination refuses, or held since before {@code heldBefore} (epoch ms), and why
+     * (the first such record of each).
+     */
     List<String> heldReasons(long heldBefore) {
         List<String> out = new ArrayList<>();
         for (Map.Entry<PeerChange.DocKey, Deque<PeerChange>> e : pending.entrySet()) {
             for (PeerChange c : e.getValue()) {
-                if (c.heldReason != null && c.heldSince <= heldBefore) {
-                    out.add(e.getKey().ns() + " _id " + e.getKey().id() + ": " + c.heldReason);
+                if (c.heldReason != null && (c.refused || c.heldSince <= heldBefore)) {
+                    out.add(e.getKey().ns() + " " + new BsonDocument("_id", e.getKey().id()).toJson() + ": " + c.heldReason);
                     break;
                 }
             }

@@ -8,7 +8,7 @@ import org.bson.BsonValue;
 
 /**
  * One record on the peer path: where it lands, what it says, and the document it writes (null for a
- * delete). {@code heldReason} and {@code heldSince} are set while the record waits.
+ * delete). {@code heldReason}, {@code heldSince} and {@code refused} are set while the record waits.
  */
 final class PeerChange {
     final SinkRecord record;
@@ -16,16 +16,21 @@ final class PeerChange {
     final BsonValue id;
     final Incoming incoming;
     final BsonDocument document;
+    /** the document's tenant (header tl.tenant), null when the record has none */
+    final String tenant;
     String heldReason;
     /** when this record was first held (epoch ms), 0 when it is not */
     long heldSince;
+    /** held because the destination refused the write (not because it waits for this cluster's own record) */
+    boolean refused;
 
-    PeerChange(SinkRecord record, Namespace destination, BsonValue id, Incoming incoming, BsonDocument document) {
+    PeerChange(SinkRecord record, Namespace destination, BsonValue id, Incoming incoming, BsonDocument document, String tenant) {
         this.record = record;
         this.destination = destination;
         this.id = id;
         this.incoming = incoming;
         this.document = document;
+        this.tenant = tenant;
     }
 
     DocKey key() {

@@ -15,6 +15,7 @@ final class PeerCounters {
     private long conflictsResolved;
     private long conflictsRecorded;
     private long retries;
+    private long outOfScope;
 
     void record() {
         records++;
@@ -33,6 +34,10 @@ final class PeerCounters {
 
     void conflictRecorded() {
         conflictsRecorded++;
+    }
+
+    void outOfScope() {
+        outOfScope++;
     }
 
     void retried() {
@@ -57,12 +62,13 @@ final class PeerCounters {
         d.append("conflictsResolved", new BsonInt64(conflictsResolved));
         d.append("conflictsRecorded", new BsonInt64(conflictsRecorded));
         d.append("writeRetries", new BsonInt64(retries));
+        d.append("outOfScope", new BsonInt64(outOfScope));
         return d;
     }
 
     @Override
     public String toString() {
         return "records=" + records + " decisions=" + decisions + " appliedByOrigin=" + appliedByOrigin
-                + " conflicts=" + conflictsResolved + "/" + conflictsRecorded + " retries=" + retries;
+                + " conflicts=" + conflictsResolved + "/" + conflictsRecorded + " retries=" + retries + " outOfScope=" + outOfScope;
     }
 }

@@ -63,7 +63,7 @@ final class PeerRecordReader {
             }
         }
         return Optional.of(new PeerChange(record, routed.get().destination(), change.id(),
-                new Incoming(origin, cluster, version, base, content), change.document()));
+                new Incoming(origin, cluster, version, base, content), change.document(), header(record, EventHeaders.TENANT)));
     }
 
     private static Version version(SinkRecord record, String name, String text) {

@@ -3,11 +3,13 @@ package dev.tideline.sink.peer;
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
 import dev.tideline.TidelineVersion;
+import dev.tideline.event.Namespace;
 import dev.tideline.event.MalformedRecordException;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoClientFactory;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.peer.LinkHealth;
+import dev.tideline.peer.TenantScope;
 import dev.tideline.mongo.Backoff;
 import dev.tideline.sink.config.SinkConfig;
 import dev.tideline.sink.decode.RecordDecoder;
@@ -44,6 +46,11 @@ public class PeerSinkTask extends SinkTask {
     private Backoff backoff;
     private long nextAttempt;
     private boolean paused;
+    private String self;
+    private PeerStore store;
+    private Namespace heartbeats;
+    private long heartbeatIntervalMs;
+    private long nextHeartbeat;
 
     @Override
     public String version() {
@@ -53,7 +60,9 @@ public class PeerSinkTask extends SinkTask {
     @Override
     public void start(Map<String, String> props) {
         SinkConfig config = new SinkConfig(props);
-        String self = config.peer().clusterId().orElseThrow(() -> new ConnectException("peer.cluster.id is not set"));
+        self = config.peer().clusterId().orElseThrow(() -> new ConnectException("peer.cluster.id is not set"));
+        heartbeats = config.peer().heartbeatNamespace().map(Namespace::parse).orElse(null);
+        heartbeatIntervalMs = config.peer().heartbeatIntervalMs();
         String uri = config.connection().uri().value();
         MongoClient c = MongoClientFactory.create(uri, "tideline-peer-sink", config.connection().connectTimeoutMs());
         try {
@@ -62,7 +71,8 @@ public class PeerSinkTask extends SinkTask {
             PeerRecordReader reader = new PeerRecordReader(new RecordDecoder(writes.tombstoneAction(), writes.versionField()),
                     new NamespaceRouter(routing.database(), routing.topicMap(), routing.filter()));
             counters = new PeerCounters();
-            applier = new PeerApplier(self, reader, new PeerStore(c, config.peer().tombstoneTtlMs()), counters);
+            store = new PeerStore(c, config.peer().tombstoneTtlMs());
+            applier = new PeerApplier(self, reader, store, counters, TenantScope.of(config.peer().tenants()), heartbeats);
             String taskId = props.getOrDefault("name", "peer-sink") + "-" + Integer.toHexString(System.identityHashCode(this));
             status = new PeerStatus(c, config.peer().statusDatabase(), taskId, self, config.peer().lagDegradedMs());
             backoff = new Backoff(config.retry().initialBackoffMs(), config.retry().maxBackoffMs());
@@ -71,8 +81,8 @@ public class PeerSinkTask extends SinkTask {
             c.close();
             throw e;
         }
-        log.info("Tideline peer sink task started for cluster {}, writing to {}", config.peer().clusterId().get(),
-                MongoClientFactory.hostsOf(uri));
+        log.info("Tideline peer sink task started for cluster {}, writing to {}, carrying {}", config.peer().clusterId().get(),
+                MongoClientFactory.hostsOf(uri), TenantScope.of(config.peer().tenants()));
     }
 
     @Override
@@ -96,6 +106,11 @@ public class PeerSinkTask extends SinkTask {
                 applier.drain();
             } else {
                 applier.put(records);
+            }
+            long now = System.currentTimeMillis();
+            if (heartbeats != null && now >= nextHeartbeat) {
+                store.writeHeartbeat(heartbeats, self, now);
+                nextHeartbeat = now + heartbeatIntervalMs;
             }
             if (backoff.attempts() > 0) {
                 log.info("Peer sink: the destination answers again");

@@ -64,16 +64,25 @@ final class PeerStatus {
             reasons.add(failureReason);
             details.add(failure);
         }
-        // waiting a moment for a local write's stamp is normal under concurrent writes: stalled means held for long
+        // waiting a moment for a local write's stamp is normal under concurrent writes: stalled means held for long,
+        // or refused by the destination
         List<String> held = applier.heldReasons(now - STALLED_AFTER_MS);
         if (!held.isEmpty()) {
             reasons.add(LinkHealth.Reason.HELD_RECORDS);
-            details.add(held.size() + " document(s) held for over " + STALLED_AFTER_MS + " ms, first: " + held.get(0));
+            details.add(held.size() + " document(s) refused by the destination or held for over " + STALLED_AFTER_MS
+                    + " ms, first: " + held.get(0));
         }
         long lag = applier.lastRecordTimestamp() < 0 ? 0 : now - applier.lastRecordTimestamp();
         if (applier.queued() > 0 && lag > lagDegradedMs) {
             reasons.add(LinkHealth.Reason.LAG);
             details.add("last record is " + lag + " ms old");
+        }
+        List<String> lagging = applier.roundTrips().lagging(now, lagDegradedMs);
+        if (!lagging.isEmpty()) {
+            if (!reasons.contains(LinkHealth.Reason.LAG)) {
+                reasons.add(LinkHealth.Reason.LAG);
+            }
+            details.addAll(lagging);
         }
         LinkHealth health = LinkHealth.rollUp(reasons);
         if (health != lastHealth || now - lastLog >= LOG_EVERY_MS) {
@@ -103,6 +112,9 @@ final class PeerStatus {
                 .append("queued", new BsonInt32(applier.queued()))
                 .append("updatedAt", new BsonInt64(System.currentTimeMillis()))
                 .append("counters", counters.toBson());
+        BsonDocument roundTrips = new BsonDocument();
+        applier.roundTrips().lastRoundTripMs().forEach((peer, ms) -> roundTrips.append(peer, new BsonInt64(ms)));
+        doc.append("roundTripLagMs", roundTrips);
         try {
             client.getDatabase(database).getCollection(PeerCollections.STATUS, BsonDocument.class)
                     .replaceOne(Filters.eq("_id", taskId), doc, new ReplaceOptions().upsert(true));

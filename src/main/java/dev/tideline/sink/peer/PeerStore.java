@@ -79,13 +79,19 @@ final class PeerStore {
         return r.getMatchedCount() == 1;
     }
 
+    /**
+     * @return false when a document with this {@code _id} was inserted meanwhile (decide again)
+     * @throws MongoWriteException when the destination refuses the document, a duplicate key on another unique
+     *                             index included: the caller holds it
+     */
     boolean insert(Namespace ns, BsonDocument doc) {
         try {
             documents(ns).insertOne(doc);
             return true;
         } catch (MongoWriteException e) {
-            if (e.getError().getCode() == MongoErrors.DUPLICATE_KEY) {
-                return false; // inserted by someone else meanwhile: decide again
+            if (e.getError().getCode() == MongoErrors.DUPLICATE_KEY
+                    && documents(ns).find(Filters.eq("_id", doc.get("_id"))).first() != null) {
+                return false;
             }
             throw e;
         }
@@ -121,6 +127,12 @@ final class PeerStore {
     /** The document exists again: its stamp protects it from now on. */
     void dropTombstone(Namespace ns, BsonValue id) {
         tombstones(ns.db()).deleteOne(Filters.eq("_id", PeerCollections.tombstoneKey(ns.coll(), id)));
+    }
+
+    /** This cluster's heartbeat document: {_id: cluster id, at: wall time}. */
+    void writeHeartbeat(Namespace ns, String self, long at) {
+        documents(ns).replaceOne(Filters.eq("_id", self), new BsonDocument("_id", new org.bson.BsonString(self))
+                .append("at", new BsonDateTime(at)), new ReplaceOptions().upsert(true));
     }
 
     void recordConflict(Namespace ns, BsonDocument conflict) {

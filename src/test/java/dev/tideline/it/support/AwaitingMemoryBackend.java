@@ -7,7 +7,10 @@ import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.CursorNotFoundException;
 import de.bwaldvogel.mongo.oplog.Oplog;
 import de.bwaldvogel.mongo.oplog.OplogCursor;
+import io.netty.channel.Channel;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 
 /**
  * mongo-java-server's in-memory backend with two changes towards MongoDB: a {@code getMore} on a
@@ -30,6 +33,26 @@ class AwaitingMemoryBackend extends MemoryBackend {
 
     private final Object oplogWritten = new Object();
     private long oplogWrites;
+
+    /**
+     * MongoDB writes one document atomically (https://www.mongodb.com/docs/manual/core/write-operations-atomicity/).
+     * The stand-in checks and then changes without a lock between (two inserts of one {@code _id} can both pass the
+     * duplicate-key check; a conditional replace can match a document another writer changes before it is replaced):
+     * its write commands run one at a time here, which is at least as strict.
+     */
+    private static final Set<String> WRITES = Set.of("insert", "update", "delete", "findandmodify");
+
+    private final Object writeLock = new Object();
+
+    @Override
+    public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
+        if (WRITES.contains(command.toLowerCase(Locale.ROOT))) {
+            synchronized (writeLock) {
+                return super.handleCommand(channel, databaseName, command, query);
+            }
+        }
+        return super.handleCommand(channel, databaseName, command, query);
+    }
 
     @Override
     protected Oplog createOplog() {

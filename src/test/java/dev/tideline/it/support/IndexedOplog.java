@@ -62,7 +62,11 @@ final class IndexedOplog implements Oplog {
 
     @Override
     public void handleInsert(String namespace, List<Document> documents) {
-        documents.forEach(d -> append(INSERT, namespace, d.cloneDeeply(), d.get("_id")));
+        // the stand-in hands over every document of the command, also those it refused (a duplicate key):
+        // MongoDB's oplog holds only the writes that happened
+        // (https://www.mongodb.com/docs/manual/core/replica-set-oplog/), so only the stored ones are logged
+        documents.stream().filter(d -> current(namespace, d.get("_id")) == d)
+                .forEach(d -> append(INSERT, namespace, d.cloneDeeply(), d.get("_id")));
         onWrite.run();
     }
 

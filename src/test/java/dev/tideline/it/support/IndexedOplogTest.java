@@ -1,7 +1,9 @@
 package dev.tideline.it.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.mongodb.MongoWriteException;
 import com.mongodb.client.MongoChangeStreamCursor;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
@@ -10,7 +12,12 @@ import com.mongodb.client.model.changestream.ChangeStreamDocument;
 import com.mongodb.client.model.changestream.FullDocument;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.BsonDocument;
+import org.bson.BsonString;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -59,6 +66,55 @@ class IndexedOplogTest {
                 assertThat(take(resumed, 3)).extracting(e -> e.getOperationTypeString())
                         .containsExactly("insert", "update", "delete");
             }
+        }
+    }
+
+    @Test
+    void aRefusedInsertIsNotAnEventAndConcurrentInsertsOfOneIdStoreOne() throws Exception {
+        MongoCollection<Document> c = mongo.client().getDatabase("oplogtest").getCollection("dup");
+        c.insertOne(new Document("_id", "seed"));
+        try (MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor = c.watch().cursor()) {
+            c.insertOne(new Document("_id", 1).append("by", "first"));
+            assertThatThrownBy(() -> c.insertOne(new Document("_id", 1).append("by", "second")))
+                    .isInstanceOf(MongoWriteException.class);
+            int ids = 200;
+            ExecutorService pool = Executors.newFixedThreadPool(4);
+            AtomicInteger stored = new AtomicInteger();
+            try {
+                List<Future<?>> writers = new ArrayList<>();
+                for (int w = 0; w < 4; w++) {
+                    int writer = w;
+                    writers.add(pool.submit(() -> {
+                        for (int id = 100; id < 100 + ids; id++) {
+                            try {
+                                c.insertOne(new Document("_id", id).append("by", writer));
+                                stored.incrementAndGet();
+                            } catch (MongoWriteException refused) {
+                                // another writer stored this _id first
+                            }
+                        }
+                    }));
+                }
+                for (Future<?> f : writers) {
+                    f.get();
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            c.insertOne(new Document("_id", "end"));
+
+            List<ChangeStreamDocument<Document>> events = new ArrayList<>();
+            long deadline = System.currentTimeMillis() + 20_000;
+            while (System.currentTimeMillis() < deadline && (events.isEmpty()
+                    || !new BsonString("end").equals(events.get(events.size() - 1).getDocumentKey().get("_id")))) {
+                events.addAll(take(cursor, 1));
+            }
+            assertThat(stored).as("inserts that succeeded").hasValue(ids);
+            assertThat(c.countDocuments(Filters.gte("_id", 100))).isEqualTo(ids);
+            assertThat(c.find().into(new ArrayList<>())).as("documents stored, each _id once").hasSize(ids + 2 + 1);
+            assertThat(events).as("one event per stored insert, up to the last").hasSize(1 + ids + 1);
+            assertThat(events).extracting(e -> e.getOperationTypeString()).containsOnly("insert");
+            assertThat(events.get(0).getFullDocument().getString("by")).isEqualTo("first");
         }
     }
 
