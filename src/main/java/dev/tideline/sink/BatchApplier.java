@@ -17,6 +17,7 @@ import dev.tideline.sink.plan.WritePlanner;
 import dev.tideline.sink.route.NamespaceRouter;
 import dev.tideline.sink.route.RoutedChange;
 import dev.tideline.sink.write.BulkWriteExecutor;
+import dev.tideline.sink.write.PartialUpdates;
 import dev.tideline.sink.write.RecordFailure;
 import dev.tideline.sink.write.WriteFailures;
 import java.util.ArrayList;
@@ -26,7 +27,7 @@ import java.util.Optional;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
- * Applies one batch: decode → route → plan → guard → write. Malformed and refused records are
+ * Applies one batch: decode → route → plan → guard → partial updates made whole → record versions → write. Malformed and refused records are
  * collected, not thrown, so the rest of the batch is always applied; what to do with them is the
  * caller's decision ({@link FailedRecordHandler}). Failures that are not about one record throw.
  */
@@ -34,14 +35,16 @@ public final class BatchApplier {
     private final RecordDecoder decoder;
     private final NamespaceRouter router;
     private final WriteGuard guard;
+    private final PartialUpdates partials;
     private final BulkWriteExecutor executor;
     private final int chunkSize;
 
-    public BatchApplier(RecordDecoder decoder, NamespaceRouter router, WriteGuard guard, BulkWriteExecutor executor,
-                        int chunkSize) {
+    public BatchApplier(RecordDecoder decoder, NamespaceRouter router, WriteGuard guard, PartialUpdates partials,
+                        BulkWriteExecutor executor, int chunkSize) {
         this.decoder = decoder;
         this.router = router;
         this.guard = guard;
+        this.partials = partials;
         this.executor = executor;
         this.chunkSize = chunkSize;
     }
@@ -53,7 +56,7 @@ public final class BatchApplier {
                 ? WriteGuard.NONE : new StaleWriteGuard(new VersionStore(client));
         return new BatchApplier(new RecordDecoder(writes.tombstoneAction(), writes.versionField()),
                 new NamespaceRouter(routing.database(), routing.topicMap(), routing.filter()),
-                guard, new BulkWriteExecutor(client, writes.writeMode()), writes.bulkChunkSize());
+                guard, new PartialUpdates(client), new BulkWriteExecutor(client, writes.writeMode()), writes.bulkChunkSize());
     }
 
     public BatchOutcome apply(Collection<SinkRecord> records) {
@@ -79,6 +82,7 @@ public final class BatchApplier {
             }
         }
         WritePlan plan = WritePlanner.plan(routed);
+        plan.refused().forEach(r -> failures.add(new RecordFailure(r.change().change().record(), r.reason(), null)));
         int stale = 0;
         int written = 0;
         for (NamespaceBatch planned : plan.batches()) {
@@ -86,13 +90,21 @@ public final class BatchApplier {
             try {
                 admitted = guard.admit(planned);
             } catch (MongoException e) {
-                throw WriteFailures.translate(e, "reading or recording versions for " + planned.destination()
+                throw WriteFailures.translate(e, "reading versions for " + planned.destination()
                         + " in the " + VersionStore.COLLECTION + " collection");
             }
             stale += admitted.stale();
-            List<RecordFailure> refused = executor.execute(admitted.batch(), chunkSize);
+            PartialUpdates.Resolved resolved = partials.resolve(admitted.batch());
+            failures.addAll(resolved.refused());
+            try {
+                guard.record(resolved.batch());
+            } catch (MongoException e) {
+                throw WriteFailures.translate(e, "recording versions for " + planned.destination()
+                        + " in the " + VersionStore.COLLECTION + " collection");
+            }
+            List<RecordFailure> refused = executor.execute(resolved.batch(), chunkSize);
             failures.addAll(refused);
-            written += admitted.batch().writes().size() - refused.size();
+            written += resolved.batch().writes().size() - refused.size();
         }
         return new BatchOutcome(records.size(), written, plan.superseded(), stale, skipped, filtered, failures);
     }
