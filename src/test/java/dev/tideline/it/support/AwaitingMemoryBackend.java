@@ -7,6 +7,7 @@ import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.CursorNotFoundException;
 import de.bwaldvogel.mongo.oplog.Oplog;
 import de.bwaldvogel.mongo.oplog.OplogCursor;
+import io.netty.channel.Channel;
 import java.util.List;
 
 /**
@@ -31,9 +32,30 @@ class AwaitingMemoryBackend extends MemoryBackend {
     private final Object oplogWritten = new Object();
     private long oplogWrites;
 
+    private static final java.util.Set<String> HANDSHAKES = java.util.Set.of("ping", "hello", "ismaster");
+
+    private volatile IndexedOplog oplog;
+
     @Override
     protected Oplog createOplog() {
-        return new IndexedOplog(this, getCursorRegistry(), this::signalWrite);
+        oplog = new IndexedOplog(this, getCursorRegistry(), this::signalWrite);
+        return oplog;
+    }
+
+    /**
+     * A replica set member answers commands with the {@code operationTime} of the latest write it
+     * knows (https://www.mongodb.com/docs/manual/reference/command/#command-responses); Debezium's
+     * MongoDB connector takes its snapshot's stream start from the answer to {@code hello}. Given on
+     * the handshake and {@code ping} only, the commands clients read it from.
+     */
+    @Override
+    public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
+        Document reply = super.handleCommand(channel, databaseName, command, query);
+        IndexedOplog o = oplog;
+        if (o != null && HANDSHAKES.contains(command.toLowerCase(java.util.Locale.ROOT)) && reply != null && !reply.containsKey("operationTime")) {
+            reply.put("operationTime", o.operationTime());
+        }
+        return reply;
     }
 
     @Override

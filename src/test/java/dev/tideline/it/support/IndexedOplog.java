@@ -180,6 +180,11 @@ final class IndexedOplog implements Oplog {
         entries.put(ts.getValue(), new Entry(ts, now, op, ns, o, id));
     }
 
+    /** The cluster time of the latest write (or now, when nothing was written yet). */
+    BsonTimestamp operationTime() {
+        return new BsonTimestamp(lastTimestamp());
+    }
+
     private synchronized long lastTimestamp() {
         return Math.max(last, new BsonTimestamp(clock.instant(), increment).getValue());
     }
