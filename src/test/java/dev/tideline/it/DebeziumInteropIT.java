@@ -123,7 +123,12 @@ class DebeziumInteropIT {
     }
 
     private static String topic(String mode) {
-        return "dbz." + DB + "." + collection(mode);
+        return prefix(mode) + "." + DB + "." + collection(mode);
+    }
+
+    /** One logical name per connector: Debezium keys its offsets and its JMX beans by it. */
+    private static String prefix(String mode) {
+        return mode.equals("change_streams") ? "dbz_partial" : "dbz_full";
     }
 
     private static Map<String, String> debezium(String uri, String mode) {
@@ -131,7 +136,7 @@ class DebeziumInteropIT {
         c.put("connector.class", DEBEZIUM);
         c.put("tasks.max", "1");
         c.put("mongodb.connection.string", uri);
-        c.put("topic.prefix", "dbz");
+        c.put("topic.prefix", prefix(mode));
         c.put("capture.scope", "collection");
         c.put("capture.target", DB + "." + collection(mode));
         c.put("collection.include.list", DB + "." + collection(mode));
