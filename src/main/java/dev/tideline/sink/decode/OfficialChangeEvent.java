@@ -12,8 +12,9 @@ import org.bson.BsonValue;
  * A change-stream event as MongoDB's official source connector publishes it by default
  * ({@code com.mongodb.kafka.connect.MongoSourceConnector}, {@code publish.full.document.only=false}):
  * the server's event document {@code {_id: <resume token>, operationType, clusterTime, ns: {db, coll},
- * documentKey: {_id}, fullDocument, updateDescription}}. Its record key is the resume token, so the
- * document id is read from {@code documentKey}.
+ * documentKey: {_id}, fullDocument, updateDescription}}. Its record key is the document key by default
+ * ({@code change.stream.document.key.as.key=true}) or the resume token: the document id is read from
+ * {@code documentKey} either way.
  *
  * <p>insert, replace, and update WITH {@code fullDocument} become a whole-document write; delete a
  * delete. An update that carries only {@code updateDescription} (the official connector's default
