@@ -141,10 +141,7 @@ class DebeziumInteropIT {
         c.put("capture.target", DB + "." + collection(mode));
         c.put("collection.include.list", DB + "." + collection(mode));
         c.put("capture.mode", mode);
-        c.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
-        c.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
-        c.put("key.converter.schemas.enable", "false");
-        c.put("value.converter.schemas.enable", "false");
+        SinkItSupport.converters(c, "org.apache.kafka.connect.json.JsonConverter");
         return c;
     }
 

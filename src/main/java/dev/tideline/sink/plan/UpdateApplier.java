@@ -64,7 +64,7 @@ public final class UpdateApplier {
         BsonValue container = doc;
         for (int i = 0; i < parts.length - 1; i++) {
             BsonValue next = child(container, parts[i], path);
-            if (next == null || next.isNull()) {
+            if (next == null) {
                 next = new BsonDocument();
                 put(container, parts[i], next, path);
             } else if (!next.isDocument() && !next.isArray()) {

@@ -61,6 +61,8 @@ class UpdateApplierTest {
     void aPathThroughAScalarOrANonArrayTruncationIsNotApplicable() {
         assertThatThrownBy(() -> apply("{_id: 1, a: 5}", desc("{'a.b': 1}", List.of(), List.of())))
                 .isInstanceOf(UpdateApplier.NotApplicable.class).hasMessageContaining("'a' is a INT32");
+        assertThatThrownBy(() -> apply("{_id: 1, a: null}", desc("{'a.b': 1}", List.of(), List.of())))
+                .isInstanceOf(UpdateApplier.NotApplicable.class).hasMessageContaining("'a' is a NULL");
         assertThatThrownBy(() -> apply("{_id: 1, a: [1]}", desc("{'a.x': 1}", List.of(), List.of())))
                 .isInstanceOf(UpdateApplier.NotApplicable.class).hasMessageContaining("inside an array");
         assertThatThrownBy(() -> apply("{_id: 1}", desc("{}", List.of(), List.of(new UpdateDescription.Truncation("xs", 1)))))
