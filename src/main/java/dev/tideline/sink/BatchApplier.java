@@ -17,6 +17,7 @@ import dev.tideline.sink.plan.WritePlanner;
 import dev.tideline.sink.route.NamespaceRouter;
 import dev.tideline.sink.route.RoutedChange;
 import dev.tideline.sink.write.BulkWriteExecutor;
+import dev.tideline.sink.write.PartialUpdates;
 import dev.tideline.sink.write.RecordFailure;
 import dev.tideline.sink.write.SweepWriter;
 import dev.tideline.sink.write.WriteFailures;
@@ -27,7 +28,7 @@ import java.util.Optional;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
- * Applies one batch: decode → route → plan → guard → write. Malformed and refused records are
+ * Applies one batch: decode → route → plan → guard → partial updates made whole → record versions → write. Malformed and refused records are
  * collected, not thrown, so the rest of the batch is always applied; what to do with them is the
  * caller's decision ({@link FailedRecordHandler}). Failures that are not about one record throw.
  */
@@ -35,21 +36,23 @@ public final class BatchApplier {
     private final RecordDecoder decoder;
     private final NamespaceRouter router;
     private final WriteGuard guard;
+    private final PartialUpdates partials;
     private final BulkWriteExecutor executor;
     private final int chunkSize;
     private final ResnapshotSweeper sweeper;
 
-    public BatchApplier(RecordDecoder decoder, NamespaceRouter router, WriteGuard guard, BulkWriteExecutor executor,
-                        int chunkSize) {
-        this(decoder, router, guard, executor, chunkSize, null);
+    public BatchApplier(RecordDecoder decoder, NamespaceRouter router, WriteGuard guard, PartialUpdates partials,
+                        BulkWriteExecutor executor, int chunkSize) {
+        this(decoder, router, guard, partials, executor, chunkSize, null);
     }
 
     /** @param sweeper acts on resnapshot markers; null: they are skipped like other control records */
-    BatchApplier(RecordDecoder decoder, NamespaceRouter router, WriteGuard guard, BulkWriteExecutor executor,
-                 int chunkSize, ResnapshotSweeper sweeper) {
+    BatchApplier(RecordDecoder decoder, NamespaceRouter router, WriteGuard guard, PartialUpdates partials,
+                 BulkWriteExecutor executor, int chunkSize, ResnapshotSweeper sweeper) {
         this.decoder = decoder;
         this.router = router;
         this.guard = guard;
+        this.partials = partials;
         this.executor = executor;
         this.chunkSize = chunkSize;
         this.sweeper = sweeper;
@@ -62,7 +65,7 @@ public final class BatchApplier {
         WriteGuard guard = versions == null ? WriteGuard.NONE : new StaleWriteGuard(versions);
         NamespaceRouter router = new NamespaceRouter(routing.database(), routing.topicMap(), routing.filter());
         return new BatchApplier(new RecordDecoder(writes.tombstoneAction(), writes.versionField()), router,
-                guard, new BulkWriteExecutor(client, writes.writeMode()), writes.bulkChunkSize(),
+                guard, new PartialUpdates(client), new BulkWriteExecutor(client, writes.writeMode()), writes.bulkChunkSize(),
                 new ResnapshotSweeper(router, versions, new SweepWriter(client)));
     }
 
@@ -96,6 +99,7 @@ public final class BatchApplier {
             }
         }
         WritePlan plan = WritePlanner.plan(routed);
+        plan.refused().forEach(r -> failures.add(new RecordFailure(r.change().change().record(), r.reason(), null)));
         int stale = 0;
         int written = 0;
         for (NamespaceBatch planned : plan.batches()) {
@@ -103,13 +107,21 @@ public final class BatchApplier {
             try {
                 admitted = guard.admit(planned);
             } catch (MongoException e) {
-                throw WriteFailures.translate(e, "reading or recording versions for " + planned.destination()
+                throw WriteFailures.translate(e, "reading versions for " + planned.destination()
                         + " in the " + VersionStore.COLLECTION + " collection");
             }
             stale += admitted.stale();
-            List<RecordFailure> refused = executor.execute(admitted.batch(), chunkSize);
+            PartialUpdates.Resolved resolved = partials.resolve(admitted.batch());
+            failures.addAll(resolved.refused());
+            try {
+                guard.record(resolved.batch());
+            } catch (MongoException e) {
+                throw WriteFailures.translate(e, "recording versions for " + planned.destination()
+                        + " in the " + VersionStore.COLLECTION + " collection");
+            }
+            List<RecordFailure> refused = executor.execute(resolved.batch(), chunkSize);
             failures.addAll(refused);
-            written += admitted.batch().writes().size() - refused.size();
+            written += resolved.batch().writes().size() - refused.size();
         }
         if (!markers.isEmpty()) {
             sweeper.apply(markers);

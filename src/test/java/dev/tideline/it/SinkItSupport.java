@@ -88,15 +88,19 @@ final class SinkItSupport {
         c.put("topics", topics);
         c.put("mongodb.uri", uri);
         c.put("database", database);
-        String converter = format == ValueFormat.BSON
-                ? "org.apache.kafka.connect.converters.ByteArrayConverter" : "org.apache.kafka.connect.json.JsonConverter";
+        converters(c, format == ValueFormat.BSON
+                ? "org.apache.kafka.connect.converters.ByteArrayConverter" : "org.apache.kafka.connect.json.JsonConverter");
+        c.put("retry.backoff.initial.ms", "200");
+        c.put("retry.backoff.max.ms", "2000");
+        return c;
+    }
+
+    /** The same converter for keys and values, schemas off (JsonConverter). */
+    static void converters(Map<String, String> c, String converter) {
         c.put("key.converter", converter);
         c.put("value.converter", converter);
         c.put("key.converter.schemas.enable", "false");
         c.put("value.converter.schemas.enable", "false");
-        c.put("retry.backoff.initial.ms", "200");
-        c.put("retry.backoff.max.ms", "2000");
-        return c;
     }
 
     /** Every document of a collection, by _id, as the bytes the server returns. */

@@ -194,4 +194,57 @@ class BatchApplierTest {
         assertThat(out.written()).isEqualTo(2345);
         assertThat(orders().countDocuments()).isEqualTo(2345);
     }
+
+    /** An update event of the official connector's default output (no fullDocument), as StringConverter gives it. */
+    private static SinkRecord officialUpdate(long offset, int id, String description, int clusterSeconds) {
+        String value = "{\"_id\": {\"_data\": \"0" + offset + "\"}, \"operationType\": \"update\", "
+                + "\"clusterTime\": {\"$timestamp\": {\"t\": " + clusterSeconds + ", \"i\": 1}}, "
+                + "\"ns\": {\"db\": \"shop\", \"coll\": \"orders\"}, \"documentKey\": {\"_id\": " + id + "}, "
+                + "\"updateDescription\": " + description + "}";
+        return record("orders-topic", offset, null, value);
+    }
+
+    @Test
+    void partialUpdatesApplyOntoTheDestinationsDocumentAcrossBatches() {
+        BatchApplier applier = applier(Map.of());
+        applier.apply(List.of(change(0, Op.INSERT, 1, "one", 10), change(1, Op.INSERT, 2, "two", 10)));
+
+        BatchOutcome out = applier.apply(List.of(
+                officialUpdate(2, 1, "{\"updatedFields\": {\"qty\": 5, \"tags\": [1, 2, 3]}, \"removedFields\": [\"name\"]}", 11),
+                officialUpdate(3, 1, "{\"updatedFields\": {\"tags.0\": 9}, \"truncatedArrays\": [{\"field\": \"tags\", \"newSize\": 2}]}", 12),
+                officialUpdate(4, 2, "{\"updatedFields\": {\"name\": \"TWO\"}, \"removedFields\": []}", 11)));
+
+        System.out.println("partial updates: " + out);
+        assertThat(out.failures()).isEmpty();
+        assertThat(out.written()).isEqualTo(2);
+        assertThat(find(1)).isEqualTo(BsonDocument.parse("{_id: 1, qty: 5, tags: [9, 2]}"));
+        assertThat(find(2)).isEqualTo(BsonDocument.parse("{_id: 2, name: 'TWO'}"));
+    }
+
+    @Test
+    void aPartialUpdateOfAnAbsentDocumentIsRefusedAndLeavesNoHalfDocumentNorVersion() {
+        BatchOutcome out = applier(Map.of()).apply(List.of(officialUpdate(0, 7, "{\"updatedFields\": {\"qty\": 5}}", 11)));
+
+        assertThat(out.written()).isZero();
+        assertThat(out.failures()).singleElement().satisfies(f -> assertThat(f.message())
+                .contains("update without full document for _id 7, which is absent at the destination dest.orders")
+                .contains("change.stream.full.document=updateLookup"));
+        assertThat(find(7)).isNull();
+        assertThat(client.getDatabase("dest").getCollection(VersionStore.COLLECTION).countDocuments()).isZero();
+    }
+
+    @Test
+    void aStalePartialUpdateNeverOverwritesANewerDocumentNorReportsADeletedOneAbsent() {
+        BatchApplier applier = applier(Map.of());
+        applier.apply(List.of(change(0, Op.INSERT, 1, "new", 20), change(1, Op.INSERT, 2, "x", 10), change(2, Op.DELETE, 2, null, 30)));
+
+        // a replay after a crash: the updates come again after what followed them was applied
+        BatchOutcome late = applier.apply(List.of(officialUpdate(3, 1, "{\"updatedFields\": {\"name\": \"old\"}}", 15),
+                officialUpdate(4, 2, "{\"updatedFields\": {\"name\": \"y\"}}", 25)));
+
+        assertThat(late.stale()).isEqualTo(2);
+        assertThat(late.failures()).isEmpty();
+        assertThat(find(1).getString("name").getValue()).isEqualTo("new");
+        assertThat(find(2)).isNull();
+    }
 }

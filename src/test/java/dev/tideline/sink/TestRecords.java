@@ -6,6 +6,7 @@ import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
 import dev.tideline.event.ValueFormat;
 import dev.tideline.sink.decode.SinkChange;
+import dev.tideline.sink.decode.UpdateDescription;
 import dev.tideline.sink.route.RoutedChange;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.bson.BsonDocument;
@@ -49,6 +50,16 @@ public final class TestRecords {
         SinkChange c = new SinkChange(record("t", offset, null, null), SinkChange.Kind.DELETE, ns, new BsonInt32(id),
                 null, version);
         return new RoutedChange(c, ns);
+    }
+
+    /** A partial update of document {@code id}: the MongoDB update description given as JSON. */
+    public static RoutedChange update(Namespace ns, int id, String descriptionJson, BsonValue version, long offset) {
+        BsonDocument d = BsonDocument.parse(descriptionJson);
+        var description = new UpdateDescription(d.getDocument("updatedFields", new BsonDocument()),
+                d.getArray("removedFields", new org.bson.BsonArray()).stream().map(v -> v.asString().getValue()).toList(),
+                d.getArray("truncatedArrays", new org.bson.BsonArray()).stream().map(v -> new UpdateDescription.Truncation(
+                        v.asDocument().getString("field").getValue(), v.asDocument().getInt32("newSize").getValue())).toList());
+        return new RoutedChange(SinkChange.update(record("t", offset, null, null), ns, new BsonInt32(id), description, version), ns);
     }
 
     public static BsonTimestamp ts(int seconds) {

@@ -18,7 +18,7 @@ import org.bson.json.JsonParseException;
  * <p>op {@code c} (create), {@code r} (snapshot read) and {@code u} with {@code after} (Debezium's
  * default {@code capture.mode=change_streams_update_full}) become a whole-document write; {@code d} a
  * delete of the key's id. An update with only {@code updateDescription} ({@code capture.mode=change_streams})
- * is refused naming the setting, so it lands in the DLQ rather than being lost; {@code t} (truncate) is
+ * becomes a partial update of the key's id, applied onto the destination's copy; {@code t} (truncate) is
  * reported, never applied. The version for the stale-write guard is the source's
  * {@code (ts_ms seconds, ord)}, the change's cluster time; snapshot reads carry none, like Tideline's own copies.
  */
@@ -31,7 +31,7 @@ public final class DebeziumChangeEvent {
         BsonValue op = d.get("op");
         BsonValue source = d.get("source");
         return op != null && op.isString() && source != null && source.isDocument()
-                && (d.containsKey("after") || d.containsKey("before"));
+                && (d.containsKey("after") || d.containsKey("before") || d.containsKey("updateDescription"));
     }
 
     public static Decoded decode(SinkRecord record, BsonDocument d) {
@@ -46,12 +46,14 @@ public final class DebeziumChangeEvent {
             case "u": {
                 BsonDocument after = document(d.get("after"), "after");
                 if (after == null) {
-                    if (op.equals("u")) {
-                        throw new MalformedRecordException("a Debezium update without 'after' (only updateDescription) "
-                                + "cannot be applied as a whole document: set capture.mode=change_streams_update_full "
-                                + "on the Debezium connector");
+                    BsonValue description = d.get("updateDescription");
+                    if (op.equals("u") && description != null && !description.isNull()) {
+                        // capture.mode=change_streams: what changed, not what the document now is
+                        return SinkChange.update(record, ns, updatedId(record, d),
+                                UpdateDescription.fromDebezium(description), clusterTime(source));
                     }
-                    throw new MalformedRecordException("a Debezium '" + op + "' event must carry 'after'");
+                    throw new MalformedRecordException("a Debezium '" + op + "' event must carry 'after'"
+                            + (op.equals("u") ? " or 'updateDescription'" : ""));
                 }
                 BsonValue id = after.get("_id");
                 if (id == null) {
@@ -64,6 +66,18 @@ public final class DebeziumChangeEvent {
             default:
                 throw new MalformedRecordException("unknown Debezium op '" + op + "': expected c, u, d, r or t");
         }
+    }
+
+    /** The updated document's id: the record key, else the event's {@code filter} ({@code {"_id": ...}} as Extended JSON). */
+    private static BsonValue updatedId(SinkRecord record, BsonDocument d) {
+        if (record.key() != null) {
+            return KeyReader.id(record.key());
+        }
+        BsonDocument filter = document(d.get("filter"), "filter");
+        if (filter == null || !filter.containsKey("_id")) {
+            throw new MalformedRecordException("a Debezium update without 'after' needs the record key or a 'filter' naming _id");
+        }
+        return filter.get("_id");
     }
 
     /** An id as Debezium writes it in keys: Extended JSON of the value alone, e.g. {@code {"$oid": "..."}} or {@code 1004}. */

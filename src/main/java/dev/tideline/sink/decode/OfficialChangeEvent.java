@@ -12,13 +12,15 @@ import org.bson.BsonValue;
  * A change-stream event as MongoDB's official source connector publishes it by default
  * ({@code com.mongodb.kafka.connect.MongoSourceConnector}, {@code publish.full.document.only=false}):
  * the server's event document {@code {_id: <resume token>, operationType, clusterTime, ns: {db, coll},
- * documentKey: {_id}, fullDocument, updateDescription}}. Its record key is the resume token, so the
- * document id is read from {@code documentKey}.
+ * documentKey: {_id}, fullDocument, updateDescription}}. Its record key is the document key by default
+ * ({@code change.stream.document.key.as.key=true}) or the resume token: the document id is read from
+ * {@code documentKey} either way.
  *
  * <p>insert, replace, and update WITH {@code fullDocument} become a whole-document write; delete a
  * delete. An update that carries only {@code updateDescription} (the official connector's default
- * {@code change.stream.full.document=default}) cannot be applied as a whole-document write: it is
- * refused with the setting to change, so it lands in the DLQ rather than being lost. drop, rename,
+ * {@code change.stream.full.document=default}, and an {@code updateLookup} of a document deleted
+ * since) becomes a partial update of {@code documentKey._id}, applied onto the destination's copy of
+ * the document (see {@code sink.write.PartialUpdates}). drop, rename,
  * dropDatabase and invalidate are reported, never applied, as for Tideline's own control records.
  * (With {@code publish.full.document.only=true} the records are plain documents: see {@link RecordDecoder}.)
  */
@@ -52,13 +54,20 @@ public final class OfficialChangeEvent {
             case "insert":
             case "replace":
             case "update": {
-                if (!d.containsKey("fullDocument")) {
-                    throw new MalformedRecordException("an " + type + " event without fullDocument (only an "
-                            + "updateDescription) cannot be applied as a whole document: set "
-                            + "change.stream.full.document=updateLookup on the source connector");
-                }
                 BsonValue full = d.get("fullDocument");
-                if (!full.isDocument() || !full.asDocument().containsKey("_id")) {
+                boolean whole = full != null && full.isDocument() && full.asDocument().containsKey("_id");
+                if (!whole && type.equals("update") && d.containsKey("updateDescription")) {
+                    // change.stream.full.document=default: what changed, not what the document now is
+                    if (keyId == null) {
+                        throw new MalformedRecordException("an update event without fullDocument must name its document in documentKey._id");
+                    }
+                    return SinkChange.update(record, ns, keyId, UpdateDescription.fromChangeEvent(d.get("updateDescription")), clusterTime);
+                }
+                if (full == null) {
+                    throw new MalformedRecordException("an " + type + " event without fullDocument and without "
+                            + "updateDescription cannot be applied");
+                }
+                if (!whole) {
                     if (!type.equals("insert")) {
                         // looked up after a delete (null on MongoDB, a delta without _id on the stand-in): the delete follows
                         return new Decoded.Skip("the source could no longer read the document of this " + type);

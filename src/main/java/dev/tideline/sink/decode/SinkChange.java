@@ -1,6 +1,7 @@
 package dev.tideline.sink.decode;
 
 import dev.tideline.event.Namespace;
+import java.util.List;
 import java.util.Objects;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.bson.BsonDocument;
@@ -8,30 +9,52 @@ import org.bson.BsonValue;
 
 /**
  * One record, read: what to do to which document. Whatever form the record came in (envelope,
- * plain document, tombstone), the rest of the sink sees only this.
+ * plain document, tombstone, foreign change event), the rest of the sink sees only this.
  *
  * @param record   the record it came from (for error reports)
- * @param kind     write (replace by _id) or delete
+ * @param kind     write (replace by _id), delete, or update (a partial change of a document the
+ *                 destination must already hold)
  * @param sourceNs where the change happened; null when the record does not say (plain documents, tombstones)
  * @param id       the document's {@code _id}
- * @param document the whole document for a write; null for a delete
+ * @param document the whole document for a write; null for a delete or an update
  * @param version  the change's version for the stale-write guard (source cluster time, or the
  *                 configured version field); null when the record carries none
+ * @param updates  for an update: the change descriptions to apply in order (several once changes of
+ *                 one batch are folded together); empty otherwise
  */
 public record SinkChange(SinkRecord record, Kind kind, Namespace sourceNs, BsonValue id, BsonDocument document,
-                         BsonValue version) implements Decoded {
-    public enum Kind { WRITE, DELETE }
+                         BsonValue version, List<UpdateDescription> updates) implements Decoded {
+    public enum Kind { WRITE, DELETE, UPDATE }
 
     public SinkChange {
         Objects.requireNonNull(record, "record");
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(id, "id");
+        updates = List.copyOf(updates);
         if ((kind == Kind.WRITE) != (document != null)) {
-            throw new IllegalArgumentException("a write carries a document, a delete does not");
+            throw new IllegalArgumentException("a write carries a document, a delete or an update does not");
         }
+        if ((kind == Kind.UPDATE) != !updates.isEmpty()) {
+            throw new IllegalArgumentException("an update carries its descriptions, a write or a delete does not");
+        }
+    }
+
+    /** A whole-document write or a delete. */
+    public SinkChange(SinkRecord record, Kind kind, Namespace sourceNs, BsonValue id, BsonDocument document, BsonValue version) {
+        this(record, kind, sourceNs, id, document, version, List.of());
+    }
+
+    /** A partial update: the source said what changed, not what the document now is. */
+    public static SinkChange update(SinkRecord record, Namespace sourceNs, BsonValue id, UpdateDescription description,
+                                    BsonValue version) {
+        return new SinkChange(record, Kind.UPDATE, sourceNs, id, null, version, List.of(description));
     }
 
     public boolean isDelete() {
         return kind == Kind.DELETE;
+    }
+
+    public boolean isPartial() {
+        return kind == Kind.UPDATE;
     }
 }

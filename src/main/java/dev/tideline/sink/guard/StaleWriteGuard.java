@@ -18,7 +18,8 @@ import org.bson.BsonValue;
  *
  * <p>Per batch and destination collection: one {@code $in} read of the stored versions; changes
  * strictly older than the stored version are dropped; equal versions are applied again, so a replay
- * of the same records lands and stays idempotent. The versions are written BEFORE the documents: if
+ * of the same records lands and stays idempotent. The versions are written ({@link #record}) BEFORE
+ * the documents: if
  * the task dies between the two, the batch's offsets were not committed, Connect re-delivers it, the
  * versions then compare equal and the documents are written. The opposite order could leave a newer
  * document with an older stored version, letting a stale change through later. Changes with no
@@ -44,22 +45,32 @@ public final class StaleWriteGuard implements WriteGuard {
         }
         Map<BsonValue, StoredVersion> stored = store.read(batch.destination(), guardedIds);
         List<RoutedChange> kept = new ArrayList<>(batch.writes().size());
-        List<VersionStore.VersionedWrite> versions = new ArrayList<>();
         for (RoutedChange rc : batch.writes()) {
             var c = rc.change();
             GuardRules.Decision d = GuardRules.decide(c.version(), c.isDelete(), Optional.ofNullable(stored.get(c.id())));
-            if (d != GuardRules.Decision.APPLY) {
-                continue;
+            if (d == GuardRules.Decision.APPLY) {
+                kept.add(rc);
             }
-            kept.add(rc);
+        }
+        return new Admitted(batch.withWrites(kept), batch.writes().size() - kept.size());
+    }
+
+    /**
+     * Kept apart from {@link #admit} so that a partial update refused after admission (its document is
+     * absent at the destination) leaves no version behind for a document that was never written.
+     */
+    @Override
+    public void record(NamespaceBatch toWrite) {
+        List<VersionStore.VersionedWrite> versions = new ArrayList<>();
+        for (RoutedChange rc : toWrite.writes()) {
+            var c = rc.change();
             if (c.version() != null) {
                 versions.add(new VersionStore.VersionedWrite(c.id(), c.version(), c.isDelete(), c.record().topic(),
                         c.record().kafkaPartition()));
             }
         }
         if (!versions.isEmpty()) {
-            store.write(batch.destination(), versions);
+            store.write(toWrite.destination(), versions);
         }
-        return new Admitted(batch.withWrites(kept), batch.writes().size() - kept.size());
     }
 }

@@ -11,5 +11,13 @@ public interface WriteGuard {
     record Admitted(NamespaceBatch batch, int stale) {
     }
 
+    /** Decides; writes nothing. */
     Admitted admit(NamespaceBatch batch);
+
+    /**
+     * Records what is about to be written (what {@link #admit} let through, less what could not be
+     * prepared for writing); called before the documents are written.
+     */
+    default void record(NamespaceBatch toWrite) {
+    }
 }

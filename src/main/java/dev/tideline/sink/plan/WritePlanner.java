@@ -1,6 +1,9 @@
 package dev.tideline.sink.plan;
 
 import dev.tideline.event.Namespace;
+import dev.tideline.sink.decode.Ids;
+import dev.tideline.sink.decode.SinkChange;
+import dev.tideline.sink.decode.UpdateDescription;
 import dev.tideline.sink.guard.VersionOrder;
 import dev.tideline.sink.route.RoutedChange;
 import java.util.ArrayList;
@@ -8,13 +11,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
 /**
  * Plans the writes of a batch. Pure: no I/O, the same input always gives the same plan.
  *
  * <p>Every write is a whole-document replace or a delete by {@code _id}, so only the last change to a
- * document matters: earlier ones in the same batch are superseded and never sent. Records with the
+ * document matters: earlier ones in the same batch are superseded and never sent. A partial update
+ * (a change description without the document) is folded into the change before it instead: onto a
+ * whole document it gives the new whole document, onto another partial update it queues behind it;
+ * after a delete it has nothing to apply to and is refused. Records with the
  * same key share a partition, so arrival order is the per-key order; the one exception is a change
  * that arrives later but carries an OLDER version than the one it would replace (two topics feeding
  * one collection): it loses, as the stale-write guard would decide. The survivors keep the arrival
@@ -28,6 +35,7 @@ public final class WritePlanner {
     public static WritePlan plan(List<RoutedChange> changes) {
         Map<Namespace, Map<BsonValue, RoutedChange>> latest = new LinkedHashMap<>();
         int superseded = 0;
+        List<Refusal> refused = new ArrayList<>();
         for (RoutedChange c : changes) {
             Map<BsonValue, RoutedChange> perId = latest.computeIfAbsent(c.destination(), ns -> new LinkedHashMap<>());
             BsonValue id = c.change().id();
@@ -36,15 +44,52 @@ public final class WritePlanner {
                 perId.put(id, c);
                 continue;
             }
-            superseded++;
-            if (!isOlder(c, previous) && !isBareTombstoneAfterDelete(c, previous)) {
-                perId.remove(id); // re-insert so the survivor sits at its own arrival position
-                perId.put(id, c);
+            if (isOlder(c, previous) || isBareTombstoneAfterDelete(c, previous)) {
+                superseded++;
+                continue;
             }
+            RoutedChange survivor = c;
+            if (c.change().isPartial()) {
+                if (previous.change().isDelete()) {
+                    refused.add(new Refusal(c, "an update without the full document for _id " + Ids.show(id)
+                            + ", which a delete earlier in the same batch removed: there is nothing to apply it to"));
+                    continue;
+                }
+                try {
+                    survivor = fold(previous, c);
+                } catch (UpdateApplier.NotApplicable e) {
+                    refused.add(new Refusal(c, "the update of _id " + Ids.show(id) + " does not fit the document "
+                            + "written before it in the same batch: " + e.getMessage()));
+                    continue;
+                }
+            }
+            superseded++;
+            perId.remove(id); // re-insert so the survivor sits at its own arrival position
+            perId.put(id, survivor);
         }
         List<NamespaceBatch> batches = new ArrayList<>(latest.size());
         latest.forEach((ns, perId) -> batches.add(new NamespaceBatch(ns, new ArrayList<>(perId.values()))));
-        return new WritePlan(batches, superseded);
+        return new WritePlan(batches, superseded, refused);
+    }
+
+    /**
+     * A partial update after an earlier change to the same document: after a whole document it gives the
+     * whole new document; after another partial update, both descriptions in order. Either way one
+     * write per document remains, carrying the later change's version and record.
+     */
+    private static RoutedChange fold(RoutedChange previous, RoutedChange update) {
+        SinkChange p = previous.change();
+        SinkChange u = update.change();
+        SinkChange folded;
+        if (p.isPartial()) {
+            List<UpdateDescription> both = new ArrayList<>(p.updates());
+            both.addAll(u.updates());
+            folded = new SinkChange(u.record(), SinkChange.Kind.UPDATE, u.sourceNs(), u.id(), null, u.version(), both);
+        } else {
+            BsonDocument doc = UpdateApplier.apply(p.document(), u.updates());
+            folded = new SinkChange(u.record(), SinkChange.Kind.WRITE, u.sourceNs(), u.id(), doc, u.version());
+        }
+        return new RoutedChange(folded, update.destination());
     }
 
     /**

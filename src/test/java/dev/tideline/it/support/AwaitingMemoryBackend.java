@@ -41,22 +41,37 @@ class AwaitingMemoryBackend extends MemoryBackend {
      * its write commands run one at a time here, which is at least as strict.
      */
     private static final Set<String> WRITES = Set.of("insert", "update", "delete", "findandmodify");
+    private static final Set<String> HANDSHAKES = Set.of("ping", "hello", "ismaster");
 
     private final Object writeLock = new Object();
+    private volatile IndexedOplog oplog;
 
     @Override
+    protected Oplog createOplog() {
+        oplog = new IndexedOplog(this, getCursorRegistry(), this::signalWrite);
+        return oplog;
+    }
+
+    /**
+     * A replica set member answers commands with the {@code operationTime} of the latest write it
+     * knows (https://www.mongodb.com/docs/manual/reference/command/#command-responses); Debezium's
+     * MongoDB connector takes its snapshot's stream start from the answer to {@code hello}. Given on
+     * the handshake and {@code ping} only, the commands clients read it from.
+     */
+    @Override
     public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
-        if (WRITES.contains(command.toLowerCase(Locale.ROOT))) {
+        String name = command.toLowerCase(Locale.ROOT);
+        if (WRITES.contains(name)) {
             synchronized (writeLock) {
                 return super.handleCommand(channel, databaseName, command, query);
             }
         }
-        return super.handleCommand(channel, databaseName, command, query);
-    }
-
-    @Override
-    protected Oplog createOplog() {
-        return new IndexedOplog(this, getCursorRegistry(), this::signalWrite);
+        Document reply = super.handleCommand(channel, databaseName, command, query);
+        IndexedOplog o = oplog;
+        if (o != null && HANDSHAKES.contains(name) && reply != null && !reply.containsKey("operationTime")) {
+            reply.put("operationTime", o.operationTime());
+        }
+        return reply;
     }
 
     @Override

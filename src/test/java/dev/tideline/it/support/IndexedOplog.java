@@ -14,8 +14,12 @@ import de.bwaldvogel.mongo.oplog.OplogCursor;
 import de.bwaldvogel.mongo.oplog.OplogPosition;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.stream.Stream;
 
@@ -31,19 +35,27 @@ import java.util.stream.Stream;
  * (https://www.mongodb.com/docs/manual/reference/change-events/) where the stand-in differed:
  * {@code documentKey} of an update is {@code {_id}} (the stand-in put the update specification there),
  * an {@code updateLookup} of a document deleted since is {@code null} (the stand-in returned the update's
- * fields), and events carry {@code ns} and {@code wallTime}. Still as the stand-in does: a replacement
- * is reported as {@code update}, an update without lookup carries its {@code $set}/{@code $unset}
- * fields as {@code fullDocument}, and there is no {@code updateDescription}.
+ * fields), events carry {@code ns} and {@code wallTime}, a replacement is a {@code replace} event with
+ * the new document, and an update carries an {@code updateDescription} and, without
+ * {@code updateLookup}, no {@code fullDocument} (see {@link #handleUpdate}).
  */
 final class IndexedOplog implements Oplog {
     private static final String INSERT = "i";
     private static final String UPDATE = "u";
+    /** A replacement: MongoDB logs it as an update of the whole document and reports it as {@code replace}. */
+    private static final String REPLACE = "r";
     private static final String DELETE = "d";
     private static final String COMMAND = "c";
 
-    /** One write, as the oplog keeps it. {@code o} is the document, the update or the command. */
+    /**
+     * One write, as the oplog keeps it. {@code o} is the document (insert, replacement), the update's
+     * description (update) or the command.
+     */
     private record Entry(BsonTimestamp ts, Instant wall, String op, String ns, Document o, Object id) {
     }
+
+    /** The document as each write left it, per namespace and {@code _id}: what the next update is diffed against. */
+    private final Map<String, Map<Object, Document>> images = new ConcurrentHashMap<>();
 
     private final MongoBackend backend;
     private final CursorRegistry cursors;
@@ -65,27 +77,99 @@ final class IndexedOplog implements Oplog {
         // the stand-in hands over every document of the command, also those it refused (a duplicate key):
         // MongoDB's oplog holds only the writes that happened
         // (https://www.mongodb.com/docs/manual/core/replica-set-oplog/), so only the stored ones are logged
-        documents.stream().filter(d -> current(namespace, d.get("_id")) == d)
-                .forEach(d -> append(INSERT, namespace, d.cloneDeeply(), d.get("_id")));
+        for (Document d : documents) {
+            if (current(namespace, d.get("_id")) != d) {
+                continue;
+            }
+            Document copy = d.cloneDeeply();
+            imagesOf(namespace).put(d.get("_id"), copy);
+            append(INSERT, namespace, copy, d.get("_id"));
+        }
         onWrite.run();
     }
 
+    /**
+     * MongoDB reports a replacement ({@code replaceOne}: an update without operators) as a
+     * {@code replace} event carrying the new document, and any other update as an {@code update}
+     * event whose {@code updateDescription} holds the changed fields with their new values and the
+     * removed ones (https://www.mongodb.com/docs/manual/reference/change-events/update/,
+     * .../change-events/replace/). Here the description compares the document before and after the
+     * update at top level (an embedded change is reported as its whole top-level field: coarser than
+     * MongoDB's dotted paths, and what it means is the same); when the document before is unknown
+     * (written before this oplog existed) the fields the update's operators name are reported.
+     */
     @Override
     public void handleUpdate(String namespace, Document selector, Document query, List<Object> modifiedIds) {
-        modifiedIds.forEach(id -> append(UPDATE, namespace, query, id));
+        boolean replacement = query.keySet().stream().noneMatch(k -> k.startsWith("$"));
+        for (Object id : modifiedIds) {
+            Document after = current(namespace, id);
+            if (after == null) {
+                continue; // deleted before this call: the delete is logged on its own
+            }
+            after = after.cloneDeeply();
+            Document before = imagesOf(namespace).put(id, after);
+            if (replacement) {
+                append(REPLACE, namespace, after, id);
+            } else {
+                append(UPDATE, namespace, before != null ? diff(before, after) : describe(query, after), id);
+            }
+        }
         onWrite.run();
     }
 
     @Override
     public void handleDelete(String namespace, Document query, List<Object> deletedIds) {
-        deletedIds.forEach(id -> append(DELETE, namespace, null, id));
+        deletedIds.forEach(id -> {
+            imagesOf(namespace).remove(id);
+            append(DELETE, namespace, null, id);
+        });
         onWrite.run();
     }
 
     @Override
     public void handleDropCollection(String namespace) {
+        images.remove(namespace);
         append(COMMAND, databaseOf(namespace) + ".$cmd", new Document("drop", collectionOf(namespace)), null);
         onWrite.run();
+    }
+
+    private Map<Object, Document> imagesOf(String namespace) {
+        return images.computeIfAbsent(namespace, ns -> new ConcurrentHashMap<>());
+    }
+
+    /** {@code {updatedFields, removedFields, truncatedArrays}} of the top-level fields that differ. */
+    private static Document diff(Document before, Document after) {
+        Document updated = new Document();
+        for (String key : after.keySet()) {
+            if (!before.containsKey(key) || !Objects.equals(before.get(key), after.get(key))) {
+                updated.append(key, after.get(key));
+            }
+        }
+        List<String> removed = before.keySet().stream().filter(k -> !after.containsKey(k)).toList();
+        return description(updated, removed);
+    }
+
+    /** The top-level fields the update's operators name: set to their value after the update, or removed. */
+    private static Document describe(Document update, Document after) {
+        Document updated = new Document();
+        List<String> removed = new ArrayList<>();
+        for (Object fields : update.values()) {
+            if (fields instanceof Document d) {
+                for (String path : d.keySet()) {
+                    String top = path.split("\\.", 2)[0];
+                    if (after.containsKey(top)) {
+                        updated.append(top, after.get(top));
+                    } else if (!removed.contains(top)) {
+                        removed.add(top);
+                    }
+                }
+            }
+        }
+        return description(updated, removed);
+    }
+
+    private static Document description(Document updated, List<String> removed) {
+        return new Document("updatedFields", updated).append("removedFields", removed).append("truncatedArrays", List.of());
     }
 
     /**
@@ -100,6 +184,11 @@ final class IndexedOplog implements Oplog {
         }
         last = ts.getValue();
         entries.put(ts.getValue(), new Entry(ts, now, op, ns, o, id));
+    }
+
+    /** The cluster time of the latest write (or now, when nothing was written yet). */
+    BsonTimestamp operationTime() {
+        return new BsonTimestamp(lastTimestamp());
     }
 
     private synchronized long lastTimestamp() {
@@ -162,14 +251,25 @@ final class IndexedOplog implements Oplog {
                     .append("wallTime", e.wall())
                     .append("ns", new Document("db", databaseOf(e.ns())).append("coll", e.o().get("drop")));
         }
-        Document fullDocument = switch (e.op()) {
-            case INSERT -> e.o();
-            case UPDATE -> lookup ? current(e.ns(), e.id()) : setAndUnsetFields(e.o());
-            default -> null;
+        String type = switch (e.op()) {
+            case INSERT -> "insert";
+            case UPDATE -> "update";
+            case REPLACE -> "replace";
+            default -> "delete";
         };
-        return event.append("operationType", e.op().equals(INSERT) ? "insert" : e.op().equals(UPDATE) ? "update" : "delete")
-                .append("fullDocument", fullDocument)
-                .append("ns", new Document("db", databaseOf(e.ns())).append("coll", collectionOf(e.ns())))
+        event.append("operationType", type);
+        switch (e.op()) {
+            case INSERT, REPLACE -> event.append("fullDocument", e.o());
+            case UPDATE -> {
+                if (lookup) { // without updateLookup MongoDB leaves fullDocument out of update events
+                    event.append("fullDocument", current(e.ns(), e.id()));
+                }
+                event.append("updateDescription", e.o());
+            }
+            default -> {
+            }
+        }
+        return event.append("ns", new Document("db", databaseOf(e.ns())).append("coll", collectionOf(e.ns())))
                 .append("documentKey", new Document("_id", e.id()))
                 .append("clusterTime", e.ts())
                 .append("wallTime", e.wall());
@@ -184,16 +284,6 @@ final class IndexedOplog implements Oplog {
         }
         Iterator<Document> found = collection.handleQuery(new Document("_id", id), 0, 1).iterator();
         return found.hasNext() ? found.next() : null;
-    }
-
-    private static Document setAndUnsetFields(Document update) {
-        Document delta = new Document();
-        for (String operator : List.of("$set", "$unset")) {
-            if (update.get(operator) instanceof Document fields) {
-                delta.appendAll(fields);
-            }
-        }
-        return delta;
     }
 
     private static long valueOf(OplogPosition position) {

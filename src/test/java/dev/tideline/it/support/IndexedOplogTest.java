@@ -118,6 +118,31 @@ class IndexedOplogTest {
         }
     }
 
+    @Test
+    void updatesCarryTheirDescriptionAndReplacementsAreReplaceEventsAsMongoDbReportsThem() {
+        MongoCollection<Document> c = mongo.client().getDatabase("oplogtest").getCollection("described");
+        c.insertOne(new Document("_id", 1).append("a", 1).append("b", new Document("x", 1)).append("gone", true));
+        try (MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor = c.watch().cursor()) {
+            c.updateOne(Filters.eq("_id", 1), Updates.combine(Updates.set("a", 2), Updates.set("b.y", 2),
+                    Updates.unset("gone"), Updates.set("new", "n")));
+            c.updateOne(Filters.eq("_id", 1), Updates.inc("a", 1));
+            c.replaceOne(Filters.eq("_id", 1), new Document("_id", 1).append("r", true));
+
+            List<ChangeStreamDocument<Document>> events = take(cursor, 3);
+
+            assertThat(events).extracting(e -> e.getOperationTypeString()).containsExactly("update", "update", "replace");
+            var first = events.get(0).getUpdateDescription();
+            assertThat(first.getUpdatedFields()).isEqualTo(BsonDocument.parse("{a: 2, b: {x: 1, y: 2}, new: 'n'}"));
+            assertThat(first.getRemovedFields()).containsExactly("gone");
+            assertThat(first.getTruncatedArrays()).isEmpty();
+            assertThat(events.get(0).getFullDocument()).isNull(); // no updateLookup: MongoDB leaves it out
+            assertThat(events.get(1).getUpdateDescription().getUpdatedFields()).isEqualTo(BsonDocument.parse("{a: 3}"));
+            assertThat(events.get(2).getFullDocument()).isEqualTo(new Document("_id", 1).append("r", true));
+            assertThat(events.get(2).getUpdateDescription()).isNull();
+            assertThat(events.get(2).getDocumentKey()).isEqualTo(BsonDocument.parse("{_id: 1}"));
+        }
+    }
+
     private static List<ChangeStreamDocument<Document>> take(MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor, int n) {
         List<ChangeStreamDocument<Document>> out = new ArrayList<>();
         long deadline = System.currentTimeMillis() + 20_000;

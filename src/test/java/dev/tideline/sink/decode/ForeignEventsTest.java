@@ -101,10 +101,37 @@ class ForeignEventsTest {
     }
 
     @Test
-    void debeziumUpdateWithOnlyAnUpdateDescriptionIsRefusedNamingTheSetting() throws IOException {
-        SinkRecord r = debezium("update-description-only.json", false);
-        assertThatThrownBy(() -> decoder.decode(r)).isInstanceOf(MalformedRecordException.class)
-                .hasMessageContaining("capture.mode=change_streams_update_full");
+    void debeziumUpdateWithOnlyAnUpdateDescriptionIsAPartialUpdateOfTheKeysId() throws IOException {
+        SinkChange c = (SinkChange) decoder.decode(debezium("update-description-only.json", false));
+        assertThat(c.kind()).isEqualTo(SinkChange.Kind.UPDATE);
+        assertThat(c.id()).isEqualTo(ANNE);
+        assertThat(c.sourceNs()).isEqualTo(CUSTOMERS);
+        assertThat(c.version()).isEqualTo(new BsonTimestamp(1_732_700_011, 1));
+        UpdateDescription d = c.updates().get(0);
+        assertThat(d.updatedFields()).isEqualTo(BsonDocument.parse("{\"first_name\": \"Annie\"}"));
+        assertThat(d.removedFields()).containsExactly("email");
+        assertThat(d.truncatedArrays()).isEmpty();
+    }
+
+    @Test
+    void debeziumTruncatedArraysAndAFilterInsteadOfAKey() {
+        String value = "{\"op\": \"u\", \"after\": null, \"filter\": \"{\\\"_id\\\": 1004}\", "
+                + "\"updateDescription\": {\"updatedFields\": \"{\\\"tags.1\\\": \\\"b\\\"}\", \"removedFields\": null, "
+                + "\"truncatedArrays\": [{\"field\": \"tags\", \"size\": 2}]}, "
+                + "\"source\": {\"connector\": \"mongodb\", \"db\": \"inventory\", \"collection\": \"customers\", \"ts_ms\": 5000, \"ord\": 2}}";
+        SinkChange c = (SinkChange) decoder.decode(new SinkRecord("t", 0, null, null, null, value, 1));
+        assertThat(c.id()).isEqualTo(new BsonInt32(1004));
+        assertThat(c.updates().get(0).truncatedArrays()).containsExactly(new UpdateDescription.Truncation("tags", 2));
+        assertThat(c.updates().get(0).updatedFields().getString("tags.1").getValue()).isEqualTo("b");
+        assertThat(c.version()).isEqualTo(new BsonTimestamp(5, 2));
+    }
+
+    @Test
+    void aMalformedUpdateDescriptionIsRefused() {
+        String value = "{\"operationType\": \"update\", \"documentKey\": {\"_id\": 1}, "
+                + "\"updateDescription\": {\"updatedFields\": {}, \"truncatedArrays\": [{\"field\": \"a\"}]}}";
+        assertThatThrownBy(() -> decoder.decode(new SinkRecord("t", 0, null, null, null, value, 1)))
+                .isInstanceOf(MalformedRecordException.class).hasMessageContaining("newSize");
     }
 
     @Test
@@ -150,10 +177,24 @@ class ForeignEventsTest {
     }
 
     @Test
-    void officialUpdateWithoutFullDocumentIsRefusedNamingTheSetting() throws IOException {
-        SinkRecord r = official("update-default.tsv");
-        assertThatThrownBy(() -> decoder.decode(r)).isInstanceOf(MalformedRecordException.class)
-                .hasMessageContaining("change.stream.full.document=updateLookup");
+    void officialUpdateWithoutFullDocumentIsAPartialUpdateOfTheDocumentKey() throws IOException {
+        SinkChange c = (SinkChange) decoder.decode(official("update-default.tsv"));
+        assertThat(c.kind()).isEqualTo(SinkChange.Kind.UPDATE);
+        assertThat(c.id()).isEqualTo(ORDER);
+        assertThat(c.document()).isNull();
+        assertThat(c.version()).isEqualTo(new BsonTimestamp(1_733_233_181, 1));
+        assertThat(c.updates().get(0).updatedFields()).isEqualTo(new BsonDocument("qty", new BsonInt32(5)));
+    }
+
+    @Test
+    void officialUpdateLookupOfADeletedDocumentStillAppliesItsDescription() {
+        // MongoDB answers fullDocument: null when the document was deleted since; the description is still what happened
+        String event = "{\"_id\": {\"_data\": \"01\"}, \"operationType\": \"update\", \"documentKey\": {\"_id\": 7}, "
+                + "\"fullDocument\": null, \"updateDescription\": {\"updatedFields\": {\"a.b\": 1}, \"removedFields\": [\"c\"]}}";
+        SinkChange c = (SinkChange) decoder.decode(new SinkRecord("shop.orders", 0, null, null, null, event, 1));
+        assertThat(c.kind()).isEqualTo(SinkChange.Kind.UPDATE);
+        assertThat(c.updates().get(0).removedFields()).containsExactly("c");
+        assertThat(c.version()).isNull();
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.tideline.sink.plan;
 import static dev.tideline.sink.TestRecords.SHOP_ORDERS;
 import static dev.tideline.sink.TestRecords.delete;
 import static dev.tideline.sink.TestRecords.ts;
+import static dev.tideline.sink.TestRecords.update;
 import static dev.tideline.sink.TestRecords.write;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -11,6 +12,7 @@ import dev.tideline.event.Namespace;
 import dev.tideline.sink.route.RoutedChange;
 import java.util.ArrayList;
 import java.util.List;
+import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.junit.jupiter.api.Test;
 
@@ -99,5 +101,50 @@ class WritePlannerTest {
     @Test
     void emptyBatchPlansNothing() {
         assertThat(WritePlanner.plan(List.of()).batches()).isEmpty();
+    }
+
+    @Test
+    void aPartialUpdateFoldsOntoTheWholeDocumentBeforeItAndTakesItsVersion() {
+        WritePlan plan = WritePlanner.plan(List.of(
+                write(SHOP_ORDERS, 1, "a", ts(10), 0),
+                update(SHOP_ORDERS, 1, "{updatedFields: {qty: 2}, removedFields: ['name']}", ts(11), 1)));
+        RoutedChange only = plan.batches().get(0).writes().get(0);
+        assertThat(only.change().isPartial()).isFalse();
+        assertThat(only.change().document()).isEqualTo(BsonDocument.parse("{_id: 1, qty: 2}"));
+        assertThat(only.change().version()).isEqualTo(ts(11));
+        assertThat(only.change().record().kafkaOffset()).isEqualTo(1L);
+        assertThat(plan.superseded()).isEqualTo(1);
+        assertThat(plan.refused()).isEmpty();
+    }
+
+    @Test
+    void partialUpdatesOfOneDocumentQueueInOrderAndAWholeDocumentAfterThemReplacesThem() {
+        WritePlan plan = WritePlanner.plan(List.of(
+                update(SHOP_ORDERS, 1, "{updatedFields: {a: 1}}", ts(10), 0),
+                update(SHOP_ORDERS, 1, "{updatedFields: {b: 1}}", ts(11), 1),
+                update(SHOP_ORDERS, 2, "{updatedFields: {a: 1}}", ts(10), 2),
+                write(SHOP_ORDERS, 2, "whole", ts(12), 3)));
+        List<RoutedChange> writes = plan.batches().get(0).writes();
+        assertThat(writes.get(0).change().updates()).extracting(d -> d.updatedFields().getFirstKey()).containsExactly("a", "b");
+        assertThat(writes.get(0).change().version()).isEqualTo(ts(11));
+        assertThat(writes.get(1).change().document().getString("name").getValue()).isEqualTo("whole");
+        assertThat(plan.superseded()).isEqualTo(2);
+    }
+
+    @Test
+    void aPartialUpdateAfterADeleteOrNotFittingTheDocumentBeforeItIsRefusedAndTheEarlierChangeKept() {
+        WritePlan plan = WritePlanner.plan(List.of(
+                delete(SHOP_ORDERS, 1, ts(10), 0),
+                update(SHOP_ORDERS, 1, "{updatedFields: {a: 1}}", ts(11), 1),
+                write(SHOP_ORDERS, 2, "b", ts(10), 2),
+                update(SHOP_ORDERS, 2, "{updatedFields: {'name.x': 1}}", ts(11), 3),
+                write(SHOP_ORDERS, 3, "c", ts(10), 4),
+                update(SHOP_ORDERS, 3, "{updatedFields: {a: 1}}", ts(9), 5)));
+        List<RoutedChange> writes = plan.batches().get(0).writes();
+        assertThat(writes).extracting(rc -> rc.change().record().kafkaOffset()).containsExactly(0L, 2L, 4L);
+        assertThat(plan.refused()).extracting(r -> r.change().change().record().kafkaOffset()).containsExactly(1L, 3L);
+        assertThat(plan.refused().get(0).reason()).contains("a delete earlier in the same batch");
+        assertThat(plan.refused().get(1).reason()).contains("'name' is a STRING");
+        assertThat(plan.superseded()).isEqualTo(1); // the older update of 3
     }
 }
