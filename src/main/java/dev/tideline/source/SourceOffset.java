@@ -5,7 +5,6 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
@@ -198,46 +197,7 @@ public final class SourceOffset {
      * a token or an {@code _id}) was a quarter of a backfill's capture time.
      */
     public Map<String, Object> recordOffset() {
-        return new DeferredMap(this);
-    }
-
-    /** A read-only map built from its offset on first use; safe to read from any thread. */
-    private static final class DeferredMap extends java.util.AbstractMap<String, Object> {
-        private final SourceOffset offset;
-        private volatile Map<String, Object> built;
-
-        DeferredMap(SourceOffset offset) {
-            this.offset = offset;
-        }
-
-        private Map<String, Object> built() {
-            Map<String, Object> m = built;
-            if (m == null) {
-                m = java.util.Collections.unmodifiableMap(offset.toMap());
-                built = m;
-            }
-            return m;
-        }
-
-        @Override
-        public Set<Entry<String, Object>> entrySet() {
-            return built().entrySet();
-        }
-
-        @Override
-        public Object get(Object key) {
-            return built().get(key);
-        }
-
-        @Override
-        public boolean containsKey(Object key) {
-            return built().containsKey(key);
-        }
-
-        @Override
-        public int size() {
-            return built().size();
-        }
+        return new DeferredOffsetMap(this::toMap);
     }
 
     public Map<String, Object> toMap() {
