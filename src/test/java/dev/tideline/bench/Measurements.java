@@ -21,6 +21,7 @@ final class Measurements {
     final Metric drainCpu;
     final Metric backfillSmall;
     final Metric backfillLarge;
+    final Metric findInIdOrderLarge;
     final Metric sinkRate;
     final Metric sinkCpu;
     final Metric sinkRateNoGuard;
@@ -41,6 +42,7 @@ final class Measurements {
         drainCpu = new Metric("  worker CPU for that drain", "CPU-s", false);
         backfillSmall = new Metric(String.format("backfill of %,d docs", sizes.backfillSmall()), "docs/s", true);
         backfillLarge = new Metric(String.format("backfill of %,d docs", sizes.backfillLarge()), "docs/s", true);
+        findInIdOrderLarge = new Metric("  raw: find of as many in _id order, as a resumable copy reads", "docs/s", true);
         sinkRate = new Metric(String.format("sink applying %,d change records", sizes.sinkRecords()), "docs/s", true);
         sinkCpu = new Metric("  worker CPU for that sink run", "CPU-s", false);
         sinkRateNoGuard = new Metric("  the same, Tideline with stale.guard=off", "docs/s", true);
@@ -61,6 +63,9 @@ final class Measurements {
      */
     boolean runAll(Runnable afterEachPart) {
         Set<String> only = Set.of(System.getProperty("bench.only", "").split(","));
+        if (!"false".equals(System.getProperty("bench.warmup"))) {
+            warmUp();
+        }
         Map<String, Runnable> parts = new LinkedHashMap<>();
         parts.put("streaming", this::streaming);
         parts.put("backfill", this::backfill);
@@ -77,6 +82,25 @@ final class Measurements {
             }
         });
         return tidelineOk;
+    }
+
+    /**
+     * One small untimed round of each connector's source and sink before anything is measured: the
+     * first connector to run in a fresh worker otherwise also pays for compiling Connect's and the
+     * producer's code (up to 4x slower in the first run). {@code -Dbench.warmup=false} skips it.
+     */
+    private void warmUp() {
+        int n = 5_000;
+        BenchContext.log("warm-up: " + n + " changes drained, copied and applied by each connector, not measured");
+        for (Contender who : List.of(Contender.TIDELINE, Contender.OFFICIAL)) {
+            try {
+                SourceRuns.drain(ctx, who, n, false);
+                SourceRuns.backfill(ctx, who, n);
+                SinkRuns.apply(ctx, who, SinkRuns.produceTopic(ctx, who, n), n, false);
+            } catch (RuntimeException e) {
+                table.note("Warm-up of " + who.label() + " failed (its first measured run may include JIT warm-up): " + e.getMessage());
+            }
+        }
     }
 
     private void streaming() {
@@ -106,6 +130,7 @@ final class Measurements {
         for (int run = 1; run <= sizes.runs(); run++) {
             BenchContext.log("backfill of " + sizes.backfillLarge() + ", run " + run + " of " + sizes.runs());
             measure(backfillLarge, Contender.RAW, () -> RawLimits.findRead(sizes.backfillLarge()));
+            measure(findInIdOrderLarge, Contender.RAW, () -> RawLimits.findRead(sizes.backfillLarge(), true));
             measure(backfillLarge, Contender.TIDELINE, () -> SourceRuns.backfill(ctx, Contender.TIDELINE, sizes.backfillLarge()));
             if (run == 1) {
                 // Once: where it fails it fails the same way each time (FAKE-MONGO.md), and a stall costs a minute.
