@@ -122,58 +122,21 @@ public final class EnvelopeCodec {
 
     /** The record value of an event in the given form: a {@code Map} (json) or {@code byte[]} (bson). */
     public static Object toValue(ChangeEvent e, ValueFormat format) {
-        return format == ValueFormat.JSON ? ExtendedJson.toMap(toBson(e)) : envelopeBytes(e);
+        BsonDocument d = toBson(e);
+        return format == ValueFormat.JSON ? ExtendedJson.toMap(d) : toBytes(d);
     }
 
     /** The record key of a document id in the given form. */
     public static Object toKey(BsonValue id, ValueFormat format) {
-        if (format == ValueFormat.JSON) {
-            return ExtendedJson.toMap(new BsonDocument(KEY_ID, id));
-        }
-        BasicOutputBuffer buffer = new BasicOutputBuffer(32);
-        try (BsonBinaryWriter writer = new BsonBinaryWriter(buffer)) {
-            writer.writeStartDocument();
-            writer.writeName(KEY_ID);
-            writeValue(writer, id);
-            writer.writeEndDocument();
-        }
-        return buffer.toByteArray();
+        BsonDocument d = new BsonDocument(KEY_ID, id);
+        return format == ValueFormat.JSON ? ExtendedJson.toMap(d) : toBytes(d);
     }
 
     /**
-     * {@code toBytes(toBson(e))} without the intermediate document: the fields are written straight
-     * to the buffer (no codec look-up per field) and the changed document, as the server sent it, is
-     * copied as bytes. This runs once per change captured.
+     * One value after its name: the envelope's types and the usual id types written directly, a raw
+     * document copied as bytes, the rest by the codec (its look-up per field was most of the cost of
+     * writing an envelope, once per change captured).
      */
-    static byte[] envelopeBytes(ChangeEvent e) {
-        BsonDocument doc = e.document();
-        int sizeHint = (doc instanceof RawBsonDocument raw ? raw.getByteBuffer().remaining() : 0) + 160;
-        BasicOutputBuffer buffer = new BasicOutputBuffer(sizeHint);
-        try (BsonBinaryWriter writer = new BsonBinaryWriter(buffer)) {
-            writer.writeStartDocument();
-            writer.writeInt32(F_VERSION, VERSION);
-            writer.writeString(F_OP, e.op().wireName());
-            writer.writeString(F_DB, e.ns().db());
-            writer.writeString(F_COLL, e.ns().coll());
-            writer.writeName(F_ID);
-            writeValue(writer, e.id());
-            if (doc != null) {
-                writer.writeName(F_DOCUMENT);
-                writeValue(writer, doc);
-            }
-            if (e.clusterTime() != null) {
-                writer.writeTimestamp(F_CLUSTER_TIME, e.clusterTime());
-            }
-            writer.writeDateTime(F_WALL_TIME, e.wallTimeMillis());
-            if (e.origin() != null) {
-                writer.writeString(F_ORIGIN, e.origin());
-            }
-            writer.writeEndDocument();
-        }
-        return buffer.toByteArray();
-    }
-
-    /** One value after its name: the usual id types and raw documents directly, the rest by the codec. */
     private static void writeValue(BsonBinaryWriter writer, BsonValue v) {
         if (v instanceof RawBsonDocument raw) {
             try (BsonBinaryReader reader = new BsonBinaryReader(raw.getByteBuffer().asNIO())) {
@@ -186,6 +149,8 @@ public final class EnvelopeCodec {
             case STRING -> writer.writeString(v.asString().getValue());
             case INT32 -> writer.writeInt32(v.asInt32().getValue());
             case INT64 -> writer.writeInt64(v.asInt64().getValue());
+            case TIMESTAMP -> writer.writeTimestamp(v.asTimestamp());
+            case DATE_TIME -> writer.writeDateTime(v.asDateTime().getValue());
             default -> VALUE_CODEC.encode(writer, v, ENCODE);
         }
     }
@@ -239,7 +204,7 @@ public final class EnvelopeCodec {
     }
 
     /**
-     * The document's BSON bytes. Fields are encoded by their class, so a {@link RawBsonDocument} field
+     * The document's BSON bytes. Fields are written by their type ({@link #writeValue}), so a {@link RawBsonDocument} field
      * (a document as the server sent it, e.g. a change's {@code document}) is copied as bytes; the
      * document codec would decode it and encode every string again, character by character, which
      * was the source's largest cost per change.
@@ -250,7 +215,7 @@ public final class EnvelopeCodec {
             writer.writeStartDocument();
             for (Map.Entry<String, BsonValue> field : d.entrySet()) {
                 writer.writeName(field.getKey());
-                VALUE_CODEC.encode(writer, field.getValue(), ENCODE);
+                writeValue(writer, field.getValue());
             }
             writer.writeEndDocument();
         }

@@ -211,16 +211,6 @@ class SourceOffsetTest {
                 .isInstanceOf(InvalidOffsetException.class).hasMessageContaining("'db'");
     }
 
-    @Test
-    void aServerTokenIsWrittenAsTheJsonWriterWouldWriteIt() {
-        BsonDocument serverToken = new BsonDocument("_data", new BsonString("8266F1A2B3000000012B022C0100296E5A1004abc"));
-        assertThat(SourceOffset.tokenJson(serverToken)).isEqualTo(serverToken.toJson(
-                org.bson.json.JsonWriterSettings.builder().outputMode(org.bson.json.JsonMode.EXTENDED).build()));
-        BsonDocument odd = new BsonDocument("_data", new BsonString("a\"b"));
-        assertThat(SourceOffset.fromMap(SourceOffset.streamAfter(odd).toMap()).token()).isEqualTo(odd);
-        assertThat(SourceOffset.fromMap(SourceOffset.streamAfter(serverToken).toMap()).token()).isEqualTo(serverToken);
-    }
-
     @ParameterizedTest(name = "{0}")
     @MethodSource("offsets")
     void aRecordsDeferredOffsetIsTheSameMapAndSerializesTheSame(String name, SourceOffset offset) {
