@@ -120,9 +120,6 @@ public final class VersionStore {
      * the topic partition that carried it (null when unknown: such entries are never swept).
      */
     public record VersionedWrite(BsonValue id, BsonValue version, boolean deleted, String topic, Integer partition) {
-        public VersionedWrite(BsonValue id, BsonValue version, boolean deleted) {
-            this(id, version, deleted, null, null);
-        }
     }
 
     private MongoCollection<BsonDocument> sidecar(Namespace ns) {

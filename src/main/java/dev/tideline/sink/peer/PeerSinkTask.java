@@ -64,6 +64,7 @@ public class PeerSinkTask extends SinkTask {
         heartbeats = config.peer().heartbeatNamespace().map(Namespace::parse).orElse(null);
         heartbeatIntervalMs = config.peer().heartbeatIntervalMs();
         String uri = config.connection().uri().value();
+        TenantScope scope = TenantScope.of(config.peer().tenants());
         MongoClient c = MongoClientFactory.create(uri, "tideline-peer-sink", config.connection().connectTimeoutMs());
         try {
             var writes = config.writes();
@@ -72,7 +73,7 @@ public class PeerSinkTask extends SinkTask {
                     new NamespaceRouter(routing.database(), routing.topicMap(), routing.filter()));
             counters = new PeerCounters();
             store = new PeerStore(c, config.peer().tombstoneTtlMs());
-            applier = new PeerApplier(self, reader, store, counters, TenantScope.of(config.peer().tenants()), heartbeats);
+            applier = new PeerApplier(self, reader, store, counters, scope, heartbeats);
             String taskId = props.getOrDefault("name", "peer-sink") + "-" + Integer.toHexString(System.identityHashCode(this));
             status = new PeerStatus(c, config.peer().statusDatabase(), taskId, self, config.peer().lagDegradedMs());
             backoff = new Backoff(config.retry().initialBackoffMs(), config.retry().maxBackoffMs());
@@ -81,8 +82,8 @@ public class PeerSinkTask extends SinkTask {
             c.close();
             throw e;
         }
-        log.info("Tideline peer sink task started for cluster {}, writing to {}, carrying {}", config.peer().clusterId().get(),
-                MongoClientFactory.hostsOf(uri), TenantScope.of(config.peer().tenants()));
+        log.info("Tideline peer sink task started for cluster {}, writing to {}, carrying {}", self,
+                MongoClientFactory.hostsOf(uri), scope);
     }
 
     @Override
