@@ -162,7 +162,13 @@ final class PeerItSupport {
             }
             sleep(500);
         }
-        throw new AssertionError("clusters did not converge within " + timeout + ": " + last);
+        StringBuilder waiting = new StringBuilder();
+        for (Cluster c : clusters) {
+            for (BsonDocument s : statuses(c)) {
+                waiting.append("; ").append(c.id()).append(" queued ").append(s.get("queued")).append(" ").append(s.get("details"));
+            }
+        }
+        throw new AssertionError("clusters did not converge within " + timeout + ": " + last + waiting);
     }
 
     /** A failed connector or task ends the wait at once, with its trace. */

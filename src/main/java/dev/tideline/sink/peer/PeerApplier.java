@@ -25,6 +25,7 @@ import org.apache.kafka.connect.sink.SinkRecord;
 import org.bson.BsonDocument;
 import org.bson.BsonNull;
 import org.bson.BsonString;
+import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
 
 /**
@@ -46,6 +47,8 @@ final class PeerApplier {
     private final PeerCounters counters;
     private final TenantScope scope;
     private final Namespace heartbeats;
+    private final LocalDeleteWatcher localDeletes;
+    private final LocalDeleteBarrier barrier = new LocalDeleteBarrier();
     private final RoundTripLag roundTrips = new RoundTripLag();
     private final Map<PeerChange.DocKey, Deque<PeerChange>> pending = new LinkedHashMap<>();
     private long lastRecordTimestamp = -1;
@@ -61,14 +64,18 @@ final class PeerApplier {
         }
     };
 
-    /** @param heartbeats the namespace of the link's heartbeat documents, null when there are none */
     /** A document this task last left present, with that version (null: a local write not stamped yet). */
     private record LeftPresent(Version version) {
     }
 
+    /**
+     * @param heartbeats   the namespace of the link's heartbeat documents, null when there are none
+     * @param localDeletes this cluster's deletes, read after each read of the documents (the barrier's input)
+     */
     PeerApplier(String self, PeerRecordReader reader, PeerStore store, PeerCounters counters, TenantScope scope,
-                Namespace heartbeats) {
+                Namespace heartbeats, LocalDeleteWatcher localDeletes) {
         this.self = self;
+        this.localDeletes = localDeletes;
         this.scope = scope;
         this.heartbeats = heartbeats;
         this.reader = reader;
@@ -125,6 +132,8 @@ final class PeerApplier {
             for (int round = 0; round < ROUNDS && !keys.isEmpty(); round++) {
                 List<BsonValue> ids = keys.stream().map(PeerChange.DocKey::id).toList();
                 Map<BsonValue, PeerStore.Held> held = store.read(e.getKey(), ids);
+                // after the read: every local delete the read could have missed is known now
+                localDeletes.catchUp(e.getKey(), barrier);
                 List<PeerChange.DocKey> again = new ArrayList<>();
                 for (PeerChange.DocKey k : keys) {
                     if (!settle(k, held.get(k.id()))) {
@@ -158,8 +167,26 @@ final class PeerApplier {
         List<PeerChange> keep = new ArrayList<>();
         List<Step> steps = new ArrayList<>();
         List<BsonDocument> conflicts = new ArrayList<>();
+        BsonTimestamp ownSince = null; // the latest cluster time among this cluster's own records in this fold
         for (PeerChange c : queue) {
+            boolean ownRecord = c.incoming.fromCluster().equals(self);
+            if (ownRecord && c.sourceTime != null && (ownSince == null || c.sourceTime.compareTo(ownSince) > 0)) {
+                // this cluster's source got this far, even when the record itself waits below (an echo of a peer's
+                // write: what it says, the sink wrote itself, tombstone included)
+                ownSince = c.sourceTime;
+            }
             if (blocked && !c.incoming.origin().equals(self)) {
+                keep.add(c);
+                continue;
+            }
+            BsonTimestamp deletedAt = ownRecord ? null : barrier.waitingFor(key, ownSince);
+            if (deletedAt != null) {
+                blocked = true;
+                if (c.heldSince == 0) {
+                    counters.heldForLocalDelete();
+                }
+                hold(c, "deleted on this cluster at " + deletedAt + " (its change stream shows it) and this cluster's own "
+                        + "record of that delete has not been processed yet; the peer change waits for it", false);
                 keep.add(c);
                 continue;
             }
@@ -183,6 +210,14 @@ final class PeerApplier {
             state = LastWriterWins.after(state, c.incoming, d);
         }
         if (!sameStored(state, start)) {
+            if (current == null && state instanceof DocState.Present) {
+                // about to create the document: a local delete since the round's read would be resurrected by it
+                localDeletes.catchUp(key.ns(), barrier);
+                if (barrier.waitingFor(key, ownSince) != null) {
+                    counters.retried();
+                    return false;
+                }
+            }
             try {
                 if (!transition(key, held, current, state, doc)) {
                     counters.retried();
@@ -200,6 +235,9 @@ final class PeerApplier {
         }
         for (Step s : steps) {
             counters.decided(s.decision().action(), s.change().incoming.origin());
+        }
+        if (ownSince != null) {
+            barrier.ownRecordProcessed(key, ownSince);
         }
         for (BsonDocument c : conflicts) {
             counters.conflictResolved();

@@ -16,6 +16,7 @@ final class PeerCounters {
     private long conflictsRecorded;
     private long retries;
     private long outOfScope;
+    private long heldForLocalDelete;
 
     void record() {
         records++;
@@ -38,6 +39,11 @@ final class PeerCounters {
 
     void outOfScope() {
         outOfScope++;
+    }
+
+    /** A peer change waited for this cluster's own record of a local delete (counted once per record). */
+    void heldForLocalDelete() {
+        heldForLocalDelete++;
     }
 
     void retried() {
@@ -63,12 +69,14 @@ final class PeerCounters {
         d.append("conflictsRecorded", new BsonInt64(conflictsRecorded));
         d.append("writeRetries", new BsonInt64(retries));
         d.append("outOfScope", new BsonInt64(outOfScope));
+        d.append("heldForLocalDelete", new BsonInt64(heldForLocalDelete));
         return d;
     }
 
     @Override
     public String toString() {
         return "records=" + records + " decisions=" + decisions + " appliedByOrigin=" + appliedByOrigin
-                + " conflicts=" + conflictsResolved + "/" + conflictsRecorded + " retries=" + retries + " outOfScope=" + outOfScope;
+                + " conflicts=" + conflictsResolved + "/" + conflictsRecorded + " retries=" + retries + " outOfScope=" + outOfScope
+                + " heldForLocalDelete=" + heldForLocalDelete;
     }
 }

@@ -63,7 +63,8 @@ final class PeerRecordReader {
             }
         }
         return Optional.of(new PeerChange(record, routed.get().destination(), change.id(),
-                new Incoming(origin, cluster, version, base, content), change.document(), header(record, EventHeaders.TENANT)));
+                new Incoming(origin, cluster, version, base, content), change.document(), header(record, EventHeaders.TENANT),
+                change.version() != null && change.version().isTimestamp() ? change.version().asTimestamp() : null));
     }
 
     private static Version version(SinkRecord record, String name, String text) {

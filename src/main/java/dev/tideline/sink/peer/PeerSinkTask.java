@@ -51,6 +51,7 @@ public class PeerSinkTask extends SinkTask {
     private Namespace heartbeats;
     private long heartbeatIntervalMs;
     private long nextHeartbeat;
+    private LocalDeleteWatcher localDeletes;
 
     @Override
     public String version() {
@@ -73,7 +74,8 @@ public class PeerSinkTask extends SinkTask {
                     new NamespaceRouter(routing.database(), routing.topicMap(), routing.filter()));
             counters = new PeerCounters();
             store = new PeerStore(c, config.peer().tombstoneTtlMs());
-            applier = new PeerApplier(self, reader, store, counters, scope, heartbeats);
+            localDeletes = new LocalDeleteWatcher(c);
+            applier = new PeerApplier(self, reader, store, counters, scope, heartbeats, localDeletes);
             String taskId = props.getOrDefault("name", "peer-sink") + "-" + Integer.toHexString(System.identityHashCode(this));
             status = new PeerStatus(c, config.peer().statusDatabase(), taskId, self, config.peer().lagDegradedMs());
             backoff = new Backoff(config.retry().initialBackoffMs(), config.retry().maxBackoffMs());
@@ -160,6 +162,9 @@ public class PeerSinkTask extends SinkTask {
     public void stop() {
         if (status != null && applier != null) {
             status.report(applier, counters, true);
+        }
+        if (localDeletes != null) {
+            localDeletes.close();
         }
         if (client != null) {
             client.close();

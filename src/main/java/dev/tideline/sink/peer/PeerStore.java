@@ -1,6 +1,7 @@
 package dev.tideline.sink.peer;
 
 import com.mongodb.MongoWriteException;
+import com.mongodb.ReadConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
@@ -52,7 +53,8 @@ final class PeerStore {
 
     Map<BsonValue, Held> read(Namespace ns, Collection<BsonValue> ids) {
         Map<BsonValue, BsonDocument> docs = new HashMap<>();
-        for (BsonDocument d : documents(ns).find(Filters.in("_id", ids))) {
+        // majority: a delete this read reflects is one the change streams (LocalDeleteWatcher) can already show
+        for (BsonDocument d : documents(ns).withReadConcern(ReadConcern.MAJORITY).find(Filters.in("_id", ids))) {
             docs.put(d.get("_id"), d);
         }
         List<BsonDocument> keys = new ArrayList<>(ids.size());
