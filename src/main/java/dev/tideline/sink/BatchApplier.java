@@ -114,7 +114,7 @@ public final class BatchApplier {
             PartialUpdates.Resolved resolved = partials.resolve(admitted.batch());
             failures.addAll(resolved.refused());
             try {
-                guard.record(resolved.batch());
+                guard.record(admitted, resolved.batch());
             } catch (MongoException e) {
                 throw WriteFailures.translate(e, "recording versions for " + planned.destination()
                         + " in the " + VersionStore.COLLECTION + " collection");
