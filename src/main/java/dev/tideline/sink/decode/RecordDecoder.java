@@ -51,14 +51,14 @@ public final class RecordDecoder {
         BsonDocument doc;
         if (value instanceof Struct struct) {
             if (EnvelopeStruct.isEnvelope(struct)) {
-                return envelope(record, EnvelopeCodec.fromBson(EnvelopeStruct.toEnvelope(struct)));
+                return envelope(record, EnvelopeCodec.fromBson(EnvelopeStruct.toEnvelope(struct)), struct);
             }
             doc = StructConverter.toDocument(struct);
         } else {
             doc = EnvelopeCodec.readDocument(value);
         }
         if (EnvelopeCodec.looksLikeEnvelope(doc)) {
-            return envelope(record, EnvelopeCodec.fromBson(doc));
+            return envelope(record, EnvelopeCodec.fromBson(doc), value);
         }
         if (OfficialChangeEvent.matches(doc)) {
             return withVersion(OfficialChangeEvent.decode(record, doc));
@@ -85,7 +85,8 @@ public final class RecordDecoder {
         return new SinkChange(record, SinkChange.Kind.DELETE, headerNamespace(record), id, null, null);
     }
 
-    private Decoded envelope(SinkRecord record, ChangeEvent e) {
+    /** @param value the record value the envelope was read from */
+    private Decoded envelope(SinkRecord record, ChangeEvent e, Object value) {
         if (e.op() == Op.DELETE) {
             return new SinkChange(record, SinkChange.Kind.DELETE, e.ns(), e.id(), null, e.clusterTime());
         }
@@ -102,7 +103,9 @@ public final class RecordDecoder {
             throw new MalformedRecordException("the document's _id " + Ids.show(doc.get(ID)) + " differs from the change's id " + Ids.show(e.id()));
         }
         BsonValue version = e.clusterTime() != null ? e.clusterTime() : versionOf(doc);
-        return new SinkChange(record, SinkChange.Kind.WRITE, e.ns(), e.id(), doc, version);
+        // BSON bytes (ByteArrayConverter): the document is written as the bytes it came in, not encoded again
+        BsonDocument written = value instanceof byte[] bytes ? EnvelopeCodec.rawDocument(bytes) : doc;
+        return new SinkChange(record, SinkChange.Kind.WRITE, e.ns(), e.id(), written, version);
     }
 
     private Decoded plainDocument(SinkRecord record, BsonDocument doc) {
