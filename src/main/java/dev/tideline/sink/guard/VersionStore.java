@@ -21,13 +21,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
+import org.bson.BsonBinaryWriter;
 import org.bson.BsonBoolean;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
-import org.bson.BsonInt32;
-import org.bson.BsonString;
 import org.bson.BsonValue;
+import org.bson.RawBsonDocument;
+import org.bson.codecs.BsonValueCodec;
+import org.bson.codecs.EncoderContext;
 import org.bson.conversions.Bson;
+import org.bson.io.BasicOutputBuffer;
 
 /**
  * The sidecar collection {@value #COLLECTION} in each destination database: one entry per
@@ -43,6 +46,8 @@ public final class VersionStore {
     private static final String TOPIC = "t";
     private static final String PARTITION = "p";
     private static final ReplaceOptions UPSERT = new ReplaceOptions().upsert(true);
+    private static final BsonValueCodec VALUES = new BsonValueCodec();
+    private static final EncoderContext ENCODE = EncoderContext.builder().build();
 
     private final MongoClient client;
 
@@ -58,9 +63,7 @@ public final class VersionStore {
         Map<BsonValue, StoredVersion> found = new HashMap<>();
         Set<BsonValue> withEntry = new HashSet<>();
         for (int i = 0; i < ids.size(); i += IN_CHUNK) {
-            List<BsonDocument> keys = ids.subList(i, Math.min(ids.size(), i + IN_CHUNK)).stream()
-                    .map(id -> key(ns, id)).toList();
-            for (BsonDocument entry : sidecar(ns).find(Filters.in("_id", keys))) {
+            for (BsonDocument entry : sidecar(ns).find(keysIn(ns, ids.subList(i, Math.min(ids.size(), i + IN_CHUNK))))) {
                 BsonValue id = entry.getDocument("_id").get("id");
                 withEntry.add(id);
                 BsonValue v = entry.get("v");
@@ -87,7 +90,7 @@ public final class VersionStore {
      */
     public void write(Namespace ns, List<VersionedWrite> writes) {
         MongoCollection<BsonDocument> sidecar = sidecar(ns);
-        BsonDateTime now = new BsonDateTime(System.currentTimeMillis());
+        long now = System.currentTimeMillis();
         for (int i = 0; i < writes.size(); i += IN_CHUNK) {
             List<VersionedWrite> chunk = writes.subList(i, Math.min(writes.size(), i + IN_CHUNK));
             List<WriteModel<BsonDocument>> models = new ArrayList<>(chunk.size());
@@ -124,17 +127,59 @@ public final class VersionStore {
         }
     }
 
+    /** {@code {_id: {$in: [<key>, ...]}}} as BSON bytes, written directly like {@link #entry}. */
+    private static BsonDocument keysIn(Namespace ns, List<BsonValue> ids) {
+        BasicOutputBuffer out = new BasicOutputBuffer(64 + 32 * ids.size());
+        try (BsonBinaryWriter writer = new BsonBinaryWriter(out)) {
+            writer.writeStartDocument();
+            writer.writeStartDocument("_id");
+            writer.writeStartArray("$in");
+            for (BsonValue id : ids) {
+                writer.writeStartDocument();
+                writeKeyFields(writer, ns, id);
+                writer.writeEndDocument();
+            }
+            writer.writeEndArray();
+            writer.writeEndDocument();
+            writer.writeEndDocument();
+        }
+        return new RawBsonDocument(out.getInternalBuffer(), 0, out.getPosition());
+    }
+
+    /** An entry's {@code _id}: field order is part of an embedded document's equality, always ns, then id. */
+    private static void writeKeyFields(BsonBinaryWriter writer, Namespace ns, BsonValue id) {
+        writer.writeString("ns", ns.coll());
+        writer.writeName("id");
+        VALUES.encode(writer, id, ENCODE);
+    }
+
     private static WriteModel<BsonDocument> replace(BsonDocument entry) {
         return new ReplaceOneModel<>(Filters.eq("_id", entry.get("_id")), entry, UPSERT);
     }
 
-    private static BsonDocument entry(Namespace ns, VersionedWrite w, BsonDateTime now) {
-        BsonDocument entry = new BsonDocument("_id", key(ns, w.id())).append("v", w.version())
-                .append("deleted", BsonBoolean.valueOf(w.deleted())).append("appliedAt", now);
-        if (w.topic() != null && w.partition() != null) {
-            entry.append(TOPIC, new BsonString(w.topic())).append(PARTITION, new BsonInt32(w.partition()));
+    /**
+     * The entry as BSON bytes, written field by field: the driver then copies them as they are. Left
+     * to the driver, the codec look-ups and writers of each small entry cost about as much as copying
+     * the 1 KB document it stands for.
+     */
+    private static BsonDocument entry(Namespace ns, VersionedWrite w, long now) {
+        BasicOutputBuffer out = new BasicOutputBuffer(128);
+        try (BsonBinaryWriter writer = new BsonBinaryWriter(out)) {
+            writer.writeStartDocument();
+            writer.writeStartDocument("_id");
+            writeKeyFields(writer, ns, w.id());
+            writer.writeEndDocument();
+            writer.writeName("v");
+            VALUES.encode(writer, w.version(), ENCODE);
+            writer.writeBoolean("deleted", w.deleted());
+            writer.writeDateTime("appliedAt", now);
+            if (w.topic() != null && w.partition() != null) {
+                writer.writeString(TOPIC, w.topic());
+                writer.writeInt32(PARTITION, w.partition());
+            }
+            writer.writeEndDocument();
         }
-        return entry;
+        return new RawBsonDocument(out.getInternalBuffer(), 0, out.getPosition());
     }
 
     /**
@@ -154,8 +199,7 @@ public final class VersionStore {
 
     /** Records these documents as deleted at {@code version} (a resnapshot's sweep removed them). */
     public void markDeleted(Namespace ns, List<BsonValue> ids, BsonValue version) {
-        List<BsonDocument> keys = ids.stream().map(id -> key(ns, id)).toList();
-        sidecar(ns).updateMany(Filters.in("_id", keys), Updates.combine(Updates.set("v", version),
+        sidecar(ns).updateMany(keysIn(ns, ids), Updates.combine(Updates.set("v", version),
                 Updates.set("deleted", true), Updates.set("appliedAt", new BsonDateTime(System.currentTimeMillis()))));
     }
 
@@ -184,10 +228,5 @@ public final class VersionStore {
 
     private MongoCollection<BsonDocument> sidecar(Namespace ns) {
         return client.getDatabase(ns.db()).getCollection(COLLECTION, BsonDocument.class);
-    }
-
-    private static BsonDocument key(Namespace ns, BsonValue id) {
-        // field order is part of an embedded document's equality: always ns, then id
-        return new BsonDocument("ns", new BsonString(ns.coll())).append("id", id);
     }
 }
