@@ -64,7 +64,7 @@ public final class BatchApplier {
         VersionStore versions = writes.staleGuard() == StaleGuardMode.OFF ? null : new VersionStore(client);
         WriteGuard guard = versions == null ? WriteGuard.NONE : new StaleWriteGuard(versions);
         NamespaceRouter router = new NamespaceRouter(routing.database(), routing.topicMap(), routing.filter());
-        return new BatchApplier(new RecordDecoder(writes.tombstoneAction(), writes.versionField()), router,
+        return new BatchApplier(new RecordDecoder(writes.tombstoneAction(), writes.versionField(), true), router,
                 guard, new PartialUpdates(client), new BulkWriteExecutor(client, writes.writeMode()), writes.bulkChunkSize(),
                 new ResnapshotSweeper(router, versions, new SweepWriter(client)));
     }

@@ -33,10 +33,22 @@ public final class RecordDecoder {
 
     private final TombstoneAction tombstoneAction;
     private final Optional<String> versionField;
+    private final boolean rawDocuments;
 
+    /** A decoder whose documents are objects (what peer mode reads field by field). */
     public RecordDecoder(TombstoneAction tombstoneAction, Optional<String> versionField) {
+        this(tombstoneAction, versionField, false);
+    }
+
+    /**
+     * @param rawDocuments whether the document of a BSON envelope is kept as the bytes it arrived in
+     *                     (checked by reading it all the same): for a writer that only sends it on,
+     *                     it then costs no second encoding; reading its fields one by one costs more
+     */
+    public RecordDecoder(TombstoneAction tombstoneAction, Optional<String> versionField, boolean rawDocuments) {
         this.tombstoneAction = tombstoneAction;
         this.versionField = versionField;
+        this.rawDocuments = rawDocuments;
     }
 
     public Decoded decode(SinkRecord record) {
@@ -104,7 +116,7 @@ public final class RecordDecoder {
         }
         BsonValue version = e.clusterTime() != null ? e.clusterTime() : versionOf(doc);
         // BSON bytes (ByteArrayConverter): the document is written as the bytes it came in, not encoded again
-        BsonDocument written = value instanceof byte[] bytes ? EnvelopeCodec.rawDocument(bytes) : doc;
+        BsonDocument written = rawDocuments && value instanceof byte[] bytes ? EnvelopeCodec.rawDocument(bytes) : doc;
         return new SinkChange(record, SinkChange.Kind.WRITE, e.ns(), e.id(), written, version);
     }
 
