@@ -64,7 +64,7 @@ public final class BatchApplier {
         VersionStore versions = writes.staleGuard() == StaleGuardMode.OFF ? null : new VersionStore(client);
         WriteGuard guard = versions == null ? WriteGuard.NONE : new StaleWriteGuard(versions);
         NamespaceRouter router = new NamespaceRouter(routing.database(), routing.topicMap(), routing.filter());
-        return new BatchApplier(new RecordDecoder(writes.tombstoneAction(), writes.versionField()), router,
+        return new BatchApplier(new RecordDecoder(writes.tombstoneAction(), writes.versionField(), true), router,
                 guard, new PartialUpdates(client), new BulkWriteExecutor(client, writes.writeMode()), writes.bulkChunkSize(),
                 new ResnapshotSweeper(router, versions, new SweepWriter(client)));
     }
@@ -114,7 +114,7 @@ public final class BatchApplier {
             PartialUpdates.Resolved resolved = partials.resolve(admitted.batch());
             failures.addAll(resolved.refused());
             try {
-                guard.record(resolved.batch());
+                guard.record(admitted, resolved.batch());
             } catch (MongoException e) {
                 throw WriteFailures.translate(e, "recording versions for " + planned.destination()
                         + " in the " + VersionStore.COLLECTION + " collection");

@@ -33,10 +33,22 @@ public final class RecordDecoder {
 
     private final TombstoneAction tombstoneAction;
     private final Optional<String> versionField;
+    private final boolean rawDocuments;
 
+    /** A decoder whose documents are objects (what peer mode reads field by field). */
     public RecordDecoder(TombstoneAction tombstoneAction, Optional<String> versionField) {
+        this(tombstoneAction, versionField, false);
+    }
+
+    /**
+     * @param rawDocuments whether the document of a BSON envelope is kept as the bytes it arrived in
+     *                     (checked by reading it all the same): for a writer that only sends it on,
+     *                     it then costs no second encoding; reading its fields one by one costs more
+     */
+    public RecordDecoder(TombstoneAction tombstoneAction, Optional<String> versionField, boolean rawDocuments) {
         this.tombstoneAction = tombstoneAction;
         this.versionField = versionField;
+        this.rawDocuments = rawDocuments;
     }
 
     public Decoded decode(SinkRecord record) {
@@ -51,14 +63,14 @@ public final class RecordDecoder {
         BsonDocument doc;
         if (value instanceof Struct struct) {
             if (EnvelopeStruct.isEnvelope(struct)) {
-                return envelope(record, EnvelopeCodec.fromBson(EnvelopeStruct.toEnvelope(struct)));
+                return envelope(record, EnvelopeCodec.fromBson(EnvelopeStruct.toEnvelope(struct)), struct);
             }
             doc = StructConverter.toDocument(struct);
         } else {
             doc = EnvelopeCodec.readDocument(value);
         }
         if (EnvelopeCodec.looksLikeEnvelope(doc)) {
-            return envelope(record, EnvelopeCodec.fromBson(doc));
+            return envelope(record, EnvelopeCodec.fromBson(doc), value);
         }
         if (OfficialChangeEvent.matches(doc)) {
             return withVersion(OfficialChangeEvent.decode(record, doc));
@@ -85,7 +97,8 @@ public final class RecordDecoder {
         return new SinkChange(record, SinkChange.Kind.DELETE, headerNamespace(record), id, null, null);
     }
 
-    private Decoded envelope(SinkRecord record, ChangeEvent e) {
+    /** @param value the record value the envelope was read from */
+    private Decoded envelope(SinkRecord record, ChangeEvent e, Object value) {
         if (e.op() == Op.DELETE) {
             return new SinkChange(record, SinkChange.Kind.DELETE, e.ns(), e.id(), null, e.clusterTime());
         }
@@ -102,7 +115,9 @@ public final class RecordDecoder {
             throw new MalformedRecordException("the document's _id " + Ids.show(doc.get(ID)) + " differs from the change's id " + Ids.show(e.id()));
         }
         BsonValue version = e.clusterTime() != null ? e.clusterTime() : versionOf(doc);
-        return new SinkChange(record, SinkChange.Kind.WRITE, e.ns(), e.id(), doc, version);
+        // BSON bytes (ByteArrayConverter): the document is written as the bytes it came in, not encoded again
+        BsonDocument written = rawDocuments && value instanceof byte[] bytes ? EnvelopeCodec.rawDocument(bytes) : doc;
+        return new SinkChange(record, SinkChange.Kind.WRITE, e.ns(), e.id(), written, version);
     }
 
     private Decoded plainDocument(SinkRecord record, BsonDocument doc) {

@@ -4,8 +4,8 @@ import dev.tideline.sink.plan.NamespaceBatch;
 import dev.tideline.sink.route.RoutedChange;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.bson.BsonValue;
 
 /**
@@ -18,7 +18,8 @@ import org.bson.BsonValue;
  *
  * <p>Per batch and destination collection: one {@code $in} read of the stored versions; changes
  * strictly older than the stored version are dropped; equal versions are applied again, so a replay
- * of the same records lands and stays idempotent. The versions are written ({@link #record}) BEFORE
+ * of the same records lands and stays idempotent. The read also tells which documents have no entry
+ * yet, whose versions are then inserted rather than upserted (half the cost, see {@link VersionStore#write}). The versions are written ({@link #record}) BEFORE
  * the documents: if
  * the task dies between the two, the batch's offsets were not committed, Connect re-delivers it, the
  * versions then compare equal and the documents are written. The opposite order could leave a newer
@@ -41,18 +42,18 @@ public final class StaleWriteGuard implements WriteGuard {
                 .filter(c -> c.version() != null || c.isDelete())
                 .map(c -> c.id()).toList();
         if (guardedIds.isEmpty()) {
-            return new Admitted(batch, 0);
+            return new Admitted(batch, 0, Set.of());
         }
-        Map<BsonValue, StoredVersion> stored = store.read(batch.destination(), guardedIds);
+        VersionStore.Snapshot stored = store.read(batch.destination(), guardedIds);
         List<RoutedChange> kept = new ArrayList<>(batch.writes().size());
         for (RoutedChange rc : batch.writes()) {
             var c = rc.change();
-            GuardRules.Decision d = GuardRules.decide(c.version(), c.isDelete(), Optional.ofNullable(stored.get(c.id())));
+            GuardRules.Decision d = GuardRules.decide(c.version(), c.isDelete(), Optional.ofNullable(stored.versions().get(c.id())));
             if (d == GuardRules.Decision.APPLY) {
                 kept.add(rc);
             }
         }
-        return new Admitted(batch.withWrites(kept), batch.writes().size() - kept.size());
+        return new Admitted(batch.withWrites(kept), batch.writes().size() - kept.size(), stored.absent());
     }
 
     /**
@@ -60,17 +61,26 @@ public final class StaleWriteGuard implements WriteGuard {
      * absent at the destination) leaves no version behind for a document that was never written.
      */
     @Override
-    public void record(NamespaceBatch toWrite) {
-        List<VersionStore.VersionedWrite> versions = new ArrayList<>();
-        for (RoutedChange rc : toWrite.writes()) {
-            var c = rc.change();
-            if (c.version() != null) {
-                versions.add(new VersionStore.VersionedWrite(c.id(), c.version(), c.isDelete(), c.record().topic(),
-                        c.record().kafkaPartition()));
-            }
-        }
+    public void record(Admitted admitted, NamespaceBatch toWrite) {
+        List<VersionStore.VersionedWrite> versions = versionsToRecord(toWrite.writes(), admitted.absent());
         if (!versions.isEmpty()) {
             store.write(toWrite.destination(), versions);
         }
+    }
+
+    /**
+     * The sidecar entries for these writes: one per change that carries a version, marked fresh
+     * (inserted) when admission found no entry for its document. Pure.
+     */
+    static List<VersionStore.VersionedWrite> versionsToRecord(List<RoutedChange> writes, Set<BsonValue> absent) {
+        List<VersionStore.VersionedWrite> versions = new ArrayList<>(writes.size());
+        for (RoutedChange rc : writes) {
+            var c = rc.change();
+            if (c.version() != null) {
+                versions.add(new VersionStore.VersionedWrite(c.id(), c.version(), c.isDelete(), c.record().topic(),
+                        c.record().kafkaPartition(), absent.contains(c.id())));
+            }
+        }
+        return versions;
     }
 }

@@ -81,6 +81,22 @@ class RecordDecoderTest {
     }
 
     @Test
+    void bsonEnvelopeDocumentIsKeptAsTheBytesItArrivedIn() {
+        ChangeEvent e = new ChangeEvent(Op.INSERT, SHOP_ORDERS, richDoc().get("_id"), richDoc(),
+                new org.bson.BsonTimestamp(100, 2), 1L, null);
+        Decoded d = new RecordDecoder(TombstoneAction.DELETE, Optional.empty(), true).decode(envelopeRecord("t", 0, e, ValueFormat.BSON));
+        SinkChange c = (SinkChange) d;
+
+        // written as it is (no second encoding), and equal to the document the source sent
+        assertThat(c.document()).isInstanceOf(org.bson.RawBsonDocument.class).isEqualTo(richDoc());
+        // by default (peer mode reads documents field by field) an object, as before
+        assertThat(change(envelopeRecord("t", 0, e, ValueFormat.BSON)).document()).isNotInstanceOf(org.bson.RawBsonDocument.class);
+        byte[] raw = new byte[((org.bson.RawBsonDocument) c.document()).getByteBuffer().remaining()];
+        ((org.bson.RawBsonDocument) c.document()).getByteBuffer().asNIO().get(raw);
+        assertThat(raw).isEqualTo(EnvelopeCodec.toBytes(richDoc()));
+    }
+
+    @Test
     void jsonEnvelopeSurvivesJsonConverterRoundTripWithTypesIntact() {
         ChangeEvent e = new ChangeEvent(Op.UPDATE, SHOP_ORDERS, richDoc().get("_id"), richDoc(),
                 new org.bson.BsonTimestamp(100, 2), 1L, null);
