@@ -93,10 +93,20 @@ final class ConnectorConfigs {
         return c;
     }
 
+    /**
+     * The converters, plus the producer settings of {@code -Dbench.producer} ({@code key=value,...}, e.g.
+     * {@code batch.size=1048576}) as {@code producer.override.*}: the same for every connector, to see how
+     * much of a rate is the producer's.
+     */
     private static Map<String, String> converters() {
         Map<String, String> c = new LinkedHashMap<>();
         c.put("key.converter", BYTES);
         c.put("value.converter", BYTES);
+        for (String kv : System.getProperty("bench.producer", "").split(",")) {
+            if (!kv.isBlank()) {
+                c.put("producer.override." + kv.substring(0, kv.indexOf('=')).trim(), kv.substring(kv.indexOf('=') + 1).trim());
+            }
+        }
         return c;
     }
 }

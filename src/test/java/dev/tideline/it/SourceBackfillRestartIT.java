@@ -93,7 +93,10 @@ class SourceBackfillRestartIT {
                 assertThat(folded.resumedAfter).as("the restarted task continued the backfill, not started over").isPositive()
                         .isLessThanOrEqualTo(folded.lastCopiedBeforeKill);
                 assertThat(folded.copiedTwiceUpTo(folded.resumedAfter)).as("documents up to the resume point copied again").isZero();
-                assertThat(folded.readTwice).as("emitted twice").isLessThan(beforeKill.size());
+                // only what the killed task emitted after its last committed position comes again (ids are 1..n in
+                // copy order); how much that is depends on how far the copy ran ahead of the last offset commit
+                assertThat(folded.readTwice).as("emitted twice")
+                        .isLessThanOrEqualTo(folded.lastCopiedBeforeKill - folded.resumedAfter);
                 assertThat(folded.state).as("the topic folded per _id equals the collection").isEqualTo(expected);
                 assertThat(writesAtKill).as("writes before the kill").isPositive();
                 assertThat(writesDuringBackfill).as("writes after the kill").isGreaterThan(writesAtKill);

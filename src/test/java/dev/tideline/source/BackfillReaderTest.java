@@ -39,7 +39,7 @@ class BackfillReaderTest {
         mongo.close();
     }
 
-    private static List<List<Captured>> readAll(BackfillReader reader) {
+    private static List<List<Captured>> readAll(BackfillReader reader) throws InterruptedException {
         List<List<Captured>> batches = new ArrayList<>();
         while (!reader.finished()) {
             batches.add(reader.next());
@@ -56,7 +56,7 @@ class BackfillReaderTest {
     }
 
     @Test
-    void copiesEverythingInIdOrderInBatchesAndEndsWithTheStreamStart() {
+    void copiesEverythingInIdOrderInBatchesAndEndsWithTheStreamStart() throws InterruptedException {
         List<List<Captured>> batches = readAll(new BackfillReader(docs, NS, new BsonDocument(), 1000, START, null,
                 new BackfillProgress(2_500, System.currentTimeMillis())));
 
@@ -71,7 +71,7 @@ class BackfillReaderTest {
     }
 
     @Test
-    void resumesAfterTheLastCopiedIdAndAppliesTheFilter() {
+    void resumesAfterTheLastCopiedIdAndAppliesTheFilter() throws InterruptedException {
         List<Integer> ids = copiedIds(readAll(new BackfillReader(docs, NS, BsonDocument.parse("{\"_id\": {\"$lte\": 2000}}"), 300, START,
                 new BsonInt32(1_000), new BackfillProgress(2_500, System.currentTimeMillis()))));
 
@@ -79,7 +79,7 @@ class BackfillReaderTest {
     }
 
     @Test
-    void anEmptyCollectionSwitchesToStreamingAtOnce() {
+    void anEmptyCollectionSwitchesToStreamingAtOnce() throws InterruptedException {
         List<List<Captured>> batches = readAll(new BackfillReader(mongo.db("b").getCollection("none", RawBsonDocument.class), NS,
                 new BsonDocument(), 1000, START, null, new BackfillProgress(0, System.currentTimeMillis())));
 
@@ -88,7 +88,7 @@ class BackfillReaderTest {
     }
 
     @Test
-    void aResnapshotEndsWithItsCompleteMarkerBeforeTheSwitchToStreaming() {
+    void aResnapshotEndsWithItsCompleteMarkerBeforeTheSwitchToStreaming() throws InterruptedException {
         List<List<Captured>> batches = readAll(new BackfillReader(docs, NS, BsonDocument.parse("{\"_id\": {\"$lte\": 1500}}"), 1000,
                 SourceOffset.resnapshot(START, new BsonInt32(1_200)), 3, new BackfillProgress(2_500, System.currentTimeMillis())));
 
@@ -104,7 +104,7 @@ class BackfillReaderTest {
     }
 
     @Test
-    void aFirstCopyHasNoMarker() {
+    void aFirstCopyHasNoMarker() throws InterruptedException {
         List<List<Captured>> batches = readAll(new BackfillReader(docs, NS, new BsonDocument(), 1000,
                 SourceOffset.backfill(START, new BsonInt32(2_400)), 3, new BackfillProgress(2_500, System.currentTimeMillis())));
         assertThat(batches.stream().flatMap(List::stream).filter(c -> c instanceof Captured.Marker)).isEmpty();

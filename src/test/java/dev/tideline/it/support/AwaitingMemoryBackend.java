@@ -26,8 +26,10 @@ import java.util.Set;
  * <p>Oplog writes wake the waiters, so a waiting getMore costs no CPU and re-reads the oplog only
  * when something was written. The wait blocks the Netty event loop of that connection; other
  * connections on the same loop wait too, hence {@link MongoFixture} gives the server more loops.
+ *
+ * <p>Public so that the benchmark can watch what clients ask of it (dev.tideline.bench.FirstReadBackend).
  */
-class AwaitingMemoryBackend extends MemoryBackend {
+public class AwaitingMemoryBackend extends MemoryBackend {
     /** MongoDB's default await time for tailable awaitData cursors. */
     private static final long DEFAULT_AWAIT_MILLIS = 1000;
 
