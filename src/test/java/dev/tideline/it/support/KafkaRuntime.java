@@ -44,13 +44,20 @@ final class KafkaRuntime {
         }
     }
 
-    /** The JVM running the tests, so children use the same Java version. */
+    /**
+     * The JVM running the tests, so children use the same Java version. Their GC is the serial one
+     * (least memory and threads on a small machine running many of them) unless
+     * {@code -Dtideline.child.gc.opts=...} names others (separated by commas or spaces), e.g. Kafka's own scripts' G1 settings for a
+     * benchmark that should see the worker as users run it.
+     */
     List<String> javaCommand(String heap, Path log4j2Config) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        return List.of(java, "-Xmx" + heap,
-                "-XX:+UseSerialGC",
-                "-Dlog4j2.configurationFile=" + log4j2Config.toUri(),
-                "-cp", jarDir.toAbsolutePath() + "/*");
+        List<String> command = new java.util.ArrayList<>(List.of(java, "-Xmx" + heap));
+        String gc = System.getProperty("tideline.child.gc.opts", "").trim();
+        command.addAll(gc.isEmpty() ? List.of("-XX:+UseSerialGC") : List.of(gc.split("[,\\s]+")));
+        command.add("-Dlog4j2.configurationFile=" + log4j2Config.toUri());
+        command.addAll(List.of("-cp", jarDir.toAbsolutePath() + "/*"));
+        return command;
     }
 
     /**
