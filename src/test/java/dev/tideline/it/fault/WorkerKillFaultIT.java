@@ -29,14 +29,16 @@ class WorkerKillFaultIT {
         try (MongoFixture source = MongoFixture.withOplog(); MongoFixture dest = MongoFixture.withOplog();
              SourceWriter writer = new SourceWriter(p.sourceCollection(source.client()), seed, 2)) {
             long started = System.nanoTime();
-            // a backfill big enough to be killed in the middle, once per round: small batches make it take a while
-            int preload = 5_000 * rounds;
+            // a backfill big enough to be killed in the middle, once per round: small batches make it take a while (the
+            // copy reads a batch ahead and runs at tens of thousands of documents a second, so the kill points stay in
+            // the first quarter: what the copy sends between a point being seen and the kill must not finish it)
+            int preload = 10_000 * rounds;
             writer.preload(preload);
             p.startSink(stack.rest(), dest.uri(), Map.of());
-            p.startSource(stack.rest(), source.uri(), Map.of("batch.size", "100"));
+            p.startSource(stack.rest(), source.uri(), Map.of("batch.size", "20"));
             int kills = 0;
             // kill points inside the one backfill, in increasing order: each restart resumes it after its last committed _id
-            int[] points = random.ints(rounds, 1, preload * 3 / 4).sorted().toArray();
+            int[] points = random.ints(rounds, 1, preload / 4).sorted().toArray();
             for (int round = 0; round < rounds; round++) {
                 TopicReader.readUntil(stack.bootstrapServers(), p.topic, points[round], Duration.ofMinutes(2));
                 stack.killWorker();
@@ -44,11 +46,11 @@ class WorkerKillFaultIT {
                 long inTopic = TopicReader.readAll(stack.bootstrapServers(), p.topic, Duration.ofMillis(500)).size();
                 System.out.printf("FAULTS kill: round %d, kill -9 during the backfill with %d of %d copies in the topic (seed %d)%n",
                         round + 1, inTopic, preload, seed);
+                stack.startWorker(); // before any check: the tests after this one use the same worker
+                awaitBoth(stack, p);
                 if (round == 0) {
                     assertThat(inTopic).as("the first kill lands before the backfill is done").isLessThan(preload);
                 }
-                stack.startWorker();
-                awaitBoth(stack, p);
             }
             // streaming from here: the whole copy is in the topic
             TopicReader.readUntil(stack.bootstrapServers(), p.topic, preload, Duration.ofMinutes(4));
