@@ -264,10 +264,10 @@ class PeerReplicationIT {
                     + "are not read: A's older write resurrected it").isZero();
             PeerItSupport.sleep(50);
         }
-        BsonDocument holding = awaitStatus(b, "holding A's write of z", s -> true);
-        assertThat(holding.getDocument("counters").getInt64("heldForLocalDelete").getValue())
-                .as("A's write of z held for B's own record of its delete")
-                .isGreaterThan(before.getInt64("heldForLocalDelete").getValue());
+        // the status document is rewritten every 2 s: wait for the one that counts the hold
+        BsonDocument holding = awaitStatus(b, "counting A's write of z as held for B's own record of its delete",
+                s -> s.getDocument("counters").getInt64("heldForLocalDelete").getValue()
+                        > before.getInt64("heldForLocalDelete").getValue());
         print("gap: A's older write of z held on B (queued " + holding.getInt32("queued").getValue() + ", health "
                 + holding.getString("health").getValue() + "); z absent on B for 2 s while B's own records were not read");
 
