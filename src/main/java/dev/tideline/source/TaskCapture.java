@@ -439,7 +439,7 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
         return connections.getAsInt();
     }
 
-    /** Stops everything; waits at most {@code waitMs} for the threads (a thread blocked on a dead socket ends at its read timeout). */
+    /** Stops everything without waiting (see {@link #awaitStop}); a thread blocked on a dead socket ends at its read timeout. */
     @Override
     public void close() {
         closed = true;
@@ -451,6 +451,10 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
             }
         }
         streams.values().forEach(DatabaseStream::stop);
+        synchronized (this) {
+            // a stream blocked handing a batch to a queue nobody polls any more, or waiting on the server
+            streamThreads.forEach(Thread::interrupt);
+        }
     }
 
     /** Waits for the stream and copy threads to end after {@link #close()}. */

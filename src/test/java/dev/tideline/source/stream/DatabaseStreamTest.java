@@ -180,6 +180,24 @@ class DatabaseStreamTest {
     }
 
     @Test
+    void aRenameOntoACollectionMakesItCopiedAgainAndTheOthersGoOn() throws Exception {
+        MongoDatabase db = start(new AwaitingMemoryBackend(), LargeEventPolicy.PARK);
+        db.getCollection("a").insertOne(new Document("_id", 1));
+        db.getCollection("staging").insertOne(new Document("_id", 9));
+        stream.join("a", new BsonDocument(), now(mongo.client()), false);
+        stream.join("b", new BsonDocument(), now(mongo.client()), false);
+        db.getCollection("a").insertOne(new Document("_id", 2));
+        db.getCollection("staging").renameCollection(new com.mongodb.MongoNamespace(DB, "a"),
+                new com.mongodb.client.model.RenameCollectionOptions().dropTarget(true));
+        db.getCollection("b").insertOne(new Document("_id", 1));
+        await("the re-copy request and b's insert", () -> !out.recopies.isEmpty() && out.changes("b").size() >= 1);
+        assertThat(out.recopies).containsExactly("a");
+        assertThat(out.controls("a")).extracting(Captured.Control::type).containsExactly("renamed_into");
+        assertThat(ids(out.changes("a"), c -> true)).containsExactly(2);
+        assertThat(stream.positions()).containsOnlyKeys("b");
+    }
+
+    @Test
     void aDroppedDatabaseInvalidatesTheStreamWhichGoesOnAfterIt() throws Exception {
         MongoDatabase db = start(new AwaitingMemoryBackend(), LargeEventPolicy.PARK);
         db.getCollection("a").insertOne(new Document("_id", 1));
