@@ -104,7 +104,7 @@ final class EventPipeline {
 
     private RuntimeException tooLarge(long size) {
         return ServerErrors.error(ServerErrors.BSON_OBJECT_TOO_LARGE, "BSONObjectTooLarge", String.format(Locale.ROOT,
-                "Executor error during getMore :: caused by :: BSONObj size: %d (0x%X) is invalid. Size must be between 0 and %d",
+                "BSONObj size: %d (0x%X) is invalid. Size must be between 0 and %d",
                 size, size, maxEventBytes));
     }
 }
