@@ -19,6 +19,7 @@ import dev.tideline.it.support.standin.Views;
 import io.netty.channel.Channel;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * The MongoDB stand-in: mongo-java-server's in-memory backend, extended to answer as a single-node
@@ -240,6 +241,11 @@ public class AwaitingMemoryBackend extends MemoryBackend {
         public boolean isChangeStreamGetMore(Document query) {
             ChangeStreams streams = changeStreams;
             return streams != null && query.get("getMore") instanceof Number id && streams.isChangeStream(id.longValue());
+        }
+
+        @Override
+        public Predicate<String> wakesOn(Document query) {
+            return changeStreams.wakesOn(((Number) query.get("getMore")).longValue());
         }
 
         @Override
