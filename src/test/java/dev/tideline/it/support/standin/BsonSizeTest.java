@@ -20,7 +20,7 @@ import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
-/** The size computed without encoding is the size the stand-in's encoder writes. */
+/** The size computed without encoding is the size the stand-in's encoder writes; the quick bound is never below it. */
 class BsonSizeTest {
 
     @Test
@@ -36,11 +36,13 @@ class BsonSizeTest {
                 .append("doc", nested).append("array", List.of(1, "two", nested, List.of(3.0)))
                 .append("big", "x".repeat(100_000));
         assertThat(BsonSize.of(doc)).isEqualTo(encoded(doc));
+        assertThat(BsonSize.atMost(doc)).isGreaterThanOrEqualTo(BsonSize.of(doc));
         assertThat(BsonSize.of(new Document())).isEqualTo(encoded(new Document())).isEqualTo(5);
         char[] high = new char[1000];
         Arrays.fill(high, 'ÿ');
         Document wide = new Document("s", new String(high));
         assertThat(BsonSize.of(wide)).isEqualTo(encoded(wide));
+        assertThat(BsonSize.atMost(wide)).isGreaterThanOrEqualTo(BsonSize.of(wide));
     }
 
     private static long encoded(Document doc) {

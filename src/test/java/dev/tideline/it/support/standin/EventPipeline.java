@@ -57,6 +57,10 @@ final class EventPipeline {
                         + "point. Only transformations that retain the unmodified _id field are allowed.");
             }
         }
+        long bound = BsonSize.atMost(out);
+        if (bound <= maxEventBytes) {
+            return List.of(new Output(out, resumeToken, bound)); // the bound is enough to fill a batch by
+        }
         long size = BsonSize.of(out);
         if (size <= maxEventBytes) {
             return List.of(new Output(out, resumeToken, size));
