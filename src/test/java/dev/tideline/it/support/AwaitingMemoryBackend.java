@@ -1,19 +1,25 @@
 package dev.tideline.it.support;
 
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.oplog.Oplog;
 import de.bwaldvogel.mongo.wire.message.MongoMessage;
 import dev.tideline.it.support.standin.AwaitingGetMore;
 import dev.tideline.it.support.standin.ChangeStreamSpec;
 import dev.tideline.it.support.standin.ChangeStreams;
+import dev.tideline.it.support.standin.CollectionListing;
 import dev.tideline.it.support.standin.CollectionCatalog;
 import dev.tideline.it.support.standin.Ddl;
 import dev.tideline.it.support.standin.IndexedOplog;
+import dev.tideline.it.support.standin.ReadConcerns;
 import dev.tideline.it.support.standin.ServerErrors;
+import dev.tideline.it.support.standin.StandInDatabase;
+import dev.tideline.it.support.standin.Views;
 import io.netty.channel.Channel;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * The MongoDB stand-in: mongo-java-server's in-memory backend, extended to answer as a single-node
@@ -37,22 +43,29 @@ public class AwaitingMemoryBackend extends MemoryBackend {
      */
     private static final Set<String> WRITES = Set.of("insert", "update", "delete", "findandmodify", "create", "createindexes",
             "drop", "dropindexes", "renamecollection", "dropdatabase", "collmod");
-    private static final Set<String> HANDSHAKES = Set.of("ping", "hello", "ismaster");
-    private static final Set<String> COLLECTION_OPTIONS = Set.of("capped", "size", "max", "validator", "validationLevel",
-            "validationAction", "collation", "changeStreamPreAndPostImages", "expireAfterSeconds", "clusteredIndex", "timeseries",
-            "viewOn", "pipeline", "storageEngine", "indexOptionDefaults");
+    /** MongoDB's default {@code localLogicalSessionTimeoutMinutes}. */
+    private static final int SESSION_TIMEOUT_MINUTES = 30;
+    private static final Set<String> VIEW_READS = Set.of("find", "aggregate", "count", "distinct");
 
     private final Object writeLock = new Object();
     private final CollectionCatalog catalog = new CollectionCatalog();
     private final AwaitingGetMore.Waiters waiters = new AwaitingGetMore.Waiters();
     private final AwaitingGetMore.Answers answers = new GetMoreAnswers();
-    private final Ddl ddl = new Ddl(this, catalog, () -> this.indexedOplog);
+    private final Views views = new Views(this, catalog);
+    private final CollectionListing listing = new CollectionListing(this, catalog);
+    private final Ddl ddl = new Ddl(this, catalog, views, () -> this.indexedOplog);
     private volatile IndexedOplog indexedOplog;
     private volatile ChangeStreams changeStreams;
     private volatile long maxEventBytes = 16L * 1024 * 1024;
     private volatile boolean splitStageSupported = true;
     private volatile long oplogMaxEntries;
     private volatile long oplogMaxBytes;
+
+    /** Databases whose collections refuse the {@code _id}s MongoDB refuses ({@link StandInDatabase}). */
+    @Override
+    public MemoryDatabase openOrCreateDatabase(String databaseName) {
+        return new StandInDatabase(databaseName, getCursorRegistry());
+    }
 
     @Override
     protected Oplog createOplog() {
@@ -112,17 +125,32 @@ public class AwaitingMemoryBackend extends MemoryBackend {
         return oplog == null ? 0 : oplog.entriesExamined();
     }
 
+    /** Entries the oplog holds now (0 without an oplog). */
+    public int oplogSize() {
+        IndexedOplog oplog = indexedOplog;
+        return oplog == null ? 0 : oplog.size();
+    }
+
     /** Change-stream getMores waiting for data now. */
     public int awaitingGetMores() {
         return waiters.size();
     }
 
+    /**
+     * Every command of a client. Replies of a replica-set member carry the {@code operationTime} of its latest
+     * write (https://www.mongodb.com/docs/manual/reference/command/#command-responses): drivers advance a causally
+     * consistent session from it and send it back as {@code readConcern.afterClusterTime}, checked here.
+     */
     @Override
     public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
         if (channel != null) {
             AwaitingGetMore.install(channel, answers, waiters);
         }
-        String name = command.toLowerCase(Locale.ROOT);
+        ReadConcerns.check(query, indexedOplog);
+        return withOperationTime(answer(channel, databaseName, command, command.toLowerCase(Locale.ROOT), query));
+    }
+
+    private Document answer(Channel channel, String databaseName, String command, String name, Document query) {
         if (name.equals("aggregate") && ChangeStreamSpec.isChangeStream(query)) {
             ChangeStreams streams = changeStreams;
             if (streams == null) {
@@ -138,18 +166,45 @@ public class AwaitingMemoryBackend extends MemoryBackend {
                 return write(channel, databaseName, command, name, query);
             }
         }
+        if (VIEW_READS.contains(name)) {
+            Document throughView = views.read(databaseName, name, query, command,
+                    aggregate -> super.handleCommand(channel, databaseName, "aggregate", aggregate));
+            if (throughView != null) {
+                return throughView;
+            }
+        }
+        if (name.equals("listcollections")) {
+            return listing.list(databaseName, query, super.handleCommand(channel, databaseName, command, query));
+        }
         Document reply = super.handleCommand(channel, databaseName, command, query);
-        IndexedOplog o = indexedOplog;
-        if (o != null && HANDSHAKES.contains(name) && reply != null && !reply.containsKey("operationTime")) {
-            // a replica-set member answers with the operationTime of its latest write
-            // (https://www.mongodb.com/docs/manual/reference/command/#command-responses)
-            reply.put("operationTime", o.operationTime());
+        if (name.equals("ismaster") && reply != null) {
+            // MongoDB (3.6 on, standalone or replica set) announces sessions in its handshake; without it drivers refuse
+            // explicit sessions (https://github.com/mongodb/specifications/blob/master/source/sessions/driver-sessions.md)
+            reply.putIfAbsent("logicalSessionTimeoutMinutes", SESSION_TIMEOUT_MINUTES);
+        }
+        return reply;
+    }
+
+    private Document withOperationTime(Document reply) {
+        IndexedOplog oplog = indexedOplog;
+        if (oplog != null && Ddl.isOk(reply) && !reply.containsKey("operationTime")) {
+            reply.put("operationTime", oplog.operationTime());
         }
         return reply;
     }
 
     private Document write(Channel channel, String databaseName, String command, String name, Document query) {
+        views.refuseWrite(databaseName, name, query, command);
         switch (name) {
+            case "create" -> {
+                return ddl.create(databaseName, query, () -> super.handleCommand(channel, databaseName, command, query));
+            }
+            case "collmod" -> {
+                return ddl.collMod(databaseName, query);
+            }
+            case "drop" -> {
+                return ddl.drop(databaseName, query, () -> super.handleCommand(channel, databaseName, command, query));
+            }
             case "insert", "createindexes" -> ddl.createImplicitly(databaseName, collectionArgument(query, command));
             case "update", "findandmodify" -> {
                 Document nothing = ddl.createsNothing(databaseName, command, query);
@@ -170,30 +225,14 @@ public class AwaitingMemoryBackend extends MemoryBackend {
             }
         }
         Document reply = super.handleCommand(channel, databaseName, command, query);
-        if (Ddl.isOk(reply)) {
-            switch (name) {
-                case "create" -> ddl.logCreate(databaseName, collectionArgument(query, command), options(query));
-                case "createindexes" -> ddl.logCreateIndexes(databaseName, query);
-                default -> {
-                }
-            }
+        if (name.equals("createindexes") && Ddl.isOk(reply)) {
+            ddl.logCreateIndexes(databaseName, query);
         }
         return reply;
     }
 
     private static String collectionArgument(Document query, String command) {
         return query.get(command) instanceof String s ? s : null;
-    }
-
-    /** The collection options of a {@code create} command, without its generic fields ($db, lsid, writeConcern...). */
-    private static Document options(Document create) {
-        Document options = new Document();
-        create.forEach((k, v) -> {
-            if (COLLECTION_OPTIONS.contains(k)) {
-                options.append(k, v);
-            }
-        });
-        return options;
     }
 
     /** What the {@link AwaitingGetMore} handler of each connection asks of this backend. */
@@ -205,13 +244,18 @@ public class AwaitingMemoryBackend extends MemoryBackend {
         }
 
         @Override
+        public Predicate<String> wakesOn(Document query) {
+            return changeStreams.wakesOn(((Number) query.get("getMore")).longValue());
+        }
+
+        @Override
         public Document first(MongoMessage message) {
             return handleMessage(message);
         }
 
         @Override
         public Document again(Document query) {
-            return changeStreams.getMore(query);
+            return withOperationTime(changeStreams.getMore(query));
         }
     }
 }

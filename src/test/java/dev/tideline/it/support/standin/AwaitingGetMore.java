@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 
 /**
  * A change stream's {@code getMore} that finds nothing new waits for data on the server, as MongoDB's
@@ -43,6 +44,12 @@ public final class AwaitingGetMore extends ChannelInboundHandlerAdapter {
         /** Whether this {@code getMore} is on an open change stream. */
         boolean isChangeStreamGetMore(Document query);
 
+        /**
+         * The namespaces whose writes may interest this getMore's stream: only those wake it. The others are
+         * still examined, at its next read, as an oplog scan examines every entry.
+         */
+        Predicate<String> wakesOn(Document query);
+
         /** The first answer, through the backend's whole command path (fault injection included). */
         Document first(MongoMessage message);
 
@@ -55,11 +62,13 @@ public final class AwaitingGetMore extends ChannelInboundHandlerAdapter {
         private final Set<Waiter> waiting = ConcurrentHashMap.newKeySet();
         private final AtomicLong writes = new AtomicLong();
 
-        /** Called after every oplog write: each waiter reads again, once, on its own event loop. */
-        public void written() {
+        /** Called after every oplog write: each waiter it may interest reads again, once, on its own event loop. */
+        public void written(String namespace) {
             writes.incrementAndGet();
             for (Waiter w : waiting) {
-                w.wake();
+                if (w.wakesOn.test(namespace)) {
+                    w.wake();
+                }
             }
         }
 
@@ -104,7 +113,7 @@ public final class AwaitingGetMore extends ChannelInboundHandlerAdapter {
             reply(ctx, message, reply);
             return;
         }
-        Waiter waiter = new Waiter(ctx, message);
+        Waiter waiter = new Waiter(ctx, message, answers.wakesOn(message.getDocument()));
         current = waiter;
         waiters.waiting.add(waiter);
         waiter.timeout = ctx.executor().schedule(() -> waiter.attempt(true), awaitMillis, TimeUnit.MILLISECONDS);
@@ -155,13 +164,15 @@ public final class AwaitingGetMore extends ChannelInboundHandlerAdapter {
     private final class Waiter {
         private final ChannelHandlerContext ctx;
         private final MongoMessage request;
+        private final Predicate<String> wakesOn;
         private final AtomicBoolean scheduled = new AtomicBoolean();
         private final AtomicBoolean done = new AtomicBoolean();
         private volatile ScheduledFuture<?> timeout;
 
-        Waiter(ChannelHandlerContext ctx, MongoMessage request) {
+        Waiter(ChannelHandlerContext ctx, MongoMessage request, Predicate<String> wakesOn) {
             this.ctx = ctx;
             this.request = request;
+            this.wakesOn = wakesOn;
         }
 
         /** Reads again on the connection's loop; writes that come while one is queued share it. */

@@ -35,6 +35,44 @@ public final class BsonSize {
         return document == null ? 0 : of(document);
     }
 
+    /**
+     * A bound the BSON size never exceeds, computed without reading strings character by character
+     * (a UTF-16 char is at most 3 UTF-8 bytes): where the exact size matters only near a limit.
+     */
+    public static long atMost(Map<String, ?> document) {
+        long size = 4 + 1;
+        for (Map.Entry<String, ?> field : document.entrySet()) {
+            size += 1 + 3L * field.getKey().length() + 1 + valueAtMost(field.getValue());
+        }
+        return size;
+    }
+
+    private static long valueAtMost(Object value) {
+        if (value instanceof Map<?, ?> map) {
+            @SuppressWarnings("unchecked")
+            Map<String, ?> document = (Map<String, ?>) map;
+            return atMost(document);
+        }
+        if (value instanceof Collection<?> array) {
+            long size = 4 + 1;
+            int i = 0;
+            for (Object item : array) {
+                size += 1 + Integer.toString(i++).length() + 1 + valueAtMost(item);
+            }
+            return size;
+        }
+        if (value instanceof String s) {
+            return 4 + 3L * s.length() + 1;
+        }
+        if (value instanceof BsonRegularExpression r) {
+            return 3L * r.getPattern().length() + 1 + 3L * r.getOptions().length() + 1;
+        }
+        if (value instanceof BsonJavaScript js) {
+            return 4 + 3L * js.getCode().length() + 1;
+        }
+        return value(value);
+    }
+
     /** One element: type byte, name as a C string, value. */
     static long element(String name, Object value) {
         return 1 + cString(name) + value(value);

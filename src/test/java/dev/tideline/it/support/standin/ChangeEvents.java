@@ -92,12 +92,15 @@ final class ChangeEvents {
         }
         Document description = new Document();
         entry.o().forEach((k, v) -> {
-            if (!k.equals(command) && !k.equals("nsType")) {
+            if (!k.equals(command) && !k.equals("nsType") && !k.equals("stateBeforeChange")) {
                 description.append(k, v);
             }
         });
         String type = command.equals("collMod") ? "modify" : command;
         Document event = command(entry, type).append("ns", ns(ns)).append("operationDescription", description);
+        if (entry.o().get("stateBeforeChange") != null) {
+            event.append("stateBeforeChange", entry.o().get("stateBeforeChange"));
+        }
         if (command.equals("create")) {
             event.append("nsType", entry.o().getOrDefault("nsType", "collection"));
         }

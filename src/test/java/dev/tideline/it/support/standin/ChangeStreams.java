@@ -8,6 +8,7 @@ import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.CursorNotFoundException;
 import de.bwaldvogel.mongo.exception.MongoServerError;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * The stand-in's change streams: {@code aggregate} with {@code $changeStream} and the {@code getMore}s of
@@ -87,6 +88,22 @@ public final class ChangeStreams {
         }
         // no start given: the events after the latest write (MongoDB starts one tick after its last applied entry)
         return ResumeToken.after(oplog.highWaterMark());
+    }
+
+    /**
+     * The writes that may give {@code cursorId}'s stream an event: its namespaces, and every command (drop,
+     * rename...). Anything for a cursor that is gone, so that its waiting getMore finds out.
+     */
+    public Predicate<String> wakesOn(long cursorId) {
+        try {
+            if (cursors.getCursor(cursorId) instanceof ChangeStreamCursor cursor) {
+                ChangeStreamSpec spec = cursor.spec();
+                return ns -> ns.endsWith(".$cmd") || spec.covers(ns);
+            }
+        } catch (CursorNotFoundException e) {
+            // answered below
+        }
+        return ns -> true;
     }
 
     /** Whether {@code cursorId} is an open change stream's. */

@@ -7,6 +7,7 @@ import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.oplog.NoopOplog;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -18,15 +19,137 @@ import java.util.function.Supplier;
  * {@code drop}s). Callers hold the backend's write lock.
  */
 public final class Ddl {
+    /** Options a collection keeps and {@code listCollections} shows, as {@code create} and {@code collMod} take them. */
+    private static final Set<String> COLLECTION_OPTIONS = Set.of("capped", "size", "max", "validator", "validationLevel",
+            "validationAction", "collation", "changeStreamPreAndPostImages", "expireAfterSeconds", "clusteredIndex", "timeseries",
+            "viewOn", "pipeline", "storageEngine", "indexOptionDefaults");
+
     private final MongoBackend backend;
     private final CollectionCatalog catalog;
+    private final Views views;
     private final Supplier<IndexedOplog> oplog;
 
     /** @param oplog the oplog, or null while the server runs without one (nothing is logged then) */
-    public Ddl(MongoBackend backend, CollectionCatalog catalog, Supplier<IndexedOplog> oplog) {
+    public Ddl(MongoBackend backend, CollectionCatalog catalog, Views views, Supplier<IndexedOplog> oplog) {
         this.backend = backend;
         this.catalog = catalog;
+        this.views = views;
         this.oplog = oplog;
+    }
+
+    /**
+     * {@code create} (https://www.mongodb.com/docs/manual/reference/command/create/): a view with
+     * {@code viewOn}, a time-series collection with {@code timeseries}, or a collection, whose options
+     * (e.g. {@code changeStreamPreAndPostImages}) are kept for {@code listCollections} and the oplog.
+     */
+    public Document create(String database, Document query, Supplier<Document> run) {
+        String name = String.valueOf(query.get("create"));
+        String ns = database + "." + name;
+        Document options = options(query);
+        if (options.containsKey("viewOn")) {
+            views.create(database, name, options);
+            logCreate(database, name, catalog.info(ns).orElseThrow().options());
+            return new Document("ok", 1.0);
+        }
+        if (catalog.isView(ns)) {
+            throw ServerErrors.error(ServerErrors.NAMESPACE_EXISTS, "NamespaceExists", "Namespace already exists: " + ns);
+        }
+        CollectionCatalog.Kind kind = CollectionCatalog.Kind.COLLECTION;
+        if (options.get("timeseries") instanceof Document timeseries) {
+            options.put("timeseries", timeseries(timeseries));
+            kind = CollectionCatalog.Kind.TIMESERIES;
+        }
+        Document reply = run.get(); // the stand-in makes the collection; it ignores the options it does not know
+        if (isOk(reply)) {
+            if (!options.isEmpty()) {
+                catalog.put(ns, new CollectionCatalog.Info(kind, options));
+            }
+            rememberDocumentsIfImages(ns);
+            logCreate(database, name, options);
+        }
+        return reply;
+    }
+
+    /** MongoDB's defaults for a time-series collection's options; {@code timeField} is required. */
+    private static Document timeseries(Document given) {
+        if (!(given.get("timeField") instanceof String)) {
+            throw ServerErrors.error(40414, "Location40414", "BSON field 'create.timeseries.timeField' is missing but a required field");
+        }
+        Document out = new Document("timeField", given.get("timeField"));
+        if (given.get("metaField") != null) {
+            out.append("metaField", given.get("metaField"));
+        }
+        out.append("granularity", given.getOrDefault("granularity", "seconds"));
+        out.append("bucketMaxSpanSeconds", given.getOrDefault("bucketMaxSpanSeconds", 3600));
+        return out;
+    }
+
+    /**
+     * {@code collMod} (https://www.mongodb.com/docs/manual/reference/command/collMod/): changes a collection's
+     * options (e.g. enables pre- and post-images) or a view's definition; MongoDB logs it, and a stream with
+     * expanded events reports it as {@code modify}. mongo-java-server does not know the command.
+     */
+    public Document collMod(String database, Document query) {
+        String name = String.valueOf(query.get("collMod"));
+        String ns = database + "." + name;
+        Document changed = options(query);
+        if (catalog.isView(ns)) {
+            Document definition = catalog.info(ns).orElseThrow().options().clone();
+            definition.putAll(changed);
+            views.drop(database, name);
+            views.create(database, name, definition);
+            return new Document("ok", 1.0);
+        }
+        if (backend.resolveDatabase(database).resolveCollection(name, false) == null) {
+            throw ServerErrors.error(ServerErrors.NAMESPACE_NOT_FOUND, "NamespaceNotFound", "ns does not exist: " + ns);
+        }
+        CollectionCatalog.Info info = catalog.info(ns)
+                .orElse(new CollectionCatalog.Info(CollectionCatalog.Kind.COLLECTION, new Document()));
+        Document before = info.options().clone();
+        Document after = info.options().clone();
+        after.putAll(changed);
+        catalog.put(ns, new CollectionCatalog.Info(info.kind(), after));
+        rememberDocumentsIfImages(ns);
+        IndexedOplog log = oplog.get();
+        if (log != null) {
+            Document entry = new Document("collMod", name);
+            entry.putAll(changed);
+            entry.append("stateBeforeChange", new Document("collectionOptions", before));
+            log.logCommand(database, entry);
+        }
+        return new Document("ok", 1.0);
+    }
+
+    /** {@code drop}: of a view, its definition; of a collection, the stand-in's drop (logged by the oplog) and its options. */
+    public Document drop(String database, Document query, Supplier<Document> run) {
+        String name = String.valueOf(query.get("drop"));
+        String ns = database + "." + name;
+        if (catalog.isView(ns)) {
+            return views.drop(database, name);
+        }
+        Document reply = run.get();
+        if (isOk(reply)) {
+            catalog.remove(ns);
+        }
+        return reply;
+    }
+
+    private void rememberDocumentsIfImages(String ns) {
+        IndexedOplog log = oplog.get();
+        if (log != null && catalog.recordsImages(ns)) {
+            log.rememberDocuments(ns);
+        }
+    }
+
+    /** The collection options of a {@code create} or {@code collMod}, without its generic fields ($db, lsid, writeConcern...). */
+    private static Document options(Document command) {
+        Document options = new Document();
+        command.forEach((k, v) -> {
+            if (COLLECTION_OPTIONS.contains(k)) {
+                options.append(k, v);
+            }
+        });
+        return options;
     }
 
     /**
@@ -102,7 +225,7 @@ public final class Ddl {
         }
         Document entry = new Document("create", collection);
         CollectionCatalog.Kind kind = catalog.kind(database + "." + collection);
-        if (kind != CollectionCatalog.Kind.VIEW) {
+        if (kind == CollectionCatalog.Kind.COLLECTION) {
             entry.append("idIndex", new Document("v", 2).append("key", new Document("_id", 1)).append("name", "_id_"));
         }
         entry.putAll(options);

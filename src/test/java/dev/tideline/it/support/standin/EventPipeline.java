@@ -57,6 +57,10 @@ final class EventPipeline {
                         + "point. Only transformations that retain the unmodified _id field are allowed.");
             }
         }
+        long bound = BsonSize.atMost(out);
+        if (bound <= maxEventBytes) {
+            return List.of(new Output(out, resumeToken, bound)); // the bound is enough to fill a batch by
+        }
         long size = BsonSize.of(out);
         if (size <= maxEventBytes) {
             return List.of(new Output(out, resumeToken, size));
@@ -104,7 +108,7 @@ final class EventPipeline {
 
     private RuntimeException tooLarge(long size) {
         return ServerErrors.error(ServerErrors.BSON_OBJECT_TOO_LARGE, "BSONObjectTooLarge", String.format(Locale.ROOT,
-                "Executor error during getMore :: caused by :: BSONObj size: %d (0x%X) is invalid. Size must be between 0 and %d",
+                "BSONObj size: %d (0x%X) is invalid. Size must be between 0 and %d",
                 size, size, maxEventBytes));
     }
 }

@@ -20,6 +20,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * The stand-in's oplog, kept in memory in timestamp order in place of mongo-java-server's
@@ -39,7 +40,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class IndexedOplog implements Oplog {
     private final MongoBackend backend;
     private final CollectionCatalog catalog;
-    private final Runnable onWrite;
+    /** Told the namespace of each write (as logged: {@code db.$cmd} for a command), after it is visible. */
+    private final Consumer<String> onWrite;
     private final Clock clock;
     private final ConcurrentSkipListMap<Long, OplogEntry> entries = new ConcurrentSkipListMap<>();
     /** The document as each write left it, per namespace and {@code _id}: what the next update is diffed against. */
@@ -53,7 +55,7 @@ public final class IndexedOplog implements Oplog {
     /** The timestamp of the newest entry the cap removed, 0 when none was. */
     private volatile long newestEvicted;
 
-    public IndexedOplog(MongoBackend backend, CollectionCatalog catalog, Runnable onWrite) {
+    public IndexedOplog(MongoBackend backend, CollectionCatalog catalog, Consumer<String> onWrite) {
         this.backend = backend;
         this.catalog = catalog;
         this.onWrite = onWrite;
@@ -85,7 +87,7 @@ public final class IndexedOplog implements Oplog {
             imagesOf(namespace).put(d.get("_id"), copy);
             append(Op.INSERT, namespace, copy, d.get("_id"), null, null);
         }
-        onWrite.run();
+        onWrite.accept(catalog.oplogNamespace(namespace));
     }
 
     /**
@@ -117,7 +119,7 @@ public final class IndexedOplog implements Oplog {
                 append(Op.UPDATE, namespace, before != null ? diff(before, after) : describe(query, after), id, pre, post);
             }
         }
-        onWrite.run();
+        onWrite.accept(catalog.oplogNamespace(namespace));
     }
 
     @Override
@@ -127,7 +129,7 @@ public final class IndexedOplog implements Oplog {
             Document before = imagesOf(namespace).remove(id);
             append(Op.DELETE, namespace, null, id, images ? before : null, null);
         }
-        onWrite.run();
+        onWrite.accept(catalog.oplogNamespace(namespace));
     }
 
     /** MongoDB logs {@code {drop: coll}} on {@code db.$cmd}. The stand-in's internal system collections are not logged. */
@@ -144,7 +146,7 @@ public final class IndexedOplog implements Oplog {
     /** Logs a command on {@code db.$cmd}, e.g. {@code {renameCollection: "db.a", to: "db.b"}}. */
     public void logCommand(String database, Document command) {
         append(Op.COMMAND, database + ".$cmd", command, null, null, null);
-        onWrite.run();
+        onWrite.accept(database + ".$cmd");
     }
 
     /** Moves what is known of a renamed collection's documents along with it. */

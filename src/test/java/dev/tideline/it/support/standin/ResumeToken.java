@@ -24,6 +24,7 @@ public record ResumeToken(long clusterTime, Kind kind, int fragment) implements 
     /** What a token marks. The declaration order is the sort order at one cluster time. */
     public enum Kind { HIGH_WATER_MARK, EVENT, INVALIDATE }
 
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
     private static final String TIMESTAMP_TYPE = "82";
     private static final String EVENT_MARK = "2B";
     private static final int HWM_LENGTH = 2 + 16;
@@ -70,12 +71,21 @@ public record ResumeToken(long clusterTime, Kind kind, int fragment) implements 
     }
 
     public String hex() {
-        String time = TIMESTAMP_TYPE + String.format(Locale.ROOT, "%016X", clusterTime);
-        return switch (kind) {
-            case HIGH_WATER_MARK -> time;
-            case EVENT -> time + EVENT_MARK + "00" + String.format(Locale.ROOT, "%04X", fragment);
-            case INVALIDATE -> time + EVENT_MARK + "01" + "0000";
-        };
+        StringBuilder hex = new StringBuilder(EVENT_LENGTH).append(TIMESTAMP_TYPE);
+        appendHex(hex, clusterTime, 16);
+        switch (kind) {
+            case EVENT -> appendHex(hex.append(EVENT_MARK).append("00"), fragment, 4);
+            case INVALIDATE -> hex.append(EVENT_MARK).append("01").append("0000");
+            default -> {
+            }
+        }
+        return hex.toString();
+    }
+
+    private static void appendHex(StringBuilder out, long value, int digits) {
+        for (int shift = (digits - 1) * 4; shift >= 0; shift -= 4) {
+            out.append(HEX[(int) (value >>> shift) & 0xF]);
+        }
     }
 
     /** {@code {_data: "<hex>"}}, the event's {@code _id}. */
