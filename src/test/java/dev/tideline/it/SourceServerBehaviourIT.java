@@ -125,7 +125,8 @@ class SourceServerBehaviourIT {
                 assertThat(jmx.attribute(task, "Health")).isEqualTo("degraded");
                 assertThat(reasons).contains(bigNs.fullName() + ": parked");
                 assertThat(controls(stack, "park.control", bigNs.fullName())).anyMatch(v -> v.contains("PARKED") && v.contains("_id"));
-                assertThat(changes(stack, "park." + db + ".big", 1)).extracting(e -> e.id().asInt32().getValue()).containsExactly(0);
+                // only the seed (its copy, and its insert replayed from the stream start a margin before the copy)
+                assertThat(changes(stack, "park." + db + ".big", 1)).extracting(e -> e.id().asInt32().getValue()).containsOnly(0);
 
                 // a restart meets the event again: the same decision, never a task that fails over and over
                 stack.rest().restartConnector(connector, true);
@@ -186,6 +187,61 @@ class SourceServerBehaviourIT {
         }
     }
 
+    /**
+     * The stand-in's oplog capped at 300 entries: while a collection is copied slowly, other writes roll
+     * the oplog past the copy's stream start. The copy is not done again (it would outlive the window
+     * again): its collection is parked with what to do, and the other collections go on.
+     */
+    @Test
+    void aCopyLongerThanTheOplogWindowIsParkedWithWhatToDoNotLooped() {
+        TestStack stack = TestStack.shared();
+        String db = "window_it";
+        String connector = "source-window-it";
+        Namespace slow = new Namespace(db, "slow");
+        try (MongoFixture mongo = MongoFixture.inProcess(new AwaitingMemoryBackend().capOplog(300, 0), true);
+             JmxReader jmx = new JmxReader(stack.jmxUrl(0))) {
+            MongoDatabase database = mongo.client().getDatabase(db);
+            List<Document> docs = new ArrayList<>();
+            for (int i = 0; i < 20_000; i++) {
+                docs.add(new Document("_id", i));
+            }
+            database.getCollection("slow").insertMany(docs);
+            database.getCollection("other").insertOne(new Document("_id", 0));
+            ScaleStack.sleep(3_000); // a stream start (2 s before now) after the load: still in the oplog when the copies begin
+            Map<String, String> config = SourceItSupport.sourceConfig(mongo.uri(), db, "window", ValueFormat.BSON, 1);
+            config.put("batch.size", "5"); // a slow copy: 4,000 round trips
+            config.put("collection.exclude", db + "\\.noise");
+            stack.rest().putConnector(connector, config);
+            try {
+                stack.rest().awaitRunning(connector, 1, Duration.ofSeconds(60));
+                TopicReader.readUntil(stack.bootstrapServers(), "window." + db + ".other", 1, Duration.ofSeconds(60));
+                TopicReader.readUntil(stack.bootstrapServers(), "window." + slow.fullName(), 10, Duration.ofSeconds(60));
+                // 600 writes roll the 300-entry oplog past the slow copy's stream start, at a pace the stream reads
+                // along with (the database's stream sees them), so only that start is lost
+                for (int i = 0; i < 600; i++) {
+                    database.getCollection("noise").insertOne(new Document("_id", i));
+                }
+                String task = ScaleStack.task(connector);
+                ScaleStack.awaitAttribute(jmx, task, "ParkedCollections", v -> List.of((String[]) v).contains(slow.fullName()),
+                        Duration.ofMinutes(3));
+                database.getCollection("other").insertOne(new Document("_id", 1));
+                changes(stack, "window." + db + ".other", 2);
+                ScaleStack.sleep(3_000);
+                long copies = SourceItSupport.changes(TopicReader.readAll(stack.bootstrapServers(), "window." + slow.fullName(),
+                        Duration.ofSeconds(2)), true).stream().filter(e -> e.op() == Op.READ).count();
+                List<String> control = controls(stack, "window.control", slow.fullName());
+                System.out.printf("WINDOW: %d copies of 20,000 documents, then parked: %s; health %s%n", copies,
+                        control.stream().filter(c -> c.contains("PARKED")).findFirst().orElse("?"), List.of((String[]) jmx.attribute(task,
+                                "HealthReasons")));
+                assertThat(copies).as("copied once, not again").isLessThanOrEqualTo(20_000);
+                assertThat(control).anyMatch(c -> c.contains("PARKED") && c.contains("oplog window") && c.contains("reset"));
+                assertThat((String[]) jmx.attribute(task, "HealthReasons")).contains(slow.fullName() + ": parked");
+            } finally {
+                stack.rest().deleteConnector(connector);
+            }
+        }
+    }
+
     /** Offsets the first release wrote (version 1: no cluster time beside the token) resume without a copy. */
     @Test
     void offsetsOfTheFirstReleaseResumeWithoutACopy() throws Exception {
@@ -231,7 +287,8 @@ class SourceServerBehaviourIT {
                         copies, markers);
                 assertThat(copies).isZero();
                 assertThat(markers).isZero();
-                assertThat(SourceItSupport.changes(since, true)).extracting(e -> e.id().asInt32().getValue()).containsExactly(4);
+                // from the committed token on: the new insert, and at most the one written just before the stop
+                assertThat(SourceItSupport.changes(since, true)).extracting(e -> e.id().asInt32().getValue()).contains(4).isSubsetOf(3, 4);
             } finally {
                 stack.rest().deleteConnector(connector);
             }

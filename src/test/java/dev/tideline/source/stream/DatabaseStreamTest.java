@@ -198,6 +198,25 @@ class DatabaseStreamTest {
     }
 
     @Test
+    void aDeleteCarriesThePreImageWhereTheCollectionKeepsThemAndNothingElsewhere() throws Exception {
+        MongoDatabase db = start(new AwaitingMemoryBackend(), LargeEventPolicy.PARK);
+        db.createCollection("kept", new com.mongodb.client.model.CreateCollectionOptions()
+                .changeStreamPreAndPostImagesOptions(new com.mongodb.client.model.ChangeStreamPreAndPostImagesOptions(true)));
+        db.getCollection("kept").insertOne(new Document("_id", 1).append("tenant", "acme"));
+        db.getCollection("plain").insertOne(new Document("_id", 1).append("tenant", "acme"));
+        stream.join("kept", new BsonDocument(), now(mongo.client()), false);
+        stream.join("plain", new BsonDocument(), now(mongo.client()), false);
+        db.getCollection("kept").deleteOne(new Document("_id", 1));
+        db.getCollection("plain").deleteOne(new Document("_id", 1));
+        await("both deletes", () -> out.changes("kept").size() >= 1 && out.changes("plain").size() >= 1);
+        Captured.Change kept = out.changes("kept").get(0);
+        assertThat(kept.event().op()).isEqualTo(Op.DELETE);
+        assertThat(kept.before()).isNotNull();
+        assertThat(kept.before().getString("tenant").getValue()).isEqualTo("acme");
+        assertThat(out.changes("plain").get(0).before()).isNull();
+    }
+
+    @Test
     void aDroppedDatabaseInvalidatesTheStreamWhichGoesOnAfterIt() throws Exception {
         MongoDatabase db = start(new AwaitingMemoryBackend(), LargeEventPolicy.PARK);
         db.getCollection("a").insertOne(new Document("_id", 1));
