@@ -16,7 +16,6 @@ import dev.tideline.sink.route.RoutedChange;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.connect.errors.ConnectException;
-import org.apache.kafka.connect.errors.RetriableException;
 import org.bson.BsonDocument;
 import org.bson.RawBsonDocument;
 
@@ -75,9 +74,8 @@ public final class BulkWriteExecutor {
             coll.bulkWrite(models, new BulkWriteOptions().ordered(false));
         } catch (MongoBulkWriteException e) {
             if (e.getWriteConcernError() != null) {
-                throw new RetriableException("write concern not satisfied while " + what + " (code "
-                        + e.getWriteConcernError().getCode() + ": " + e.getWriteConcernError().getMessage()
-                        + "); the batch will be re-delivered", e);
+                // the writes are applied on the primary; a timeout clears up (retry), a wrong w never does (stop)
+                throw WriteFailures.translate(e, what);
             }
             for (BulkWriteError err : e.getWriteErrors()) {
                 ErrorClass c = MongoErrors.classifyWriteError(err.getCode());
@@ -87,7 +85,7 @@ public final class BulkWriteExecutor {
                 RoutedChange rc = sent.get(err.getIndex());
                 failures.add(new RecordFailure(rc.change().record(), "the destination refused the write of _id "
                         + Ids.show(rc.change().id()) + " to " + batch.destination() + ": code " + err.getCode() + ": "
-                        + err.getMessage(), e));
+                        + err.getMessage(), e, MongoErrors.isUniqueIndexConflict(err.getCode())));
             }
         } catch (MongoException e) {
             throw WriteFailures.translate(e, what);
