@@ -160,18 +160,25 @@ public final class EnvelopeCodec {
      * schemaless map, or a JSON string (StringConverter). Returns the envelope as BSON.
      */
     public static BsonDocument readDocument(Object value) {
+        return readDocument(value, "record value");
+    }
+
+    /** @param what the record part it is, named when it is refused: record value or record key */
+    private static BsonDocument readDocument(Object value, String what) {
         if (value instanceof byte[] bytes) {
-            return fromBytes(bytes);
+            return fromBytes(bytes, what);
         }
         if (value instanceof ByteBuffer buffer) {
             byte[] bytes = new byte[buffer.remaining()];
             buffer.duplicate().get(bytes);
-            return fromBytes(bytes);
+            return fromBytes(bytes, what);
         }
         if (value instanceof Map<?, ?> map) {
+            ValueShape.requireJava(map, what);
             return ExtendedJson.toDocument(map);
         }
         if (value instanceof String json) {
+            ValueShape.requireJson(json, what);
             try {
                 // through the map form: the driver's parser only knows {$code, $scope} in that order, while a
                 // re-serialized schemaless map may hold wrapper fields in any order
@@ -193,13 +200,14 @@ public final class EnvelopeCodec {
         }
         if (key instanceof byte[] || key instanceof ByteBuffer || key instanceof Map<?, ?>
                 || (key instanceof String s && s.trim().startsWith("{"))) {
-            BsonDocument d = readDocument(key);
+            BsonDocument d = readDocument(key, "record key");
             BsonValue id = d.get(KEY_ID);
             if (id == null) {
                 throw new MalformedRecordException("record key has no '_id' field");
             }
             return id;
         }
+        ValueShape.requireJava(key, "record key");
         return ExtendedJson.toBson(key);
     }
 
@@ -247,13 +255,18 @@ public final class EnvelopeCodec {
     }
 
     public static BsonDocument fromBytes(byte[] bytes) {
+        return fromBytes(bytes, "record value");
+    }
+
+    private static BsonDocument fromBytes(byte[] bytes, String what) {
         if (bytes.length < 5) {
-            throw new MalformedRecordException("record value of " + bytes.length + " bytes is not a BSON document");
+            throw new MalformedRecordException(what + " of " + bytes.length + " bytes is not a BSON document");
         }
+        ValueShape.requireBson(bytes, what); // the codec below recurses once per level
         try (BsonBinaryReader reader = new BsonBinaryReader(ByteBuffer.wrap(bytes))) {
             return DOCUMENT_CODEC.decode(reader, DecoderContext.builder().build());
         } catch (BsonSerializationException | BsonInvalidOperationException | IllegalStateException ex) {
-            throw new MalformedRecordException("record value is not a valid BSON document: " + ex.getMessage(), ex);
+            throw new MalformedRecordException(what + " is not a valid BSON document: " + ex.getMessage(), ex);
         }
     }
 

@@ -170,6 +170,7 @@ public final class EnvelopeStruct {
     }
 
     private static BsonDocument documentFromJson(String json, String field) {
+        ValueShape.requireJson(json, "field '" + field + "'");
         try {
             return BsonDocument.parse(json);
         } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {

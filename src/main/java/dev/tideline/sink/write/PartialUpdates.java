@@ -2,7 +2,7 @@ package dev.tideline.sink.write;
 
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
-import com.mongodb.client.model.Filters;
+import dev.tideline.sink.check.ExactMatch;
 import dev.tideline.sink.decode.Ids;
 import dev.tideline.sink.decode.SinkChange;
 import dev.tideline.sink.plan.NamespaceBatch;
@@ -92,7 +92,7 @@ public final class PartialUpdates {
         var coll = client.getDatabase(batch.destination().db()).getCollection(batch.destination().coll(), BsonDocument.class);
         Map<BsonValue, BsonDocument> found = new HashMap<>();
         for (int i = 0; i < ids.size(); i += IN_CHUNK) {
-            for (BsonDocument d : coll.find(Filters.in("_id", ids.subList(i, Math.min(ids.size(), i + IN_CHUNK))))) {
+            for (BsonDocument d : coll.find(ExactMatch.idIn(ids.subList(i, Math.min(ids.size(), i + IN_CHUNK))))) {
                 found.put(d.get("_id"), d);
             }
         }

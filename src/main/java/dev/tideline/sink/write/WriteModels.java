@@ -1,10 +1,10 @@
 package dev.tideline.sink.write;
 
 import com.mongodb.client.model.DeleteOneModel;
-import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.ReplaceOneModel;
 import com.mongodb.client.model.ReplaceOptions;
 import com.mongodb.client.model.WriteModel;
+import dev.tideline.sink.check.ExactMatch;
 import dev.tideline.sink.config.WriteMode;
 import dev.tideline.sink.decode.SinkChange;
 import org.bson.BsonDocument;
@@ -17,9 +17,9 @@ final class WriteModels {
     /** @param replacement the change's document, possibly already encoded (see {@link DocumentSize#encoded}) */
     static WriteModel<BsonDocument> of(SinkChange c, WriteMode mode, BsonDocument replacement) {
         if (c.isDelete()) {
-            return new DeleteOneModel<>(Filters.eq("_id", c.id()));
+            return new DeleteOneModel<>(ExactMatch.eq("_id", c.id()));
         }
-        return new ReplaceOneModel<>(Filters.eq("_id", c.id()), replacement,
+        return new ReplaceOneModel<>(ExactMatch.eq("_id", c.id()), replacement,
                 new ReplaceOptions().upsert(mode == WriteMode.UPSERT));
     }
 }
