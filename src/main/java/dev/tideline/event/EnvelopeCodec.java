@@ -23,9 +23,12 @@ import org.bson.io.BasicOutputBuffer;
  * The change envelope, version 1, and its two record forms. The envelope is one BSON document:
  * <pre>
  * { v: 1, op: "insert"|"update"|"replace"|"delete"|"read", db: "...", coll: "...",
- *   id: &lt;_id&gt;, document: {...} (absent for deletes), clusterTime: Timestamp (optional),
- *   wallTime: Date, origin: "cluster id" (optional) }
+ *   id: &lt;_id&gt;, shardKey: {...} (optional), document: {...} (absent for deletes),
+ *   clusterTime: Timestamp (optional), wallTime: Date, origin: "cluster id" (optional) }
  * </pre>
+ * {@code shardKey} holds the shard key fields of the source's {@code documentKey} (see
+ * {@link ChangeEvent#shardKey}); it came after version 1 was first written, and is optional so that
+ * records without it, older ones included, read as before and older readers skip it.
  * The {@code json} form is that document through {@link ExtendedJson}; the {@code bson} form is its
  * bytes. Field names live here and nowhere else.
  */
@@ -37,6 +40,7 @@ public final class EnvelopeCodec {
     static final String F_DB = "db";
     static final String F_COLL = "coll";
     static final String F_ID = "id";
+    static final String F_SHARD_KEY = "shardKey";
     static final String F_DOCUMENT = "document";
     static final String F_CLUSTER_TIME = "clusterTime";
     static final String F_WALL_TIME = "wallTime";
@@ -60,6 +64,9 @@ public final class EnvelopeCodec {
         d.append(F_DB, new BsonString(e.ns().db()));
         d.append(F_COLL, new BsonString(e.ns().coll()));
         d.append(F_ID, e.id());
+        if (e.shardKey() != null) {
+            d.append(F_SHARD_KEY, e.shardKey());
+        }
         if (e.document() != null) {
             d.append(F_DOCUMENT, e.document());
         }
@@ -101,13 +108,19 @@ public final class EnvelopeCodec {
         if (ct != null && !ct.isTimestamp() && !ct.isNull()) {
             throw new MalformedRecordException("change envelope field '" + F_CLUSTER_TIME + "' must be a timestamp, got " + ct.getBsonType());
         }
+        BsonValue shardKey = d.get(F_SHARD_KEY);
+        if (shardKey != null && !shardKey.isDocument() && !shardKey.isNull()) {
+            throw new MalformedRecordException("change envelope field '" + F_SHARD_KEY + "' must be a document, got "
+                    + shardKey.getBsonType());
+        }
         BsonValue wall = d.get(F_WALL_TIME);
         BsonValue origin = d.get(F_ORIGIN);
         return new ChangeEvent(op, ns, id,
                 doc == null || doc.isNull() ? null : doc.asDocument(),
                 ct == null || ct.isNull() ? null : ct.asTimestamp(),
                 wall != null && wall.isDateTime() ? wall.asDateTime().getValue() : 0L,
-                origin != null && origin.isString() ? origin.asString().getValue() : null);
+                origin != null && origin.isString() ? origin.asString().getValue() : null,
+                shardKey == null || shardKey.isNull() ? null : shardKey.asDocument());
     }
 
     /**

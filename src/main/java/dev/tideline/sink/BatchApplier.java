@@ -17,6 +17,7 @@ import dev.tideline.sink.guard.VersionStore;
 import dev.tideline.sink.guard.WriteGuard;
 import dev.tideline.sink.plan.NamespaceBatch;
 import dev.tideline.sink.plan.WritePlan;
+import dev.tideline.sink.plan.WriteFilter;
 import dev.tideline.sink.plan.WritePlanner;
 import dev.tideline.sink.route.NamespaceRouter;
 import dev.tideline.sink.route.RoutedChange;
@@ -73,7 +74,8 @@ public final class BatchApplier {
         RecordDecoder decoder = new RecordDecoder(writes.tombstoneAction(), writes.versionField(), true,
                 new RecordShape(safety.maxRecordBytes(), RecordSafetySettings.RECORD_MAX_BYTES));
         return new BatchApplier(decoder, router,
-                guard, new PartialUpdates(client), new BulkWriteExecutor(client, writes.writeMode()), writes.bulkChunkSize(),
+                guard, new PartialUpdates(client), new BulkWriteExecutor(client, writes.writeMode(), new WriteFilter(writes.shardKeyFields())),
+                writes.bulkChunkSize(),
                 new ResnapshotSweeper(router, versions, new SweepWriter(client)));
     }
 

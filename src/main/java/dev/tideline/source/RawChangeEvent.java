@@ -22,11 +22,12 @@ import org.bson.codecs.DecoderContext;
  * @param clusterTime  may be null
  * @param wallTime     milliseconds since the epoch, or null when the server sent none
  * @param documentId   {@code documentKey._id}, or null
+ * @param documentKey  the whole {@code documentKey} (with the shard key fields on a sharded collection), or null
  * @param fullDocument the changed (or looked-up) document, or null when absent or {@code null}
  * @param destination  a rename's {@code to} as {@code db.coll}, else null
  */
 record RawChangeEvent(BsonDocument token, String type, BsonTimestamp clusterTime, Long wallTime, BsonValue documentId,
-                      RawBsonDocument fullDocument, String destination) {
+                      BsonDocument documentKey, RawBsonDocument fullDocument, String destination) {
     private static final BsonDocumentCodec DOCUMENT_CODEC = new BsonDocumentCodec();
     private static final DecoderContext DECODE = DecoderContext.builder().build();
 
@@ -36,6 +37,7 @@ record RawChangeEvent(BsonDocument token, String type, BsonTimestamp clusterTime
         BsonTimestamp clusterTime = null;
         Long wallTime = null;
         BsonValue documentId = null;
+        BsonDocument documentKey = null;
         RawBsonDocument fullDocument = null;
         String destination = null;
         ByteBuffer bytes = event.getByteBuffer().asNIO();
@@ -49,7 +51,10 @@ record RawChangeEvent(BsonDocument token, String type, BsonTimestamp clusterTime
                     case "operationType" -> type = bsonType == BsonType.STRING ? reader.readString() : skip(reader);
                     case "clusterTime" -> clusterTime = bsonType == BsonType.TIMESTAMP ? reader.readTimestamp() : skip(reader);
                     case "wallTime" -> wallTime = bsonType == BsonType.DATE_TIME ? reader.readDateTime() : skip(reader);
-                    case "documentKey" -> documentId = bsonType == BsonType.DOCUMENT ? DOCUMENT_CODEC.decode(reader, DECODE).get("_id") : skip(reader);
+                    case "documentKey" -> {
+                        documentKey = bsonType == BsonType.DOCUMENT ? DOCUMENT_CODEC.decode(reader, DECODE) : skip(reader);
+                        documentId = documentKey == null ? null : documentKey.get("_id");
+                    }
                     case "fullDocument" -> fullDocument = bsonType == BsonType.DOCUMENT ? slice(reader, bytes) : skip(reader);
                     case "to" -> destination = bsonType == BsonType.DOCUMENT ? namespace(DOCUMENT_CODEC.decode(reader, DECODE)) : skip(reader);
                     default -> reader.skipValue();
@@ -57,7 +62,7 @@ record RawChangeEvent(BsonDocument token, String type, BsonTimestamp clusterTime
             }
             reader.readEndDocument();
         }
-        return new RawChangeEvent(token, type, clusterTime, wallTime, documentId, fullDocument, destination);
+        return new RawChangeEvent(token, type, clusterTime, wallTime, documentId, documentKey, fullDocument, destination);
     }
 
     /**

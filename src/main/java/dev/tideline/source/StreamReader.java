@@ -153,12 +153,14 @@ final class StreamReader implements CollectionReader {
                 var id = event.documentId() != null ? event.documentId() : doc != null ? doc.get("_id") : null;
                 Op op = type.equals("insert") ? Op.INSERT : type.equals("update") ? Op.UPDATE : Op.REPLACE;
                 return id == null ? unidentified(type, offset, clusterTime)
-                        : new Captured.Change(new ChangeEvent(op, ns, id, doc, clusterTime, wall, null), offset);
+                        : new Captured.Change(new ChangeEvent(op, ns, id, doc, clusterTime, wall, null)
+                                .withDocumentKey(event.documentKey()), offset); // shard key fields travel with the change
             }
             case "delete": {
                 var id = event.documentId();
                 return id == null ? unidentified(type, offset, clusterTime)
-                        : new Captured.Change(new ChangeEvent(Op.DELETE, ns, id, null, clusterTime, wall, null), offset);
+                        : new Captured.Change(new ChangeEvent(Op.DELETE, ns, id, null, clusterTime, wall, null)
+                                .withDocumentKey(event.documentKey()), offset);
             }
             case "drop":
             case "rename":

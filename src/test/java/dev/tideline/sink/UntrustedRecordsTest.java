@@ -238,4 +238,33 @@ class UntrustedRecordsTest {
         assertThat(out.written()).isEqualTo(1);
         assertThat(out.failures()).singleElement().extracting(RecordFailure::message).asString().contains("NUL");
     }
+
+    @Test
+    void shardKeyFieldsTravelIntoTheWriteFilterAndForgedOnesAreRefused() {
+        BsonDocument documentKey = BsonDocument.parse("{region: 'eu', _id: 30}");
+        ChangeEvent sharded = new ChangeEvent(Op.INSERT, SHOP_ORDERS, new BsonInt32(30), BsonDocument.parse("{_id: 30, region: 'eu'}"),
+                new BsonTimestamp(100, 1), 0, null).withDocumentKey(documentKey);
+        ChangeEvent gone = delete(SHOP_ORDERS, new BsonInt32(30)).withDocumentKey(documentKey);
+        String officialDelete = "{\"operationType\": \"delete\", \"ns\": {\"db\": \"shop\", \"coll\": \"orders\"}, "
+                + "\"documentKey\": {\"_id\": 31, \"$where\": \"sleep(1000)\"}}";
+        commands.clear();
+        BatchApplier applier = applier(Map.of());
+        BatchOutcome first = applier.apply(List.of(bson(sharded), raw(null, officialDelete)));
+        applier.apply(List.of(bson(gone)));
+
+        assertThat(first.failures()).singleElement().extracting(RecordFailure::message).asString()
+                .contains("shard key field '$where'");
+        List<BsonDocument> filters = new ArrayList<>();
+        for (BsonDocument c : commands) {
+            if (c.getFirstKey().equals("update") && c.getString("update").getValue().equals("orders")) {
+                c.getArray("updates").forEach(u -> filters.add(u.asDocument().getDocument("q")));
+            }
+            if (c.getFirstKey().equals("delete")) {
+                c.getArray("deletes").forEach(d -> filters.add(d.asDocument().getDocument("q")));
+            }
+        }
+        assertThat(filters).containsExactly(BsonDocument.parse("{_id: {$eq: 30}, region: {$eq: 'eu'}}"),
+                BsonDocument.parse("{_id: {$eq: 30}, region: {$eq: 'eu'}}"));
+        assertThat(client.getDatabase("shop").getCollection("orders").countDocuments()).isZero();
+    }
 }

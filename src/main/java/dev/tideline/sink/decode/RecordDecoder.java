@@ -10,6 +10,7 @@ import dev.tideline.event.Op;
 import dev.tideline.sink.check.DocumentRules;
 import dev.tideline.sink.check.IdRules;
 import dev.tideline.sink.check.RecordShape;
+import dev.tideline.sink.check.ShardKeys;
 import dev.tideline.event.RefusedRecordException;
 import dev.tideline.sink.config.RecordSafetySettings;
 import dev.tideline.sink.config.TombstoneAction;
@@ -82,6 +83,9 @@ public final class RecordDecoder {
             IdRules.problem(c.id()).ifPresent(p -> {
                 throw new RefusedRecordException("refused: its " + p);
             });
+            ShardKeys.problem(c.shardKey()).ifPresent(p -> {
+                throw new RefusedRecordException("refused: its " + p);
+            });
             if (c.document() != null) {
                 DocumentRules.replacementProblem(c.document()).ifPresent(p -> {
                     throw new RefusedRecordException("refused: the document of _id " + Ids.show(c.id()) + " " + p);
@@ -127,7 +131,8 @@ public final class RecordDecoder {
     /** A foreign change without a cluster time takes the configured version field of its document, as ours do. */
     private Decoded withVersion(Decoded d) {
         if (d instanceof SinkChange c && c.version() == null && c.document() != null) {
-            return new SinkChange(c.record(), c.kind(), c.sourceNs(), c.id(), c.document(), versionOf(c.document()));
+            return new SinkChange(c.record(), c.kind(), c.sourceNs(), c.id(), c.document(), versionOf(c.document()),
+                    c.updates(), c.shardKey());
         }
         return d;
     }
@@ -143,7 +148,7 @@ public final class RecordDecoder {
     /** @param value the record value the envelope was read from */
     private Decoded envelope(SinkRecord record, ChangeEvent e, Object value) {
         if (e.op() == Op.DELETE) {
-            return new SinkChange(record, SinkChange.Kind.DELETE, e.ns(), e.id(), null, e.clusterTime());
+            return new SinkChange(record, SinkChange.Kind.DELETE, e.ns(), e.id(), null, e.clusterTime()).withShardKey(e.shardKey());
         }
         BsonDocument doc = e.document();
         if (doc == null || !doc.containsKey(ID)) {
@@ -160,7 +165,7 @@ public final class RecordDecoder {
         BsonValue version = e.clusterTime() != null ? e.clusterTime() : versionOf(doc);
         // BSON bytes (ByteArrayConverter): the document is written as the bytes it came in, not encoded again
         BsonDocument written = rawDocuments && value instanceof byte[] bytes ? EnvelopeCodec.rawDocument(bytes) : doc;
-        return new SinkChange(record, SinkChange.Kind.WRITE, e.ns(), e.id(), written, version);
+        return new SinkChange(record, SinkChange.Kind.WRITE, e.ns(), e.id(), written, version).withShardKey(e.shardKey());
     }
 
     private Decoded plainDocument(SinkRecord record, BsonDocument doc) {

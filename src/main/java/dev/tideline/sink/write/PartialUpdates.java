@@ -77,8 +77,7 @@ public final class PartialUpdates {
             }
             try {
                 BsonDocument doc = UpdateApplier.apply(base, c.updates());
-                writes.add(new RoutedChange(new SinkChange(c.record(), SinkChange.Kind.WRITE, c.sourceNs(), c.id(), doc,
-                        c.version()), rc.destination()));
+                writes.add(new RoutedChange(c.asWrite(doc), rc.destination()));
             } catch (UpdateApplier.NotApplicable e) {
                 refused.add(new RecordFailure(c.record(), "the update of _id " + Ids.show(c.id()) + " does not fit the "
                         + "document at the destination " + batch.destination() + " (it differs from the source's): "
