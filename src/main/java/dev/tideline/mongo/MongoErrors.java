@@ -92,6 +92,15 @@ public final class MongoErrors {
     public static final int INVALID_LENGTH = 16;
     public static final int COMMAND_NOT_FOUND = 59;
 
+    // Write side (the sink). Write concern: https://www.mongodb.com/docs/manual/reference/write-concern/
+    /** The deployment can never satisfy the write concern asked for (e.g. w: 3 on a one-member replica set). */
+    public static final int UNSATISFIABLE_WRITE_CONCERN = 100;
+    /** The write concern names a mode (a w: tag set) the replica set configuration does not define. */
+    public static final int UNKNOWN_REPL_WRITE_CONCERN = 79;
+    /** Write-concern failures that no retry can cure: the setting, not the moment, is wrong. */
+    private static final Set<Integer> PERMANENT_WRITE_CONCERN_CODES = Set.of(UNSATISFIABLE_WRITE_CONCERN,
+            UNKNOWN_REPL_WRITE_CONCERN);
+
     private static final Set<Integer> RETRIABLE_CODES = Set.of(HOST_UNREACHABLE, HOST_NOT_FOUND, NETWORK_TIMEOUT,
             SHUTDOWN_IN_PROGRESS, PRIMARY_STEPPED_DOWN, EXCEEDED_TIME_LIMIT, SOCKET_EXCEPTION, NOT_WRITABLE_PRIMARY,
             INTERRUPTED_AT_SHUTDOWN, INTERRUPTED_DUE_TO_REPL_STATE_CHANGE, NOT_PRIMARY_NO_SECONDARY_OK,
@@ -132,6 +141,48 @@ public final class MongoErrors {
         }
         // a write the server refuses for this document only: isolate it, keep the batch
         return ErrorClass.PER_RECORD;
+    }
+
+    /**
+     * Classifies a write concern error (the write was applied on the primary, the acknowledgement asked
+     * for was not given): a timeout or a failover clears up, so retry; a write concern the deployment can
+     * never satisfy, or a mode it does not define, does not, so stop and say so.
+     */
+    public static ErrorClass classifyWriteConcernError(int code) {
+        return PERMANENT_WRITE_CONCERN_CODES.contains(code) ? ErrorClass.FATAL : ErrorClass.RETRIABLE;
+    }
+
+    /**
+     * Whether a failure (anywhere in its cause chain) says the write concern itself is wrong, as a write
+     * concern error of a write or as a command's own error (see {@link #classifyWriteConcernError}).
+     */
+    public static boolean isPermanentWriteConcernFailure(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            int code;
+            if (c instanceof MongoWriteConcernException wc) {
+                code = wc.getWriteConcernError().getCode();
+            } else if (c instanceof MongoBulkWriteException bulk && bulk.getWriteConcernError() != null) {
+                code = bulk.getWriteConcernError().getCode();
+            } else if (c instanceof MongoException me) {
+                code = me.getCode();
+            } else {
+                continue;
+            }
+            if (PERMANENT_WRITE_CONCERN_CODES.contains(code)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether a refused write collided with a unique index (11000). Between partitions this can be a
+     * transient state: two documents swapped a unique value, and the change that frees the value travels
+     * on another partition, so it may not have landed yet. The write is still refused for this record
+     * only ({@link #classifyWriteError} says PER_RECORD); the sink retries it before reporting it.
+     */
+    public static boolean isUniqueIndexConflict(int code) {
+        return code == DUPLICATE_KEY;
     }
 
     /** Whether the server does not know the command (mongo-java-server lacks some admin commands, FAKE-MONGO.md). */
@@ -197,14 +248,17 @@ public final class MongoErrors {
         if (t instanceof MongoSecurityException) {
             return ErrorClass.AUTH;
         }
+        if (t instanceof MongoWriteConcernException wc) {
+            return classifyWriteConcernError(wc.getWriteConcernError().getCode());
+        }
         if (t instanceof MongoSocketException || t instanceof MongoCursorNotFoundException || t instanceof MongoTimeoutException
                 || t instanceof MongoNotPrimaryException || t instanceof MongoNodeIsRecoveringException
-                || t instanceof MongoWriteConcernException || t instanceof MongoInterruptedException) {
+                || t instanceof MongoInterruptedException) {
             return ErrorClass.RETRIABLE;
         }
         if (t instanceof MongoBulkWriteException bulk) {
             if (bulk.getWriteConcernError() != null) {
-                return ErrorClass.RETRIABLE;
+                return classifyWriteConcernError(bulk.getWriteConcernError().getCode());
             }
             return bulk.getWriteErrors().isEmpty() ? ErrorClass.FATAL : ErrorClass.PER_RECORD;
         }

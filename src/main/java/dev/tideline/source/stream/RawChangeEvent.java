@@ -24,6 +24,7 @@ import org.bson.codecs.DecoderContext;
  * @param clusterTime  may be null
  * @param wallTime     milliseconds since the epoch, or null when the server sent none
  * @param documentId   {@code documentKey._id}, or null
+ * @param documentKey  the whole {@code documentKey} (with the shard key fields on a sharded collection), or null
  * @param fullDocument the changed (or looked-up) document, or null when absent or {@code null}
  * @param before       {@code fullDocumentBeforeChange} (the pre-image), or null when absent or {@code null}
  * @param destination  a rename's {@code to} as {@code db.coll}, else null
@@ -31,8 +32,8 @@ import org.bson.codecs.DecoderContext;
  * @param fragments    {@code splitEvent.of}, else 0
  */
 public record RawChangeEvent(BsonDocument token, String type, String db, String coll, BsonTimestamp clusterTime, Long wallTime,
-                             BsonValue documentId, RawBsonDocument fullDocument, RawBsonDocument before, String destination,
-                             int fragment, int fragments) {
+                             BsonValue documentId, BsonDocument documentKey, RawBsonDocument fullDocument, RawBsonDocument before,
+                             String destination, int fragment, int fragments) {
     private static final BsonDocumentCodec DOCUMENT_CODEC = new BsonDocumentCodec();
     private static final DecoderContext DECODE = DecoderContext.builder().build();
 
@@ -44,6 +45,7 @@ public record RawChangeEvent(BsonDocument token, String type, String db, String 
         BsonTimestamp clusterTime = null;
         Long wallTime = null;
         BsonValue documentId = null;
+        BsonDocument documentKey = null;
         RawBsonDocument fullDocument = null;
         RawBsonDocument before = null;
         String destination = null;
@@ -69,7 +71,10 @@ public record RawChangeEvent(BsonDocument token, String type, String db, String 
                     }
                     case "clusterTime" -> clusterTime = bsonType == BsonType.TIMESTAMP ? reader.readTimestamp() : skip(reader);
                     case "wallTime" -> wallTime = bsonType == BsonType.DATE_TIME ? reader.readDateTime() : skip(reader);
-                    case "documentKey" -> documentId = bsonType == BsonType.DOCUMENT ? DOCUMENT_CODEC.decode(reader, DECODE).get("_id") : skip(reader);
+                    case "documentKey" -> {
+                        documentKey = bsonType == BsonType.DOCUMENT ? DOCUMENT_CODEC.decode(reader, DECODE) : skip(reader);
+                        documentId = documentKey == null ? null : documentKey.get("_id");
+                    }
                     case "fullDocument" -> fullDocument = bsonType == BsonType.DOCUMENT ? slice(reader, bytes) : skip(reader);
                     case "fullDocumentBeforeChange" -> before = bsonType == BsonType.DOCUMENT ? slice(reader, bytes) : skip(reader);
                     case "to" -> destination = bsonType == BsonType.DOCUMENT ? namespace(DOCUMENT_CODEC.decode(reader, DECODE)) : skip(reader);
@@ -87,8 +92,8 @@ public record RawChangeEvent(BsonDocument token, String type, String db, String 
             }
             reader.readEndDocument();
         }
-        return new RawChangeEvent(token, type, db, coll, clusterTime, wallTime, documentId, fullDocument, before, destination,
-                fragment, fragments);
+        return new RawChangeEvent(token, type, db, coll, clusterTime, wallTime, documentId, documentKey, fullDocument, before,
+                destination, fragment, fragments);
     }
 
     /** Whether this is one fragment of an event split by {@code $changeStreamSplitLargeEvent}. */

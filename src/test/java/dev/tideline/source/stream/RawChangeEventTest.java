@@ -90,4 +90,16 @@ class RawChangeEventTest {
         assertThat(e.fullDocument()).isEqualTo(full);
         assertThat(e.type()).isEqualTo("insert");
     }
+
+    @Test
+    void aShardedCollectionsDocumentKeyIsKeptWhole() {
+        BsonDocument documentKey = new BsonDocument("region", new BsonString("eu")).append("_id", new BsonInt32(9));
+        BsonDocument delete = new BsonDocument("_id", TOKEN).append("operationType", new BsonString("delete"))
+                .append("documentKey", documentKey);
+        RawChangeEvent e = RawChangeEvent.parse(raw(delete));
+        assertThat(e.documentId()).isEqualTo(new BsonInt32(9));
+        assertThat(e.documentKey()).isEqualTo(documentKey);
+        assertThat(dev.tideline.event.ChangeEvent.shardKeyOf(e.documentKey()))
+                .isEqualTo(new BsonDocument("region", new BsonString("eu")));
+    }
 }
