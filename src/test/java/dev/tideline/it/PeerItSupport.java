@@ -305,6 +305,165 @@ final class PeerItSupport {
         return counts;
     }
 
+    /**
+     * As {@link #workload}, at a steady {@code rate} of writes per second (the i-th write is due at start + i/rate;
+     * a write that falls behind is made at once).
+     */
+    static Map<String, Integer> pacedWorkload(Cluster c, String coll, int ops, int rate, int ids, long seed) {
+        Random random = new Random(seed);
+        MongoCollection<BsonDocument> col = c.coll(coll);
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        long start = System.nanoTime();
+        for (int i = 0; i < ops; i++) {
+            long due = start + i * 1_000_000_000L / rate;
+            long wait = (due - System.nanoTime()) / 1_000_000;
+            if (wait > 0) {
+                sleep(wait);
+            }
+            counts.merge(write(col, new BsonInt32(random.nextInt(ids)), c.id() + "-" + i, random), 1, Integer::sum);
+        }
+        return counts;
+    }
+
+    /** A document without its peer stamp: what "equal, the stamp aside" compares. */
+    static BsonDocument withoutStamp(BsonDocument d) {
+        BsonDocument out = d.clone();
+        out.remove(PeerStamp.FIELD);
+        return out;
+    }
+
+    /** The ids whose documents differ (stamps aside) between the first cluster and any other, sorted. */
+    static List<BsonValue> contentDifferences(List<Cluster> clusters, String coll) {
+        Map<BsonValue, BsonDocument> first = snapshot(clusters.get(0), coll);
+        List<BsonValue> out = new ArrayList<>();
+        for (Cluster other : clusters.subList(1, clusters.size())) {
+            Map<BsonValue, BsonDocument> docs = snapshot(other, coll);
+            for (BsonValue id : union(first, docs)) {
+                BsonDocument x = first.get(id);
+                BsonDocument y = docs.get(id);
+                if ((x == null) != (y == null) || x != null && !withoutStamp(x).equals(withoutStamp(y))) {
+                    if (!out.contains(id)) {
+                        out.add(id);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The health a cluster's peer sink reports now: its status document's, or "stale" when not rewritten lately. */
+    static String health(Cluster c) {
+        List<BsonDocument> all = statuses(c);
+        if (all.isEmpty()) {
+            return "none";
+        }
+        BsonDocument latest = all.stream().max(java.util.Comparator.comparingLong(s -> s.getInt64("updatedAt").getValue())).get();
+        long age = System.currentTimeMillis() - latest.getInt64("updatedAt").getValue();
+        return age > STATUS_STALE_MS ? "stale(" + age + " ms)" : latest.getString("health").getValue();
+    }
+
+    /** A status document not rewritten for this long is a task that no longer runs (they are rewritten every 2 s). */
+    static final long STATUS_STALE_MS = 10_000;
+
+    /**
+     * What a watch of a link after its writes stopped saw: whether (and when) the clusters became equal, stamps
+     * aside, and the samples where documents had differed for over {@code stableMs} while every sink said ok.
+     */
+    record Watch(boolean converged, Duration after, int samples, int maxDiffering, List<String> differedWhileOk, String last) {
+        @Override
+        public String toString() {
+            return (converged ? "equal after " + after.toMillis() + " ms" : "NOT equal after " + after.toMillis() + " ms: " + last)
+                    + " (" + samples + " samples, at most " + maxDiffering + " documents differing, " + differedWhileOk.size()
+                    + " samples where documents differed for over " + DIFFER_STABLE_MS + " ms while every sink reported ok)";
+        }
+    }
+
+    static final long DIFFER_STABLE_MS = 15_000;
+
+    /**
+     * Samples the link every second until the clusters hold equal documents (stamps aside) and nothing is queued,
+     * or until {@code timeout}: counts the documents that differ and the sinks' health at each sample.
+     */
+    static Watch watchUntilConverged(TestStack stack, List<Cluster> clusters, List<String> colls, Duration timeout) {
+        long start = System.nanoTime();
+        long deadline = start + timeout.toNanos();
+        Map<String, Long> differingSince = new HashMap<>();
+        List<String> whileOk = new ArrayList<>();
+        int samples = 0;
+        int max = 0;
+        String last = "";
+        while (true) {
+            failIfAnyFailed(stack, clusters);
+            samples++;
+            long now = System.currentTimeMillis();
+            Map<String, Long> still = new HashMap<>();
+            List<String> differing = new ArrayList<>();
+            for (String coll : colls) {
+                for (BsonValue id : contentDifferences(clusters, coll)) {
+                    String key = coll + " " + id;
+                    differing.add(key);
+                    still.put(key, differingSince.getOrDefault(key, now));
+                }
+            }
+            differingSince.clear();
+            differingSince.putAll(still);
+            max = Math.max(max, differing.size());
+            List<String> health = clusters.stream().map(c -> c.id() + "=" + health(c)).toList();
+            boolean allOk = health.stream().allMatch(h -> h.endsWith("=ok"));
+            long oldest = still.values().stream().mapToLong(t -> now - t).max().orElse(0);
+            last = differing.size() + " differing " + differing.subList(0, Math.min(5, differing.size())) + ", health " + health
+                    + ", queued " + clusters.stream().map(c -> c.id() + "=" + queued(c)).toList();
+            if (allOk && oldest > DIFFER_STABLE_MS) {
+                whileOk.add(last);
+            }
+            if (differing.isEmpty() && clusters.stream().allMatch(c -> queued(c) == 0)) {
+                return new Watch(true, Duration.ofNanos(System.nanoTime() - start), samples, max, whileOk, last);
+            }
+            if (System.nanoTime() > deadline) {
+                return new Watch(false, Duration.ofNanos(System.nanoTime() - start), samples, max, whileOk, last);
+            }
+            sleep(1_000);
+        }
+    }
+
+    /**
+     * For up to {@code limit} documents that differ: each cluster's copy (stamp included) and every record each
+     * cluster's source emitted for it (offset, op, origin, version, base, tag).
+     */
+    static String diagnose(TestStack stack, List<Cluster> clusters, String coll, int limit) {
+        List<BsonValue> ids = contentDifferences(clusters, coll);
+        StringBuilder out = new StringBuilder(ids.size() + " documents differ");
+        Map<String, List<ConsumerRecord<byte[], byte[]>>> topics = new HashMap<>();
+        for (Cluster c : clusters) {
+            topics.put(c.id(), TopicReader.readAll(stack.bootstrapServers(), c.topic(coll), Duration.ofSeconds(3)));
+        }
+        for (BsonValue id : ids.subList(0, Math.min(limit, ids.size()))) {
+            out.append("\n== ").append(id);
+            for (Cluster c : clusters) {
+                out.append("\n  on ").append(c.id()).append(": ").append(snapshot(c, coll).get(id));
+            }
+            for (Cluster c : clusters) {
+                out.append("\n  emitted by ").append(c.id()).append(':');
+                for (ConsumerRecord<byte[], byte[]> r : topics.get(c.id())) {
+                    if (!SourceItSupport.isChange(r)) {
+                        continue;
+                    }
+                    ChangeEvent e = SourceItSupport.decode(r, true);
+                    if (!e.id().equals(id)) {
+                        continue;
+                    }
+                    String w = e.document() != null && e.document().isString("w") ? e.document().getString("w").getValue() : "-";
+                    out.append("\n    ").append(r.offset()).append(' ').append(e.op().wireName()).append(" origin=")
+                            .append(SourceItSupport.header(r, EventHeaders.ORIGIN)).append(" v=")
+                            .append(SourceItSupport.header(r, PeerHeaders.VERSION)).append(" base=")
+                            .append(SourceItSupport.header(r, PeerHeaders.BASE)).append(" ct=").append(e.clusterTime())
+                            .append(" w=").append(w);
+                }
+            }
+        }
+        return out.toString();
+    }
+
     /** One write that changes something: an op that finds nothing to change (missing, or present) becomes the other. */
     static String write(MongoCollection<BsonDocument> col, BsonValue id, String tag, Random random) {
         double r = random.nextDouble();

@@ -146,7 +146,7 @@ final class PeerApplier {
                 // the document changed under every round (a busy writer): held, visible, retried on the next drain;
                 // a write the destination refuses throws instead (see settle)
                 pending.get(k).forEach(c -> hold(c, "the conditional write failed " + ROUNDS + " times in a row (the document "
-                        + "changed under every attempt); retried", false));
+                        + "changed under every attempt); retried", false, Action.HOLD));
             }
         }
     }
@@ -158,7 +158,7 @@ final class PeerApplier {
     private boolean settle(PeerChange.DocKey key, PeerStore.Held held) {
         Deque<PeerChange> queue = pending.get(key);
         BsonDocument current = held.document();
-        DocState start = current != null ? DocState.of(OriginDetector.detect(current))
+        DocState start = current != null ? DocState.of(OriginDetector.detect(current), held.tombstone())
                 : new DocState.Absent(held.tombstone(), lastLeftPresent.containsKey(key),
                         lastLeftPresent.containsKey(key) ? lastLeftPresent.get(key).version() : null);
         DocState state = start;
@@ -167,46 +167,60 @@ final class PeerApplier {
         List<PeerChange> keep = new ArrayList<>();
         List<Step> steps = new ArrayList<>();
         List<BsonDocument> conflicts = new ArrayList<>();
+        // this cluster's own records that wait for a later record of the document from this cluster, and how many of
+        // them have been released by one (a later record emitted by this cluster was processed after them)
+        List<PeerChange> waitingOwn = new ArrayList<>();
+        int released = 0;
         BsonTimestamp ownSince = null; // the latest cluster time among this cluster's own records in this fold
         for (PeerChange c : queue) {
-            boolean ownRecord = c.incoming.fromCluster().equals(self);
-            if (ownRecord && c.sourceTime != null && (ownSince == null || c.sourceTime.compareTo(ownSince) > 0)) {
+            boolean ownCluster = c.incoming.fromCluster().equals(self);
+            if (ownCluster && c.sourceTime != null && (ownSince == null || c.sourceTime.compareTo(ownSince) > 0)) {
                 // this cluster's source got this far, even when the record itself waits below (an echo of a peer's
                 // write: what it says, the sink wrote itself, tombstone included)
                 ownSince = c.sourceTime;
             }
-            if (blocked && !c.incoming.origin().equals(self)) {
+            if (blocked && !ownCluster) {
                 keep.add(c);
                 continue;
             }
-            BsonTimestamp deletedAt = ownRecord ? null : barrier.waitingFor(key, ownSince);
+            BsonTimestamp deletedAt = ownCluster ? null : barrier.waitingFor(key, ownSince);
             if (deletedAt != null) {
                 blocked = true;
                 if (c.heldSince == 0) {
                     counters.heldForLocalDelete();
                 }
                 hold(c, "deleted on this cluster at " + deletedAt + " (its change stream shows it) and this cluster's own "
-                        + "record of that delete has not been processed yet; the peer change waits for it", false);
+                        + "record of that delete has not been processed yet; the peer change waits for it", false, Action.HOLD);
                 keep.add(c);
                 continue;
             }
             Decision d = LastWriterWins.decide(self, state, c.incoming);
-            if (d.action() == Action.HOLD) {
+            if (d.waits()) {
                 blocked = true;
-                hold(c, d.reason(), false);
+                hold(c, d.reason(), false, d.action());
                 keep.add(c);
+                if (d.action() == Action.WAIT_OWN) {
+                    waitingOwn.add(c);
+                }
+                state = LastWriterWins.after(state, c.incoming, d);
                 continue;
             }
-            c.heldReason = null;
-            c.heldSince = 0;
-            c.refused = false;
-            if (d.conflict()) {
-                conflicts.add(conflict(key, c, d, state, doc));
+            if (ownCluster) {
+                released = waitingOwn.size();
             }
-            steps.add(new Step(c, d));
-            if (d.changesState()) {
-                doc = c.document;
+            doc = step(key, c, d, state, doc, steps, conflicts);
+            state = LastWriterWins.after(state, c.incoming, d);
+        }
+        // own records released by a later one: decided now, against what that later record revealed (last-writer-wins
+        // does not depend on the order of the writes it compares)
+        for (PeerChange c : waitingOwn.subList(0, released)) {
+            Decision d = LastWriterWins.decide(self, state, c.incoming, true);
+            if (d.waits()) {
+                hold(c, d.reason(), false, d.action());
+                continue;
             }
+            keep.remove(c);
+            doc = step(key, c, d, state, doc, steps, conflicts);
             state = LastWriterWins.after(state, c.incoming, d);
         }
         if (!sameStored(state, start)) {
@@ -229,12 +243,16 @@ final class PeerApplier {
                 }
                 String reason = "refused by the destination (code " + e.getCode() + "): " + e.getMessage()
                         + "; held and retried: fix the document or the destination's rules";
-                queue.forEach(c -> hold(c, reason, true));
+                queue.forEach(c -> hold(c, reason, true, Action.HOLD));
                 return true;
             }
         }
         for (Step s : steps) {
-            counters.decided(s.decision().action(), s.change().incoming.origin());
+            PeerChange c = s.change();
+            c.heldReason = null;
+            c.heldSince = 0;
+            c.refused = false;
+            counters.decided(s.decision().action(), c.incoming.origin());
         }
         if (ownSince != null) {
             barrier.ownRecordProcessed(key, ownSince);
@@ -259,6 +277,16 @@ final class PeerApplier {
         return true;
     }
 
+    /** Notes one decided record of the fold; returns the document the fold now ends on. */
+    private BsonDocument step(PeerChange.DocKey key, PeerChange c, Decision d, DocState state, BsonDocument doc, List<Step> steps,
+                              List<BsonDocument> conflicts) {
+        if (d.conflict()) {
+            conflicts.add(conflict(key, c, d, state, doc));
+        }
+        steps.add(new Step(c, d));
+        return d.changesState() && d.action() != Action.LOCAL_WRITE_LOSES ? c.document : doc;
+    }
+
     /** Whether two states need the same thing stored (what the sink only expects does not count). */
     private static boolean sameStored(DocState a, DocState b) {
         if (a instanceof DocState.Absent x && b instanceof DocState.Absent y) {
@@ -267,12 +295,12 @@ final class PeerApplier {
         return a.equals(b);
     }
 
-    private void hold(PeerChange c, String reason, boolean refused) {
+    private void hold(PeerChange c, String reason, boolean refused, Action why) {
         c.heldReason = reason;
         c.refused = refused;
         if (c.heldSince == 0) {
             c.heldSince = System.currentTimeMillis();
-            counters.decided(Action.HOLD, c.incoming.origin()); // counted once per record
+            counters.decided(why, c.incoming.origin()); // counted once per record
         }
     }
 

@@ -76,7 +76,9 @@ public class PeerSinkTask extends SinkTask {
             store = new PeerStore(c, config.peer().tombstoneTtlMs());
             localDeletes = new LocalDeleteWatcher(c);
             applier = new PeerApplier(self, reader, store, counters, scope, heartbeats, localDeletes);
-            String taskId = props.getOrDefault("name", "peer-sink") + "-" + Integer.toHexString(System.identityHashCode(this));
+            // peer mode runs one task per connector (validate() refuses more): the connector's name identifies it, so a
+            // restarted task rewrites the same status document instead of leaving a stale one behind
+            String taskId = props.getOrDefault("name", "peer-sink");
             status = new PeerStatus(c, config.peer().statusDatabase(), taskId, self, config.peer().lagDegradedMs());
             backoff = new Backoff(config.retry().initialBackoffMs(), config.retry().maxBackoffMs());
             client = c;
