@@ -130,6 +130,9 @@ public final class RecordFactory {
             if (tagged.base() != null) {
                 headers.addString(PeerHeaders.BASE, tagged.base().toText());
             }
+            if (tagged.mac() != null) {
+                headers.addString(PeerHeaders.MAC, tagged.mac());
+            }
         }
         headers.addString(EventHeaders.SEQ, Long.toString(++seq));
         Object key = form.key(e.id());

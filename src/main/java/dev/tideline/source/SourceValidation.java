@@ -24,6 +24,7 @@ final class SourceValidation {
     }
 
     static void check(Map<String, String> props, Config result) {
+        dev.tideline.source.config.PeerSourceSettings.check(props, result);
         checkFilters(props, result);
         checkReachable(props, result);
     }

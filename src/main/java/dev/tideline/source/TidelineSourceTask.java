@@ -73,8 +73,9 @@ public class TidelineSourceTask extends SourceTask {
                 RecordFactory factory = new RecordFactory(ns, config.topics().namer().topicFor(ns), config.topics().heartbeatTopic(),
                         config.topics().controlTopic(), config.capture().outputFormat(), config.capture().tenantField(),
                         config.capture().deleteTombstone(), producer);
-                config.peer().clusterId().ifPresent(id -> factory.withPeerTagging(
-                        new PeerOriginTagger(id, client.getDatabase(ns.db()), ns.coll(), offset)));
+                if (config.peer().clusterId().isPresent()) {
+                    factory.withPeerTagging(new PeerOriginTagger(config.peer(), client.getDatabase(ns.db()), ns.coll(), offset));
+                }
                 captures.add(new CollectionCapture(ns, client.getDatabase(ns.db()), config.capture(), streams, scans, factory, queue,
                         offset == null ? null : SourceOffset.fromMap(offset), new CaptureMetrics(metrics.collection(ns.fullName()))));
             }

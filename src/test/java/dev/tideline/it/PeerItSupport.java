@@ -33,6 +33,10 @@ import org.bson.BsonValue;
 /** Clusters for the peer ITs: a mongo-java-server, a peer source and a peer sink each, and what the tests measure. */
 final class PeerItSupport {
     static final String DB = "peer_it";
+    /** the link's heartbeat collection (peer.heartbeat.namespace), added to every link's collections */
+    static final String HEARTBEATS = "heartbeats";
+    /** the link's shared secret (peer.stamp.key) */
+    static final String STAMP_KEY = dev.tideline.config.ConfigExamples.PEER_STAMP_KEY;
 
     private PeerItSupport() {
     }
@@ -65,6 +69,10 @@ final class PeerItSupport {
     static void startLinks(TestStack stack, List<Cluster> clusters, List<String> colls,
                            java.util.function.BiConsumer<Cluster, Map<String, String>> sourceExtra,
                            java.util.function.BiConsumer<Cluster, Map<String, String>> sinkExtra) {
+        if (!colls.contains(HEARTBEATS)) {
+            colls = new ArrayList<>(colls);
+            colls.add(HEARTBEATS); // peer mode requires the link's heartbeats: captured and read like any collection
+        }
         for (Cluster c : clusters) {
             for (String coll : colls) {
                 c.mongo().client().getDatabase(DB).createCollection(coll);
@@ -74,6 +82,7 @@ final class PeerItSupport {
         for (Cluster c : clusters) {
             Map<String, String> source = SourceItSupport.sourceConfig(c.mongo().uri(), DB, c.prefix(), ValueFormat.BSON, 1);
             source.put("peer.cluster.id", c.id());
+            source.put("peer.stamp.key", STAMP_KEY);
             source.put("collection.include", String.join(",", colls.stream().map(x -> DB + "\\." + x).toList()));
             sourceExtra.accept(c, source);
             stack.rest().putConnector(c.source(), source);
@@ -98,6 +107,8 @@ final class PeerItSupport {
     static Map<String, String> sinkConfig(Cluster c, String topics) {
         Map<String, String> sink = SinkItSupport.sinkConfig(topics, c.mongo().uri(), DB, ValueFormat.BSON);
         sink.put("peer.cluster.id", c.id());
+        sink.put("peer.stamp.key", STAMP_KEY);
+        sink.put("peer.heartbeat.namespace", DB + "." + HEARTBEATS);
         sink.put("peer.status.database", DB);
         sink.put("consumer.override.max.poll.records", "2000");
         return sink;

@@ -22,12 +22,12 @@ class OriginLabelerTest {
     }
 
     private static OriginDetector.Detected local(String w) {
-        return OriginDetector.detect(new BsonDocument("_id", X).append("w", new BsonString(w)));
+        return OriginDetector.detect(new BsonDocument("_id", X).append("w", new BsonString(w)), s -> true);
     }
 
     private static OriginDetector.Detected stampedBy(Version v, String w) {
         BsonDocument content = new BsonDocument("_id", X).append("w", new BsonString(w));
-        return OriginDetector.detect(new PeerStamp(v, ContentHash.of(content), null).applyTo(content));
+        return OriginDetector.detect(new PeerStamp(v, ContentHash.of(content), null).applyTo(content), s -> true);
     }
 
     @Test

@@ -24,4 +24,20 @@ class RoundTripLagTest {
         assertThat(lag.lagging(15_000, 3_000)).containsExactly("the newest heartbeat back through B was written 5000 ms ago");
         assertThat(lag.lagging(15_000, 10_000)).isEmpty();
     }
+
+    /** A dead link (nothing comes back at all) is lagging too: it is never reported healthy. */
+    @Test
+    void aLinkNothingCameBackThroughSinceTheStartIsLagging() {
+        RoundTripLag fresh = new RoundTripLag(100_000);
+        assertThat(fresh.lagging(102_000, 5_000)).isEmpty();
+        assertThat(fresh.lagging(106_000, 5_000)).containsExactly("no heartbeat has come back through any peer since this task "
+                + "started 6000 ms ago");
+        RoundTripLag restarted = new RoundTripLag(100_000);
+        restarted.expect("B");
+        restarted.expect("C");
+        restarted.echoed("C", 104_000, 104_100);
+        assertThat(restarted.lagging(106_000, 5_000)).containsExactly("no heartbeat has come back through B since this task "
+                + "started 6000 ms ago");
+        assertThat(restarted.peers()).containsExactly("B", "C");
+    }
 }

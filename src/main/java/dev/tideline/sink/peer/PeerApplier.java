@@ -8,7 +8,6 @@ import dev.tideline.peer.DocState;
 import dev.tideline.peer.LastWriterWins;
 import dev.tideline.peer.LastWriterWins.Action;
 import dev.tideline.peer.LastWriterWins.Decision;
-import dev.tideline.peer.OriginDetector;
 import dev.tideline.peer.RoundTripLag;
 import dev.tideline.peer.TenantScope;
 import dev.tideline.peer.Version;
@@ -48,6 +47,8 @@ final class PeerApplier {
     private final TenantScope scope;
     private final Namespace heartbeats;
     private final LocalDeleteWatcher localDeletes;
+    private final StampTrust trust;
+    private final long maxAheadSeconds;
     private final LocalDeleteBarrier barrier = new LocalDeleteBarrier();
     private final RoundTripLag roundTrips = new RoundTripLag();
     private final Map<PeerChange.DocKey, Deque<PeerChange>> pending = new LinkedHashMap<>();
@@ -73,8 +74,10 @@ final class PeerApplier {
      * @param localDeletes this cluster's deletes, read after each read of the documents (the barrier's input)
      */
     PeerApplier(String self, PeerRecordReader reader, PeerStore store, PeerCounters counters, TenantScope scope,
-                Namespace heartbeats, LocalDeleteWatcher localDeletes) {
+                Namespace heartbeats, LocalDeleteWatcher localDeletes, StampTrust trust, long maxAheadMs) {
         this.self = self;
+        this.trust = trust;
+        this.maxAheadSeconds = maxAheadMs / 1000;
         this.localDeletes = localDeletes;
         this.scope = scope;
         this.heartbeats = heartbeats;
@@ -85,9 +88,9 @@ final class PeerApplier {
 
     /**
      * Queues the records in scope (malformed ones throw: in peer mode nothing is skipped; writes of tenants outside
-     * the link's scope are left out and counted), then moves every queue it can.
+     * the link's scope are left out and counted); {@link #drain} moves them.
      */
-    void put(Collection<SinkRecord> records) {
+    void queue(Collection<SinkRecord> records) {
         for (SinkRecord r : records) {
             counters.record();
             reader.read(r).ifPresent(c -> {
@@ -106,7 +109,6 @@ final class PeerApplier {
                 lastRecordTimestamp = Math.max(lastRecordTimestamp, r.timestamp());
             }
         }
-        drain();
     }
 
     /** Our own heartbeat, back through a peer: the link's round trip. */
@@ -158,7 +160,7 @@ final class PeerApplier {
     private boolean settle(PeerChange.DocKey key, PeerStore.Held held) {
         Deque<PeerChange> queue = pending.get(key);
         BsonDocument current = held.document();
-        DocState start = current != null ? DocState.of(OriginDetector.detect(current), held.tombstone())
+        DocState start = current != null ? trust.state(key.ns(), key.id(), current, held.tombstone())
                 : new DocState.Absent(held.tombstone(), lastLeftPresent.containsKey(key),
                         lastLeftPresent.containsKey(key) ? lastLeftPresent.get(key).version() : null);
         DocState state = start;
@@ -180,6 +182,13 @@ final class PeerApplier {
                 ownSince = c.sourceTime;
             }
             if (blocked && !ownCluster) {
+                keep.add(c);
+                continue;
+            }
+            String refused = refusal(c);
+            if (refused != null) {
+                blocked = true;
+                hold(c, refused, true, Action.HOLD);
                 keep.add(c);
                 continue;
             }
@@ -277,6 +286,21 @@ final class PeerApplier {
         return true;
     }
 
+    /**
+     * Why a record cannot be decided at all, null when it can: it does not authenticate (read once), or its version
+     * is further ahead of this machine's clock than allowed (checked again each round: it lands once the clock has
+     * caught up, if that clock was only wrong).
+     */
+    private String refusal(PeerChange c) {
+        if (c.unauthentic != null) {
+            return c.unauthentic;
+        }
+        long ahead = Integer.toUnsignedLong(c.incoming.version().time().getTime()) - System.currentTimeMillis() / 1000;
+        return ahead > maxAheadSeconds ? "version " + c.incoming.version() + " is " + ahead + " s ahead of this worker's clock (more "
+                + "than peer.clock.max.ahead.ms): held until the clocks agree; check the clocks of " + c.incoming.origin()
+                + " and of this worker" : null;
+    }
+
     /** Notes one decided record of the fold; returns the document the fold now ends on. */
     private BsonDocument step(PeerChange.DocKey key, PeerChange c, Decision d, DocState state, BsonDocument doc, List<Step> steps,
                               List<BsonDocument> conflicts) {
@@ -306,7 +330,8 @@ final class PeerApplier {
 
     private boolean transition(PeerChange.DocKey key, PeerStore.Held held, BsonDocument current, DocState next, BsonDocument doc) {
         if (next instanceof DocState.Present) {
-            boolean written = current != null ? store.replace(key.ns(), current, doc) : store.insert(key.ns(), doc);
+            BsonDocument signed = trust.signedHere(key.ns(), key.id(), doc);
+            boolean written = current != null ? store.replace(key.ns(), current, signed) : store.insert(key.ns(), signed);
             if (written && held.tombstone() != null) {
                 // the document exists again and its stamp protects it; a tombstone left behind would make
                 // this cluster's source take a later local delete of it for the peer's

@@ -45,10 +45,29 @@ final class PeerStore {
     private final MongoClient client;
     private final long tombstoneTtlMs;
     private final Set<String> indexedDatabases = new HashSet<>();
+    private StampTrust trust;
 
     PeerStore(MongoClient client, long tombstoneTtlMs) {
         this.client = client;
         this.tombstoneTtlMs = tombstoneTtlMs;
+    }
+
+    /** Set once the link's trust is known (it needs {@link #unsignedBefore}). */
+    void trust(StampTrust trust) {
+        this.trust = trust;
+    }
+
+    /**
+     * When this cluster's peer sink first ran with a stamp key (epoch seconds), kept in the status database so
+     * every later start agrees: stamps and tombstones without a MAC older than that were written before the key.
+     */
+    long unsignedBefore(String statusDatabase, String self) {
+        MongoCollection<BsonDocument> status = client.getDatabase(statusDatabase).getCollection(PeerCollections.STATUS, BsonDocument.class);
+        BsonDocument id = new BsonDocument("_id", new org.bson.BsonString("stamp-key-since:" + self));
+        status.updateOne(id, new BsonDocument("$setOnInsert", new BsonDocument("since",
+                new org.bson.BsonInt64(System.currentTimeMillis() / 1000))), new com.mongodb.client.model.UpdateOptions().upsert(true));
+        BsonDocument found = status.find(id).first();
+        return found != null && found.isNumber("since") ? found.getNumber("since").longValue() : System.currentTimeMillis() / 1000;
     }
 
     Map<BsonValue, Held> read(Namespace ns, Collection<BsonValue> ids) {
@@ -66,7 +85,11 @@ final class PeerStore {
             if (expire != null && expire.isDateTime() && expire.asDateTime().getValue() < now) {
                 continue; // expired: the TTL monitor has not removed it yet
             }
-            tombs.put(t.getDocument("_id").get("id"), Version.fromBson(t.get("v")));
+            BsonValue id = t.getDocument("_id").get("id");
+            Version v = trust.tombstone(ns, id, t); // one that does not authenticate here counts as none
+            if (v != null) {
+                tombs.put(id, v);
+            }
         }
         Map<BsonValue, Held> out = new HashMap<>();
         for (BsonValue id : ids) {
@@ -108,8 +131,10 @@ final class PeerStore {
     boolean keepTombstone(Namespace ns, BsonValue id, Version expected, Version version) {
         ensureTtlIndex(ns.db());
         BsonDocument key = PeerCollections.tombstoneKey(ns.coll(), id);
+        dev.tideline.peer.StampKeys.Mac128 mac = trust.tombstoneMac(ns, id, version);
         BsonDocument tomb = new BsonDocument("_id", key).append("v", version.toBson())
-                .append("expireAt", new BsonDateTime(System.currentTimeMillis() + tombstoneTtlMs));
+                .append("expireAt", new BsonDateTime(System.currentTimeMillis() + tombstoneTtlMs))
+                .append("k", new org.bson.BsonString(mac.keyId())).append("m", new org.bson.BsonString(mac.mac()));
         if (expected == null) {
             try {
                 tombstones(ns.db()).insertOne(tomb);
