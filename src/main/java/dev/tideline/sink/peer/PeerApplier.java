@@ -332,7 +332,7 @@ final class PeerApplier {
         if (next instanceof DocState.Present) {
             BsonDocument signed = trust.signedHere(key.ns(), key.id(), doc);
             boolean written = current != null ? store.replace(key.ns(), current, signed) : store.insert(key.ns(), signed);
-            if (written && held.tombstone() != null) {
+            if (written && held.tombstoneRead() != null) {
                 // the document exists again and its stamp protects it; a tombstone left behind would make
                 // this cluster's source take a later local delete of it for the peer's
                 store.dropTombstone(key.ns(), key.id());
@@ -340,7 +340,7 @@ final class PeerApplier {
             return written;
         }
         Version tomb = ((DocState.Absent) next).tombstone();
-        if (!store.keepTombstone(key.ns(), key.id(), held.tombstone(), tomb)) {
+        if (!store.keepTombstone(key.ns(), key.id(), held.tombstoneRead(), tomb)) {
             return false;
         }
         return current == null || store.delete(key.ns(), current);

@@ -38,8 +38,12 @@ import org.slf4j.LoggerFactory;
 final class PeerStore {
     private static final Logger log = LoggerFactory.getLogger(PeerStore.class);
 
-    /** What the destination holds for one document: the document (null when absent) and its tombstone. */
-    record Held(BsonDocument document, Version tombstone) {
+    /**
+     * What the destination holds for one document: the document (null when absent), the version of its tombstone
+     * when one is kept and trusted (null otherwise), and the tombstone document as read, trusted or not (null when
+     * none: a write replaces exactly that one).
+     */
+    record Held(BsonDocument document, Version tombstone, BsonDocument tombstoneRead) {
     }
 
     private final MongoClient client;
@@ -79,13 +83,15 @@ final class PeerStore {
         List<BsonDocument> keys = new ArrayList<>(ids.size());
         ids.forEach(id -> keys.add(PeerCollections.tombstoneKey(ns.coll(), id)));
         Map<BsonValue, Version> tombs = new HashMap<>();
+        Map<BsonValue, BsonDocument> tombsRead = new HashMap<>();
         long now = System.currentTimeMillis();
         for (BsonDocument t : tombstones(ns.db()).find(Filters.in("_id", keys))) {
+            BsonValue id = t.getDocument("_id").get("id");
+            tombsRead.put(id, t);
             BsonValue expire = t.get("expireAt");
             if (expire != null && expire.isDateTime() && expire.asDateTime().getValue() < now) {
                 continue; // expired: the TTL monitor has not removed it yet
             }
-            BsonValue id = t.getDocument("_id").get("id");
             Version v = trust.tombstone(ns, id, t); // one that does not authenticate here counts as none
             if (v != null) {
                 tombs.put(id, v);
@@ -93,7 +99,7 @@ final class PeerStore {
         }
         Map<BsonValue, Held> out = new HashMap<>();
         for (BsonValue id : ids) {
-            out.put(id, new Held(docs.get(id), tombs.get(id)));
+            out.put(id, new Held(docs.get(id), tombs.get(id), tombsRead.get(id)));
         }
         return out;
     }
@@ -127,8 +133,11 @@ final class PeerStore {
         return r.getDeletedCount() == 1;
     }
 
-    /** Sets the tombstone to {@code version}, provided it still is {@code expected} (null: none). */
-    boolean keepTombstone(Namespace ns, BsonValue id, Version expected, Version version) {
+    /**
+     * Sets the tombstone to {@code version}, provided the tombstone document still is {@code expected} as read (null:
+     * none). One that was not trusted (expired, forged, or made with a key no longer configured) is replaced too.
+     */
+    boolean keepTombstone(Namespace ns, BsonValue id, BsonDocument expected, Version version) {
         ensureTtlIndex(ns.db());
         BsonDocument key = PeerCollections.tombstoneKey(ns.coll(), id);
         dev.tideline.peer.StampKeys.Mac128 mac = trust.tombstoneMac(ns, id, version);
@@ -146,8 +155,8 @@ final class PeerStore {
                 throw e;
             }
         }
-        UpdateResult r = tombstones(ns.db()).replaceOne(new BsonDocument("_id", key).append("v", expected.toBson()), tomb,
-                new ReplaceOptions().upsert(false));
+        // every field as read: the document, not only its version, must be the one the decision was made on
+        UpdateResult r = tombstones(ns.db()).replaceOne(expected.clone(), tomb, new ReplaceOptions().upsert(false));
         return r.getMatchedCount() == 1;
     }
 
