@@ -10,10 +10,11 @@ import java.util.TreeMap;
  * (its wall time) into its own cluster; the source carries it to the peer, whose sink applies it and whose
  * source re-emits it; this cluster's sink sees it back as an echo. The time from writing to seeing it back
  * is the link's round trip. A link whose newest heartbeat seen back is older than a threshold is lagging
- * (or its way back is stopped) — and so is a link whose heartbeat has not come back at all since this
- * task started: a peer this cluster has linked with before (an earlier run saw it), or any peer when none
- * has been seen yet. A dead link (a stopped source, a broker the consumer cannot reach, a peer sink that
- * does not run) is therefore never reported as healthy.
+ * (or its way back is stopped) — and so is a link whose heartbeat has not come back yet since this task
+ * started (a peer an earlier run heard from, or any peer when none is known): a link is healthy only once
+ * a round trip through it proved it in this run. A dead link (a stopped source, a broker the consumer
+ * cannot reach, a peer sink that does not run) is therefore never reported as healthy, nor is a restarted
+ * sink still catching up.
  */
 public final class RoundTripLag {
     private record Seen(long writtenAt, long seenAt) {
@@ -69,12 +70,14 @@ public final class RoundTripLag {
                 out.add("the newest heartbeat back through " + peer + " was written " + age + " ms ago");
             }
         });
+        // not proven yet: a link is healthy once a heartbeat has made the round trip through it in this run (a restarted
+        // sink catching up on what it missed is not)
         expected.forEach((peer, since) -> {
-            if (!byPeer.containsKey(peer) && now - since > thresholdMs) {
+            if (!byPeer.containsKey(peer)) {
                 out.add("no heartbeat has come back through " + peer + " since this task started " + (now - since) + " ms ago");
             }
         });
-        if (byPeer.isEmpty() && expected.isEmpty() && now - startedAt > thresholdMs) {
+        if (byPeer.isEmpty() && expected.isEmpty()) {
             out.add("no heartbeat has come back through any peer since this task started " + (now - startedAt) + " ms ago");
         }
         return out;
