@@ -22,7 +22,6 @@ import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.bson.BsonDocument;
-import org.bson.BsonNull;
 import org.bson.BsonString;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
@@ -305,7 +304,7 @@ final class PeerApplier {
     private BsonDocument step(PeerChange.DocKey key, PeerChange c, Decision d, DocState state, BsonDocument doc, List<Step> steps,
                               List<BsonDocument> conflicts) {
         if (d.conflict()) {
-            conflicts.add(conflict(key, c, d, state, doc));
+            conflicts.add(ConflictRecord.of(self, key, c, d, state, doc));
         }
         steps.add(new Step(c, d));
         return d.changesState() && d.action() != Action.LOCAL_WRITE_LOSES ? c.document : doc;
@@ -344,24 +343,6 @@ final class PeerApplier {
             return false;
         }
         return current == null || store.delete(key.ns(), current);
-    }
-
-    private BsonDocument conflict(PeerChange.DocKey key, PeerChange c, Decision d, DocState state, BsonDocument doc) {
-        Version here = state instanceof DocState.Present p ? p.version() : ((DocState.Absent) state).tombstone();
-        BsonDocument incoming = side(c.incoming.version(), c.document);
-        BsonDocument existing = side(here, doc);
-        boolean incomingWins = d.action() != Action.STALE;
-        return new BsonDocument("ns", new BsonString(key.ns().fullName())).append("docId", key.id())
-                .append("resolvedBy", new BsonString(self)).append("resolvedAt", PeerStore.now())
-                .append("decision", new BsonString(d.action().name().toLowerCase(java.util.Locale.ROOT)))
-                .append("reason", new BsonString(d.reason()))
-                .append("winner", incomingWins ? incoming : existing)
-                .append("loser", incomingWins ? existing : incoming);
-    }
-
-    private static BsonDocument side(Version v, BsonDocument doc) {
-        return new BsonDocument("version", v == null ? BsonNull.VALUE : v.toBson())
-                .append("document", doc == null ? BsonNull.VALUE : doc);
     }
 
     /**
