@@ -62,16 +62,21 @@ final class PeerStore {
     }
 
     /**
-     * When this cluster's peer sink first ran with a stamp key (epoch seconds), kept in the status database so
-     * every later start agrees: stamps and tombstones without a MAC older than that were written before the key.
+     * When this cluster's peer sink first ran with a stamp key (epoch seconds), kept in the status database
+     * ({@value PeerCollections#KEYS}, one document per cluster) so every later start agrees: stamps and tombstones
+     * without a MAC older than that were written before the key.
      */
     long unsignedBefore(String statusDatabase, String self) {
-        MongoCollection<BsonDocument> status = client.getDatabase(statusDatabase).getCollection(PeerCollections.STATUS, BsonDocument.class);
-        BsonDocument id = new BsonDocument("_id", new org.bson.BsonString("stamp-key-since:" + self));
-        status.updateOne(id, new BsonDocument("$setOnInsert", new BsonDocument("since",
+        MongoCollection<BsonDocument> keys = client.getDatabase(statusDatabase).getCollection(PeerCollections.KEYS, BsonDocument.class);
+        BsonDocument id = new BsonDocument("_id", new org.bson.BsonString(self));
+        keys.updateOne(id, new BsonDocument("$setOnInsert", new BsonDocument("unsignedBefore",
                 new org.bson.BsonInt64(System.currentTimeMillis() / 1000))), new com.mongodb.client.model.UpdateOptions().upsert(true));
-        BsonDocument found = status.find(id).first();
-        return found != null && found.isNumber("since") ? found.getNumber("since").longValue() : System.currentTimeMillis() / 1000;
+        BsonDocument found = keys.find(id).first();
+        if (found == null || !found.isNumber("unsignedBefore")) {
+            throw new IllegalStateException(statusDatabase + "." + PeerCollections.KEYS + " has no unsignedBefore for cluster " + self
+                    + " right after it was written: is something else writing that collection?");
+        }
+        return found.getNumber("unsignedBefore").longValue();
     }
 
     Map<BsonValue, Held> read(Namespace ns, Collection<BsonValue> ids) {
