@@ -11,4 +11,15 @@ public final class PeerLimits {
 
     private PeerLimits() {
     }
+
+    /**
+     * Why a record of version {@code v} cannot be decided now, null when it can: its time is more than
+     * {@code maxAheadSeconds} ahead of {@code nowSeconds} (it is held until the clocks agree).
+     */
+    public static String tooFarAhead(Version v, long nowSeconds, long maxAheadSeconds) {
+        long ahead = Integer.toUnsignedLong(v.time().getTime()) - nowSeconds;
+        return ahead > maxAheadSeconds ? "version " + v + " is " + ahead + " s ahead of this worker's clock (more than "
+                + "peer.clock.max.ahead.ms): held until the clocks agree; check the clocks of " + v.origin() + " and of this worker"
+                : null;
+    }
 }

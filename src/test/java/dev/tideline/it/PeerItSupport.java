@@ -394,11 +394,10 @@ final class PeerItSupport {
         }
         BsonDocument latest = all.stream().max(java.util.Comparator.comparingLong(s -> s.getInt64("updatedAt").getValue())).get();
         long age = System.currentTimeMillis() - latest.getInt64("updatedAt").getValue();
-        return age > STATUS_STALE_MS ? "stale(" + age + " ms)" : latest.getString("health").getValue();
+        // expiresAt: a status its task stopped rewriting (a dead worker, a stopped connector) says nothing
+        return latest.getDateTime("expiresAt").getValue() < System.currentTimeMillis() ? "stale(" + age + " ms)"
+                : latest.getString("health").getValue();
     }
-
-    /** A status document not rewritten for this long is a task that no longer runs (they are rewritten every 2 s). */
-    static final long STATUS_STALE_MS = 10_000;
 
     /**
      * What a watch of a link after its writes stopped saw: whether (and when) the clusters became equal, stamps

@@ -110,4 +110,12 @@ class OriginLabelerTest {
         assertThat(LogicalClock.next(new BsonTimestamp(5, -1))).isEqualTo(new BsonTimestamp(6, 0));
         assertThatThrownBy(() -> LogicalClock.next(new BsonTimestamp(-1, -1))).isInstanceOf(IllegalStateException.class);
     }
+
+    @Test
+    void aPeerSinkHoldsARecordFurtherAheadOfItsClockThanAllowed() {
+        assertThat(PeerLimits.tooFarAhead(new Version(t(NOW + 300, 0), "B"), NOW, 300)).isNull();
+        assertThat(PeerLimits.tooFarAhead(new Version(t(NOW + 301, 0), "B"), NOW, 300)).contains("301 s ahead");
+        assertThat(PeerLimits.tooFarAhead(new Version(new BsonTimestamp(-1, -1), "B"), NOW, 300)).as("unsigned seconds")
+                .contains("ahead");
+    }
 }

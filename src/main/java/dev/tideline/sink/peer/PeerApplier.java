@@ -8,6 +8,7 @@ import dev.tideline.peer.DocState;
 import dev.tideline.peer.LastWriterWins;
 import dev.tideline.peer.LastWriterWins.Action;
 import dev.tideline.peer.LastWriterWins.Decision;
+import dev.tideline.peer.PeerLimits;
 import dev.tideline.peer.RoundTripLag;
 import dev.tideline.peer.TenantScope;
 import dev.tideline.peer.Version;
@@ -294,10 +295,7 @@ final class PeerApplier {
         if (c.unauthentic != null) {
             return c.unauthentic;
         }
-        long ahead = Integer.toUnsignedLong(c.incoming.version().time().getTime()) - System.currentTimeMillis() / 1000;
-        return ahead > maxAheadSeconds ? "version " + c.incoming.version() + " is " + ahead + " s ahead of this worker's clock (more "
-                + "than peer.clock.max.ahead.ms): held until the clocks agree; check the clocks of " + c.incoming.origin()
-                + " and of this worker" : null;
+        return PeerLimits.tooFarAhead(c.incoming.version(), System.currentTimeMillis() / 1000, maxAheadSeconds);
     }
 
     /** Notes one decided record of the fold; returns the document the fold now ends on. */
