@@ -53,6 +53,9 @@ final class PeerApplier {
     private final RoundTripLag roundTrips = new RoundTripLag();
     private final Map<PeerChange.DocKey, Deque<PeerChange>> pending = new LinkedHashMap<>();
     private long lastRecordTimestamp = -1;
+    /** the oldest record (by its timestamp: when the change was made) of the last records received, and when they came */
+    private long lastReceivedOldest = -1;
+    private long lastReceivedAt = -1;
     /**
      * Documents this task last left present (bounded): one found absent without a tombstone was deleted
      * locally, and the peer changes wait for this cluster's own record of that delete instead of
@@ -91,6 +94,7 @@ final class PeerApplier {
      * the link's scope are left out and counted); {@link #drain} moves them.
      */
     void queue(Collection<SinkRecord> records) {
+        long oldest = Long.MAX_VALUE;
         for (SinkRecord r : records) {
             counters.record();
             reader.read(r).ifPresent(c -> {
@@ -107,7 +111,12 @@ final class PeerApplier {
             });
             if (r.timestamp() != null) {
                 lastRecordTimestamp = Math.max(lastRecordTimestamp, r.timestamp());
+                oldest = Math.min(oldest, r.timestamp());
             }
+        }
+        if (oldest != Long.MAX_VALUE) {
+            lastReceivedOldest = oldest;
+            lastReceivedAt = System.currentTimeMillis();
         }
     }
 
@@ -366,6 +375,15 @@ final class PeerApplier {
 
     long lastRecordTimestamp() {
         return lastRecordTimestamp;
+    }
+
+    /**
+     * How far behind the changes this sink was last given are (ms from when the oldest of them was made to when they
+     * arrived), when they arrived within {@code withinMs} of {@code now}; 0 otherwise. A sink catching up (after a
+     * restart, or behind a lagging source) is given old changes, whatever the heartbeats of other collections say.
+     */
+    long behindMs(long now, long withinMs) {
+        return lastReceivedAt >= 0 && now - lastReceivedAt <= withinMs ? Math.max(0, lastReceivedAt - lastReceivedOldest) : 0;
     }
 
     /** The lowest offset still queued per partition: offsets are committed only below it. */

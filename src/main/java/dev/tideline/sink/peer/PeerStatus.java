@@ -93,6 +93,13 @@ final class PeerStatus {
             reasons.add(LinkHealth.Reason.LAG);
             details.add("last record is " + lag + " ms old");
         }
+        long behind = applier.behindMs(now, WRITE_EVERY_MS * 2);
+        if (behind > lagDegradedMs) {
+            if (!reasons.contains(LinkHealth.Reason.LAG)) {
+                reasons.add(LinkHealth.Reason.LAG);
+            }
+            details.add("catching up: the changes received last were made " + behind + " ms before they arrived");
+        }
         List<String> lagging = applier.roundTrips().lagging(now, lagDegradedMs);
         if (!lagging.isEmpty()) {
             if (!reasons.contains(LinkHealth.Reason.LAG)) {
