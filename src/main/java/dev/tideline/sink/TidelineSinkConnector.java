@@ -74,6 +74,7 @@ public class TidelineSinkConnector extends SinkConnector {
         Config config = super.validate(connectorConfigs);
         Map<String, ConfigValue> values = new HashMap<>();
         config.configValues().forEach(v -> values.put(v.name(), v));
+        PeerSinkSettings.check(connectorConfigs, values);
 
         ConfigValue initial = values.get(RetrySettings.BACKOFF_INITIAL_MS);
         ConfigValue max = values.get(RetrySettings.BACKOFF_MAX_MS);

@@ -57,6 +57,8 @@ public final class SourceOffset {
     static final String K_RESNAPSHOT = "resnap";
     static final String K_CLUSTER_TIME = "ct";
     static final String K_COPIED = "copied";
+    /** peer mode: the origin labeler's clock after this record (a BSON timestamp value), see PeerOriginTagger */
+    static final String K_PEER_CLOCK = "peerClock";
 
     private static final JsonWriterSettings CANONICAL = JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
     private static final String WRAP = "v";
@@ -237,6 +239,36 @@ public final class SourceOffset {
         return new DeferredOffsetMap(this::toMap);
     }
 
+    /**
+     * Peer mode: a record's offset that also keeps the origin labeler's clock, so a restart resumes labelling
+     * from it (built on first read, like {@link #recordOffset()}).
+     */
+    public static Map<String, Object> withPeerClock(Map<String, Object> offset, BsonTimestamp clock) {
+        long value = clock.getValue();
+        return new DeferredOffsetMap(() -> {
+            Map<String, Object> m = new HashMap<>(offset);
+            m.put(K_PEER_CLOCK, value);
+            return m;
+        });
+    }
+
+    /**
+     * The peer clock kept in a stored offset; null when it has none (not in peer mode, or written before it).
+     *
+     * @throws InvalidOffsetException when it is not a number
+     */
+    public static BsonTimestamp peerClock(Map<String, ?> m) {
+        Object clock = m.get(K_PEER_CLOCK);
+        if (clock == null) {
+            return null;
+        }
+        if (!(clock instanceof Number n)) {
+            throw new InvalidOffsetException("offset key '" + K_PEER_CLOCK
+                    + "' must be a number (a BSON timestamp value: seconds << 32 | increment), got " + clock);
+        }
+        return new BsonTimestamp(n.longValue());
+    }
+
     public Map<String, Object> toMap() {
         Map<String, Object> m = new HashMap<>(8);
         m.put(K_VERSION, VERSION);
@@ -286,6 +318,7 @@ public final class SourceOffset {
             throw new InvalidOffsetException("offset key '" + K_VERSION + "' must be " + VERSION + " (or " + VERSION_1
                     + ", written by the first release), got " + v);
         }
+        peerClock(m); // validated here too, so a hand-edited one is refused naming the key
         Object phaseName = m.get(K_PHASE);
         Phase phase = null;
         for (Phase p : Phase.values()) {

@@ -25,6 +25,7 @@ final class SourceValidation {
     }
 
     static void check(Map<String, String> props, Config result) {
+        dev.tideline.source.config.PeerSourceSettings.check(props, result);
         checkFilters(props, result);
         checkMarkerPartitions(props, result);
         checkReachable(props, result);

@@ -154,7 +154,10 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
         RecordFactory records = new RecordFactory(ns, config.topics().namer().topicFor(ns), config.topics().heartbeatTopic(),
                 config.topics().controlTopic(), config.capture().outputFormat(), config.capture().tenantField(),
                 config.capture().deleteTombstone(), producer);
-        config.peer().clusterId().ifPresent(id -> records.withPeerTagging(new PeerOriginTagger(id, client.getDatabase(ns.db()), ns.coll())));
+        if (config.peer().clusterId().isPresent()) {
+            // the origin labeler resumes from the clock kept in the collection's offset
+            records.withPeerTagging(new PeerOriginTagger(config.peer(), client.getDatabase(ns.db()), ns.coll(), storedMap));
+        }
         CaptureMetrics cm = new CaptureMetrics(metrics.collection(ns.fullName()));
         SourceOffset stored = null;
         if (storedMap != null) {

@@ -33,8 +33,8 @@ class SinkConfigTest {
                 "topic.namespace.map", "collection.include", "collection.exclude", "write.mode", "tombstone.action",
                 "stale.guard", "version.field", "bulk.chunk.size", "retry.backoff.initial.ms", "retry.backoff.max.ms",
                 "peer.cluster.id", "peer.tombstone.ttl.ms", "peer.status.database", "peer.lag.degraded.ms", "peer.tenants",
-                "peer.heartbeat.namespace", "peer.heartbeat.interval.ms", "database.allow", "record.max.bytes", "shard.key.fields",
-                "duplicate.key.retry.ms");
+                "peer.heartbeat.namespace", "peer.heartbeat.interval.ms", "peer.clock.max.ahead.ms", "peer.stamp.key",
+                "peer.stamp.key.previous", "database.allow", "record.max.bytes", "shard.key.fields", "duplicate.key.retry.ms");
         for (ConfigDef.ConfigKey key : def.configKeys().values()) {
             assertThat(key.documentation).as(key.name).isNotBlank();
             assertThat(key.group).as(key.name).isNotBlank();
