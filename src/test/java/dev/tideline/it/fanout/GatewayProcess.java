@@ -78,6 +78,20 @@ public final class GatewayProcess implements AutoCloseable {
         return baseUrl;
     }
 
+    public int port() {
+        return Integer.parseInt(baseUrl.substring(baseUrl.lastIndexOf(':') + 1));
+    }
+
+    /** kill -9: the gateway gets no chance to say goodbye to its clients, as when its machine dies. */
+    public void kill() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     @Override
     public void close() {
         process.destroy();
