@@ -53,7 +53,7 @@ public final class GatewayProcess implements AutoCloseable {
         StringBuilder seen = new StringBuilder();
         for (String line; (line = out.readLine()) != null; ) {
             seen.append(line).append('\n');
-            if (line.startsWith("fanout gateway: ")) {
+            if (line.startsWith("fanout gateway: http")) {
                 drain(out);
                 return line.substring("fanout gateway: ".length()).split("/demo.html")[0];
             }
