@@ -66,7 +66,7 @@ public final class RecordFactory {
     public void append(Captured item, List<SourceRecord> out) {
         Map<String, Object> offset = item.offset().recordOffset();
         if (item instanceof Captured.Change change) {
-            appendChange(change.event(), offset, out);
+            appendChange(change.event(), change.before(), offset, out);
         } else if (item instanceof Captured.Heartbeat) {
             BsonDocument value = new BsonDocument("db", new BsonString(ns.db())).append("coll", new BsonString(ns.coll()))
                     .append("wallTime", new BsonDateTime(System.currentTimeMillis()));
@@ -97,7 +97,7 @@ public final class RecordFactory {
         }
     }
 
-    private void appendChange(ChangeEvent captured, Map<String, Object> offset, List<SourceRecord> out) {
+    private void appendChange(ChangeEvent captured, BsonDocument before, Map<String, Object> offset, List<SourceRecord> out) {
         ChangeEvent e = captured;
         PeerOriginTagger.Tagged tagged = null;
         if (peer != null) {
@@ -109,7 +109,8 @@ public final class RecordFactory {
         }
         ConnectHeaders headers = headers(EventHeaders.KIND_CHANGE);
         headers.addString(EventHeaders.OP, e.op().wireName());
-        String tenant = tenantOf(e.document());
+        // a delete carries no document: its tenant comes from the pre-image, where the collection keeps them
+        String tenant = tenantOf(e.document() != null ? e.document() : before);
         if (tenant != null) {
             headers.addString(EventHeaders.TENANT, tenant);
         }

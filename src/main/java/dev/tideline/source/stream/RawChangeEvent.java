@@ -1,4 +1,4 @@
-package dev.tideline.source;
+package dev.tideline.source.stream;
 
 import java.nio.ByteBuffer;
 import org.bson.BsonBinaryReader;
@@ -19,25 +19,36 @@ import org.bson.codecs.DecoderContext;
  *
  * @param token        the event's {@code _id}: its resume token
  * @param type         {@code operationType}
+ * @param db           {@code ns.db}, or null
+ * @param coll         {@code ns.coll}, or null (database-wide events: {@code dropDatabase}, {@code invalidate})
  * @param clusterTime  may be null
  * @param wallTime     milliseconds since the epoch, or null when the server sent none
  * @param documentId   {@code documentKey._id}, or null
  * @param fullDocument the changed (or looked-up) document, or null when absent or {@code null}
+ * @param before       {@code fullDocumentBeforeChange} (the pre-image), or null when absent or {@code null}
  * @param destination  a rename's {@code to} as {@code db.coll}, else null
+ * @param fragment     {@code splitEvent.fragment} (1-based) of a split event, else 0
+ * @param fragments    {@code splitEvent.of}, else 0
  */
-record RawChangeEvent(BsonDocument token, String type, BsonTimestamp clusterTime, Long wallTime, BsonValue documentId,
-                      RawBsonDocument fullDocument, String destination) {
+public record RawChangeEvent(BsonDocument token, String type, String db, String coll, BsonTimestamp clusterTime, Long wallTime,
+                             BsonValue documentId, RawBsonDocument fullDocument, RawBsonDocument before, String destination,
+                             int fragment, int fragments) {
     private static final BsonDocumentCodec DOCUMENT_CODEC = new BsonDocumentCodec();
     private static final DecoderContext DECODE = DecoderContext.builder().build();
 
-    static RawChangeEvent parse(RawBsonDocument event) {
+    public static RawChangeEvent parse(RawBsonDocument event) {
         BsonDocument token = null;
         String type = null;
+        String db = null;
+        String coll = null;
         BsonTimestamp clusterTime = null;
         Long wallTime = null;
         BsonValue documentId = null;
         RawBsonDocument fullDocument = null;
+        RawBsonDocument before = null;
         String destination = null;
+        int fragment = 0;
+        int fragments = 0;
         ByteBuffer bytes = event.getByteBuffer().asNIO();
         try (BsonBinaryReader reader = new BsonBinaryReader(bytes)) {
             reader.readStartDocument();
@@ -47,17 +58,42 @@ record RawChangeEvent(BsonDocument token, String type, BsonTimestamp clusterTime
                 switch (name) {
                     case "_id" -> token = bsonType == BsonType.DOCUMENT ? DOCUMENT_CODEC.decode(reader, DECODE) : skip(reader);
                     case "operationType" -> type = bsonType == BsonType.STRING ? reader.readString() : skip(reader);
+                    case "ns" -> {
+                        if (bsonType == BsonType.DOCUMENT) {
+                            BsonDocument ns = DOCUMENT_CODEC.decode(reader, DECODE);
+                            db = string(ns.get("db"));
+                            coll = string(ns.get("coll"));
+                        } else {
+                            reader.skipValue();
+                        }
+                    }
                     case "clusterTime" -> clusterTime = bsonType == BsonType.TIMESTAMP ? reader.readTimestamp() : skip(reader);
                     case "wallTime" -> wallTime = bsonType == BsonType.DATE_TIME ? reader.readDateTime() : skip(reader);
                     case "documentKey" -> documentId = bsonType == BsonType.DOCUMENT ? DOCUMENT_CODEC.decode(reader, DECODE).get("_id") : skip(reader);
                     case "fullDocument" -> fullDocument = bsonType == BsonType.DOCUMENT ? slice(reader, bytes) : skip(reader);
+                    case "fullDocumentBeforeChange" -> before = bsonType == BsonType.DOCUMENT ? slice(reader, bytes) : skip(reader);
                     case "to" -> destination = bsonType == BsonType.DOCUMENT ? namespace(DOCUMENT_CODEC.decode(reader, DECODE)) : skip(reader);
+                    case "splitEvent" -> {
+                        if (bsonType == BsonType.DOCUMENT) {
+                            BsonDocument split = DOCUMENT_CODEC.decode(reader, DECODE);
+                            fragment = number(split.get("fragment"));
+                            fragments = number(split.get("of"));
+                        } else {
+                            reader.skipValue();
+                        }
+                    }
                     default -> reader.skipValue();
                 }
             }
             reader.readEndDocument();
         }
-        return new RawChangeEvent(token, type, clusterTime, wallTime, documentId, fullDocument, destination);
+        return new RawChangeEvent(token, type, db, coll, clusterTime, wallTime, documentId, fullDocument, before, destination,
+                fragment, fragments);
+    }
+
+    /** Whether this is one fragment of an event split by {@code $changeStreamSplitLargeEvent}. */
+    public boolean isFragment() {
+        return fragments > 0;
     }
 
     /**
@@ -72,10 +108,17 @@ record RawChangeEvent(BsonDocument token, String type, BsonTimestamp clusterTime
     }
 
     private static String namespace(BsonDocument to) {
-        BsonValue db = to.get("db");
-        BsonValue coll = to.get("coll");
-        return db != null && db.isString() && coll != null && coll.isString()
-                ? db.asString().getValue() + "." + coll.asString().getValue() : null;
+        String db = string(to.get("db"));
+        String coll = string(to.get("coll"));
+        return db != null && coll != null ? db + "." + coll : null;
+    }
+
+    private static String string(BsonValue v) {
+        return v != null && v.isString() ? v.asString().getValue() : null;
+    }
+
+    private static int number(BsonValue v) {
+        return v != null && v.isNumber() ? v.asNumber().intValue() : 0;
     }
 
     private static <T> T skip(BsonBinaryReader reader) {

@@ -1,4 +1,4 @@
-package dev.tideline.source;
+package dev.tideline.source.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,6 +40,24 @@ class RawChangeEventTest {
         assertThat(e.fullDocument()).isEqualTo(full);
         assertThat(e.fullDocument().getByteBuffer().remaining()).isEqualTo(raw(full).getByteBuffer().remaining());
         assertThat(e.destination()).isNull();
+        assertThat(e.db()).isEqualTo("d");
+        assertThat(e.coll()).isEqualTo("c");
+        assertThat(e.before()).isNull();
+        assertThat(e.isFragment()).isFalse();
+    }
+
+    @Test
+    void readsThePreImageAndTheFragmentOfASplitEvent() {
+        BsonDocument before = new BsonDocument("_id", new BsonInt32(3)).append("tenant", new BsonString("acme"));
+        BsonDocument delete = new BsonDocument("_id", TOKEN).append("operationType", new BsonString("delete"))
+                .append("ns", new BsonDocument("db", new BsonString("d")).append("coll", new BsonString("c")))
+                .append("documentKey", new BsonDocument("_id", new BsonInt32(3))).append("fullDocumentBeforeChange", before)
+                .append("splitEvent", new BsonDocument("fragment", new BsonInt32(2)).append("of", new BsonInt32(3)));
+        RawChangeEvent e = RawChangeEvent.parse(raw(delete));
+        assertThat(e.before()).isEqualTo(before);
+        assertThat(e.fragment()).isEqualTo(2);
+        assertThat(e.fragments()).isEqualTo(3);
+        assertThat(e.isFragment()).isTrue();
     }
 
     @Test
