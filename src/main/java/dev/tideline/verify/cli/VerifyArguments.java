@@ -1,6 +1,8 @@
 package dev.tideline.verify.cli;
 
+import com.mongodb.ConnectionString;
 import dev.tideline.config.NameFilter;
+import dev.tideline.mongo.MongoClientFactory;
 import dev.tideline.peer.PeerStamp;
 import dev.tideline.verify.DocumentComparison;
 import dev.tideline.verify.Hashing;
@@ -128,6 +130,8 @@ public record VerifyArguments(VerifySettings settings, String report, boolean qu
             throw new IllegalArgumentException("--destination is required (or set $" + DESTINATION_ENV
                     + "), e.g. --destination mongodb://host:27018");
         }
+        checkConnectionString("--source", source);
+        checkConnectionString("--destination", destination);
         if (ignoreOrder && hashing == Hashing.SERVER) {
             throw new IllegalArgumentException("--ignore-field-order needs --hashing client or auto: server hashes compare fields in order");
         }
@@ -152,6 +156,17 @@ public record VerifyArguments(VerifySettings settings, String report, boolean qu
                 new DocumentComparison(ignored, ignoreOrder), hashing, rangeSize, batchSize, rechecks, delayMs, timeoutMs,
                 Path.of(System.getProperty("java.io.tmpdir")));
         return new VerifyArguments(settings, report, quiet, false);
+    }
+
+    /** Names the option whose connection string the driver refuses, with the driver's reason, never the string. */
+    private static void checkConnectionString(String option, String uri) {
+        try {
+            new ConnectionString(uri);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(option + " is not a MongoDB connection string ("
+                    + MongoClientFactory.redact(e.getMessage(), uri) + "): expected mongodb://[user:password@]host[:port][/?options] "
+                    + "or mongodb+srv://...", e);
+        }
     }
 
     private static String hint(String option) {

@@ -85,5 +85,7 @@ class VerifyArgumentsTest {
         assertThatThrownBy(() -> parse("--source", "mongodb://a", "--destination", "mongodb://b", "--include", "(")).hasMessageContaining("regular expression");
         assertThatThrownBy(() -> parse("--source", "mongodb://a", "--destination", "mongodb://b", "--frobnicate")).hasMessageContaining("unknown option --frobnicate");
         assertThatThrownBy(() -> parse("--source")).hasMessageContaining("--source needs a value, a connection string");
+        assertThatThrownBy(() -> parse("--source", "mongodb://a", "--destination", "http://u:pw@b")).hasMessageStartingWith(
+                "--destination is not a MongoDB connection string").hasMessageNotContaining("pw");
     }
 }
