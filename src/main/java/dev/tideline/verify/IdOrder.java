@@ -58,7 +58,7 @@ public final class IdOrder {
                 return c != 0 ? c : Arrays.compareUnsigned(x, y);
             }
             case OBJECT_ID:
-                return Arrays.compareUnsigned(a.asObjectId().getValue().toByteArray(), b.asObjectId().getValue().toByteArray());
+                return a.asObjectId().getValue().compareTo(b.asObjectId().getValue()); // bytes, unsigned
             case BOOLEAN:
                 return Boolean.compare(a.asBoolean().getValue(), b.asBoolean().getValue());
             case DATE_TIME:

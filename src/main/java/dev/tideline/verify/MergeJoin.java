@@ -26,6 +26,9 @@ public final class MergeJoin<T> {
     private final BiPredicate<T, T> sameContent;
     private T nextSource;
     private T nextDestination;
+    // each entry's id, taken once (reading an id out of a raw document decodes it)
+    private BsonValue sourceId;
+    private BsonValue destinationId;
 
     public MergeJoin(Iterator<T> source, Iterator<T> destination, Function<T, BsonValue> idOf, BiPredicate<T, T> sameContent) {
         this.source = source;
@@ -38,25 +41,26 @@ public final class MergeJoin<T> {
     public Step<T> next() {
         if (nextSource == null && source.hasNext()) {
             nextSource = source.next();
+            sourceId = idOf.apply(nextSource);
         }
         if (nextDestination == null && destination.hasNext()) {
             nextDestination = destination.next();
+            destinationId = idOf.apply(nextDestination);
         }
         if (nextSource == null && nextDestination == null) {
             return null;
         }
-        int c = nextSource == null ? 1 : nextDestination == null ? -1
-                : IdOrder.compare(idOf.apply(nextSource), idOf.apply(nextDestination));
+        int c = nextSource == null ? 1 : nextDestination == null ? -1 : IdOrder.compare(sourceId, destinationId);
         Step<T> step;
         if (c < 0) {
-            step = new Step<>(Kind.MISSING, idOf.apply(nextSource), nextSource, null);
+            step = new Step<>(Kind.MISSING, sourceId, nextSource, null);
             nextSource = null;
         } else if (c > 0) {
-            step = new Step<>(Kind.EXTRA, idOf.apply(nextDestination), null, nextDestination);
+            step = new Step<>(Kind.EXTRA, destinationId, null, nextDestination);
             nextDestination = null;
         } else {
             Kind kind = sameContent.test(nextSource, nextDestination) ? Kind.SAME : Kind.DIFFERENT;
-            step = new Step<>(kind, idOf.apply(nextSource), nextSource, nextDestination);
+            step = new Step<>(kind, sourceId, nextSource, nextDestination);
             nextSource = null;
             nextDestination = null;
         }

@@ -10,17 +10,18 @@ import java.util.concurrent.BlockingQueue;
 import java.util.function.Supplier;
 
 /**
- * Reads a cursor on a thread of its own, one batch ahead of the consumer, so both sides of a
- * comparison are fetched at the same time and the server prepares batch n+1 while batch n is
- * compared. Holds at most two batches (one queued, one filling). A failure of the cursor, opening
- * included, is thrown by {@link #next()}/{@link #hasNext()} on the consumer's thread as a
- * {@link CursorFailure} naming the side, after the documents read before it.
+ * Reads a cursor on a thread of its own, ahead of the consumer, so both sides of a comparison are
+ * fetched at the same time and the server prepares the next batches while one is compared. Holds at
+ * most three batches (two queued, which evens out the servers' uneven answers, one filling; a batch is
+ * at most one server reply). A failure of the cursor, opening included, is thrown by
+ * {@link #next()}/{@link #hasNext()} on the consumer's thread as a {@link CursorFailure} naming the side,
+ * after the documents read before it.
  */
 final class Prefetcher<T> implements Cursor<T> {
     private record Batch<T>(List<T> items, boolean last, RuntimeException failure) {
     }
 
-    private final BlockingQueue<Batch<T>> ready = new ArrayBlockingQueue<>(1);
+    private final BlockingQueue<Batch<T>> ready = new ArrayBlockingQueue<>(2);
     private final String side;
     private final Thread reader;
     private volatile boolean closed;
