@@ -94,6 +94,21 @@ class DocumentBytesTest {
     }
 
     @Test
+    void idsReadStraightFromTheBytesEqualTheDriversDecoding() {
+        List<org.bson.BsonValue> ids = List.of(new BsonObjectId(new ObjectId()), new BsonString("héllo ✓"), new BsonString(""),
+                new BsonInt32(-7), new BsonInt64(Long.MIN_VALUE), new BsonDouble(-0.5), new BsonDecimal128(Decimal128.parse("1.5")),
+                new BsonDocument("a", new BsonInt32(1)), BsonNull.VALUE, new BsonBinary(new byte[] {1}));
+        for (org.bson.BsonValue id : ids) {
+            RawBsonDocument first = raw(new BsonDocument("_id", id).append("x", new BsonInt32(1)));
+            RawBsonDocument notFirst = raw(new BsonDocument("x", new BsonInt32(1)).append("_id", id));
+            assertThat(DocumentBytes.id(first)).as(id.toString()).isEqualTo(first.get("_id")).isEqualTo(id);
+            assertThat(DocumentBytes.id(notFirst)).as(id.toString()).isEqualTo(id);
+        }
+        RawBsonDocument idLike = raw(new BsonDocument("_idx", new BsonInt32(1)).append("_id", new BsonInt32(2)));
+        assertThat(DocumentBytes.id(idLike)).isEqualTo(new BsonInt32(2));
+    }
+
+    @Test
     void aTruncatedElementIsRefused() {
         byte[] bytes = EnvelopeCodec.toBytes(new BsonDocument("_id", new BsonInt32(1)).append("s", new BsonString("abc")));
         // claim a longer string than the document holds

@@ -37,6 +37,13 @@ public class VerifyTask extends SourceTask {
     private record RunEnded(RunResult result) {
     }
 
+    /** Thrown into a run by its report consumer when the task stops: the run ends without a result. */
+    private static final class Stopped extends RuntimeException {
+        Stopped() {
+            super("the verify task stopped", null, false, false);
+        }
+    }
+
     private final BlockingQueue<Object> queue = new ArrayBlockingQueue<>(QUEUE);
     private VerifyConfig config;
     private TaskIdentity identity;
@@ -108,21 +115,27 @@ public class VerifyTask extends SourceTask {
     }
 
     private void run() {
-        RunResult result;
-        try (Verifier v = new Verifier(config.settings(), listener(), this::enqueue)) {
-            verifier = v;
-            result = v.run();
-        } catch (RuntimeException e) {
-            // a run that could not start (a connection string the driver refuses): reported like a failed run
-            result = new RunResult(List.of(), Outcome.FAILED, System.currentTimeMillis() - runStartMs,
-                    "verify could not start: " + e.getMessage());
-            enqueue(ReportFormat.summary(List.of(), Outcome.FAILED, result.millis(), java.time.Instant.now(), result.failure()));
-        } finally {
-            verifier = null;
+        try {
+            RunResult result;
+            try (Verifier v = new Verifier(config.settings(), listener(), this::enqueue)) {
+                verifier = v;
+                result = v.run();
+            } catch (Stopped stopped) {
+                throw stopped;
+            } catch (RuntimeException e) {
+                // a run that could not start (a connection string the driver refuses): reported like a failed run
+                result = new RunResult(List.of(), Outcome.FAILED, System.currentTimeMillis() - runStartMs,
+                        "verify could not start: " + e.getMessage());
+                enqueue(ReportFormat.summary(List.of(), Outcome.FAILED, result.millis(), java.time.Instant.now(), result.failure()));
+            } finally {
+                verifier = null;
+            }
+            // health and figures at once, whatever is still queued for the topic
+            metrics.finished(result, Math.max(System.currentTimeMillis(), runStartMs + config.intervalMs()));
+            enqueue(new RunEnded(result));
+        } catch (Stopped stopped) {
+            log.info("Verify task {}: the run in progress ends with the task; the next start runs again", identity);
         }
-        // health and figures at once, whatever is still queued for the topic
-        metrics.finished(result, Math.max(System.currentTimeMillis(), runStartMs + config.intervalMs()));
-        enqueue(new RunEnded(result));
     }
 
     /** On poll()'s thread, after the run's last line was handed over: the next run may be scheduled. */
@@ -146,17 +159,17 @@ public class VerifyTask extends SourceTask {
         };
     }
 
-    /** Hands an item to poll(), waiting while the queue is full; gives up when the task stops. */
+    /** Hands an item to poll(), waiting while the queue is full; ends the run ({@link Stopped}) when the task stops. */
     private void enqueue(Object item) {
         try {
             while (!queue.offer(item, 500, TimeUnit.MILLISECONDS)) {
                 if (stopping) {
-                    throw new IllegalStateException("the verify task is stopping");
+                    throw new Stopped();
                 }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("the verify task is stopping", e);
+            throw new Stopped();
         }
     }
 

@@ -4,6 +4,7 @@ import com.mongodb.MongoCommandException;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.verify.CollectionPair;
 import dev.tideline.verify.CollectionTally;
+import dev.tideline.verify.DocumentBytes;
 import dev.tideline.verify.DocumentComparison;
 import dev.tideline.verify.FindingKind;
 import dev.tideline.verify.Hashing;
@@ -113,7 +114,7 @@ final class CollectionPass {
         while (true) {
             IdRange rest = new IdRange(after, null);
             try (Cursor<RawBsonDocument> src = source.scan(rest); Cursor<RawBsonDocument> dst = destination.scan(rest)) {
-                MergeJoin<RawBsonDocument> merge = new MergeJoin<>(src, dst, d -> d.get("_id"), comparison::same);
+                MergeJoin<RawBsonDocument> merge = new MergeJoin<>(src, dst, DocumentBytes::id, comparison::same);
                 MergeJoin.Step<RawBsonDocument> step;
                 while ((step = merge.next()) != null) {
                     started = true;

@@ -38,8 +38,8 @@ import org.bson.types.ObjectId;
  * <p>Options (system properties): {@code verify.bench.docs} (1,000,000), {@code verify.bench.bytes}
  * (document size, 256), {@code verify.bench.differences} (100, split between missing, changed and
  * extra), {@code verify.bench.childHeap} (256m), {@code verify.bench.out} (target/verify-bench),
- * {@code verify.bench.childOpts} (comma-separated JVM options for both children; {@code {name}} becomes the
- * child's name, e.g. {@code -XX:StartFlightRecording=filename=target/verify-bench/{name}.jfr}).
+ * {@code verify.bench.childOpts} (space-separated JVM options for both children; {@code {name}} becomes the
+ * child's name, e.g. {@code -XX:StartFlightRecording=settings=profile,filename=target/verify-bench/{name}.jfr}).
  */
 public final class VerifyBenchmark {
     private static final String DB = "bench";
@@ -141,7 +141,7 @@ public final class VerifyBenchmark {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + heap,
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
         String extra = System.getProperty("verify.bench.childOpts", "").replace("{name}", name);
-        for (String opt : extra.split(",")) {
+        for (String opt : extra.split("\\s+")) {
             if (!opt.isBlank()) {
                 cmd.add(opt.trim());
             }
