@@ -12,9 +12,10 @@ import org.bson.BsonInt32;
 import org.bson.RawBsonDocument;
 
 /**
- * The baseline, in a JVM of its own like verify's: each side read whole through one cursor in
- * {@code _id} order (the way verify reads without server hashing), counting documents and bytes, then
- * both at once. Prints one {@code RAW <what> <docs> <bytes> <millis>} line per read.
+ * The baseline, in a JVM of its own like verify's: both sides read whole at once, each through one
+ * cursor in {@code _id} order (the way verify reads without server hashing), counting documents and
+ * bytes; first, in a cold JVM as verify's is; then each side alone. Prints one
+ * {@code RAW <what> <docs> <bytes> <millis>} line per read.
  * Args: sourceUri destinationUri db collection batchSize
  */
 public final class RawReadChild {
@@ -27,9 +28,6 @@ public final class RawReadChild {
         String coll = args[3];
         int batch = Integer.parseInt(args[4]);
         try (MongoClient src = MongoClients.create(args[0]); MongoClient dst = MongoClients.create(args[1])) {
-            read("source", src, db, coll, batch).call(); // warm-up of the driver and JIT, not printed
-            print("source", read("source", src, db, coll, batch));
-            print("destination", read("destination", dst, db, coll, batch));
             ExecutorService two = Executors.newFixedThreadPool(2);
             long start = System.nanoTime();
             Future<long[]> a = two.submit(read("source", src, db, coll, batch));
@@ -38,6 +36,8 @@ public final class RawReadChild {
             long[] rb = b.get();
             System.out.printf("RAW both %d %d %d%n", ra[0] + rb[0], ra[1] + rb[1], (System.nanoTime() - start) / 1_000_000);
             two.shutdown();
+            print("source", read("source", src, db, coll, batch));
+            print("destination", read("destination", dst, db, coll, batch));
         }
         System.out.println(ChildStats.line());
     }

@@ -37,7 +37,8 @@ import org.bson.types.ObjectId;
  *
  * <p>Options (system properties): {@code verify.bench.docs} (1,000,000), {@code verify.bench.bytes}
  * (document size, 256), {@code verify.bench.differences} (100, split between missing, changed and
- * extra), {@code verify.bench.childHeap} (256m), {@code verify.bench.out} (target/verify-bench),
+ * extra), {@code verify.bench.childHeap} (256m), {@code verify.bench.runs} (rounds of a raw read then verify, 3;
+ * medians are printed), {@code verify.bench.out} (target/verify-bench),
  * {@code verify.bench.childOpts} (space-separated JVM options for both children; {@code {name}} becomes the
  * child's name, e.g. {@code -XX:StartFlightRecording=settings=profile,filename=target/verify-bench/{name}.jfr}).
  */
@@ -54,6 +55,7 @@ public final class VerifyBenchmark {
         int bytes = Integer.getInteger("verify.bench.bytes", 256);
         int differences = Integer.getInteger("verify.bench.differences", 100);
         String childHeap = System.getProperty("verify.bench.childHeap", "256m");
+        int runs = Integer.getInteger("verify.bench.runs", 3);
         Path out = Path.of(System.getProperty("verify.bench.out", "target/verify-bench"));
         Files.createDirectories(out);
         MongoServer sourceServer = new MongoServer(new MemoryBackend());
@@ -74,22 +76,26 @@ public final class VerifyBenchmark {
             System.out.printf("loaded %,d documents of ~%d B into each stand-in in %.0f s (stand-ins' heap ~%,d MB); destination "
                     + "altered: %s%n", docs, bytes, (System.nanoTime() - loadStart) / 1e9, usedMb, expected);
 
-            Map<String, String> raw = child(out, "raw-read", childHeap, RawReadChild.class.getName(), source, destination, DB, COLL, "1000");
-            Path report = out.resolve("report.jsonl");
-            Map<String, String> verify = child(out, "verify", childHeap, VerifyChild.class.getName(), "--source", source,
-                    "--destination", destination, "--database", DB, "--hashing", "auto", "--rechecks", "1", "--recheck-delay", "0",
-                    "--report", report.toString());
-
-            Map<FindingKind, Integer> found = new EnumMap<>(FindingKind.class);
-            ReportReader.read(report, f -> found.merge(f.kind(), 1, Integer::sum), r -> { });
-            List<String> lines = Files.readAllLines(report);
-            BsonDocument summary = BsonDocument.parse(lines.get(lines.size() - 1));
-            String table = table(docs, bytes, childHeap, raw, verify, summary, expected, found);
+            // raw read and verify side by side, several times: the machine's load moves between runs
+            List<Round> rounds = new ArrayList<>();
+            for (int r = 1; r <= runs; r++) {
+                Map<String, String> raw = child(out, "raw-read-" + r, childHeap, RawReadChild.class.getName(), source, destination, DB, COLL,
+                        "1000");
+                Path report = out.resolve("report-" + r + ".jsonl");
+                Map<String, String> verify = child(out, "verify-" + r, childHeap, VerifyChild.class.getName(), "--source", source,
+                        "--destination", destination, "--database", DB, "--hashing", "auto", "--rechecks", "1", "--recheck-delay", "0",
+                        "--report", report.toString());
+                Map<FindingKind, Integer> found = new EnumMap<>(FindingKind.class);
+                ReportReader.read(report, f -> found.merge(f.kind(), 1, Integer::sum), x -> { });
+                if (!found.equals(expected)) {
+                    throw new AssertionError("verify found " + found + ", the benchmark altered " + expected);
+                }
+                List<String> lines = Files.readAllLines(report);
+                rounds.add(new Round(raw, verify, BsonDocument.parse(lines.get(lines.size() - 1)), found));
+            }
+            String table = table(docs, bytes, childHeap, rounds, expected);
             System.out.print(table);
             Files.writeString(out.resolve("results.txt"), table);
-            if (!found.equals(expected)) {
-                throw new AssertionError("verify found " + found + ", the benchmark altered " + expected);
-            }
         } finally {
             sourceServer.shutdownNow();
             destinationServer.shutdownNow();
@@ -173,35 +179,65 @@ public final class VerifyBenchmark {
         return lines;
     }
 
-    private static String table(int docs, int bytes, String heap, Map<String, String> raw, Map<String, String> verify,
-                                BsonDocument verifySummary, Map<FindingKind, Integer> expected, Map<FindingKind, Integer> found) {
-        StringBuilder s = new StringBuilder();
-        s.append(String.format(Locale.ROOT, "%nVERIFY BENCHMARK %s: %,d documents of ~%d B per side, stand-in MongoDBs in the benchmark JVM, "
-                + "readers in child JVMs with -Xmx%s, %d cores%n", Instant.now(), docs, bytes, heap, Runtime.getRuntime().availableProcessors()));
-        s.append(String.format("%-46s %14s %10s %10s%n", "", "docs/s", "MB/s", "seconds"));
-        for (String what : List.of("source", "destination", "both")) {
+    /** One raw read and one verify run, back to back. */
+    private record Round(Map<String, String> raw, Map<String, String> verify, BsonDocument verifySummary, Map<FindingKind, Integer> found) {
+        double raw(String what) {
             String[] f = raw.get("RAW " + what).split(" ");
-            long n = Long.parseLong(f[2]);
-            long b = Long.parseLong(f[3]);
-            long ms = Long.parseLong(f[4]);
-            s.append(String.format("%-46s %,14.0f %10.1f %10.1f%n", "raw read, " + (what.equals("both") ? "both sides at once" : what),
-                    n * 1000.0 / ms, b / 1e6 * 1000.0 / ms, ms / 1000.0));
+            return Long.parseLong(f[2]) * 1000.0 / Long.parseLong(f[4]);
         }
-        long processMs = Long.parseLong(verify.get("VERIFY").replaceAll(".*millis=", ""));
-        long runMs = verifySummary.getNumber("millis").longValue();
-        long compared = verifySummary.getNumber("documents").longValue();
-        String[] both = raw.get("RAW both").split(" ");
-        double rawBoth = Long.parseLong(both[2]) * 1000.0 / Long.parseLong(both[4]);
-        double verifyRate = compared * 1000.0 / runMs;
-        s.append(String.format("%-46s %,14.0f %10s %10.1f%n", "verify run, both sides counted (report summary)", verifyRate, "",
-                runMs / 1000.0));
-        s.append(String.format("%-46s %,14.0f %10s %10.1f%n", "  the same with connecting and the JVM's start", compared * 1000.0 / processMs,
-                "", processMs / 1000.0));
-        s.append(String.format("verify / raw read of both sides at once: %.2f%n", verifyRate / rawBoth));
-        s.append("raw read JVM: ").append(raw.get("STATS").substring(ChildStats.PREFIX.length())).append('\n');
-        s.append("verify JVM:   ").append(verify.get("STATS").substring(ChildStats.PREFIX.length())).append('\n');
-        s.append("verify said:  ").append(verify.getOrDefault("RESULT", "?")).append('\n');
-        s.append("found ").append(found).append(", altered ").append(expected).append(found.equals(expected) ? ": exact\n" : ": MISMATCH\n");
+
+        double rawMb(String what) {
+            String[] f = raw.get("RAW " + what).split(" ");
+            return Long.parseLong(f[3]) / 1e6 * 1000.0 / Long.parseLong(f[4]);
+        }
+
+        double verifyRate() {
+            return verifySummary.getNumber("documents").longValue() * 1000.0 / verifySummary.getNumber("millis").longValue();
+        }
+
+        double verifyProcess() {
+            long ms = Long.parseLong(verify.get("VERIFY").replaceAll(".*millis=", ""));
+            return verifySummary.getNumber("documents").longValue() * 1000.0 / ms;
+        }
+
+        String stats(Map<String, String> child) {
+            return child.get("STATS").substring(ChildStats.PREFIX.length());
+        }
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        sorted.sort(null);
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
+    private static String table(int docs, int bytes, String heap, List<Round> rounds, Map<FindingKind, Integer> expected) {
+        StringBuilder s = new StringBuilder();
+        s.append(String.format(Locale.ROOT, "%nVERIFY BENCHMARK %s: %,d documents of ~%d B per side, stand-in MongoDBs in the benchmark "
+                + "JVM, readers in child JVMs with -Xmx%s, %d cores, %d rounds (raw read, then verify)%n", Instant.now(), docs, bytes, heap,
+                Runtime.getRuntime().availableProcessors(), rounds.size()));
+        s.append(String.format("%-52s %14s %s%n", "", "median docs/s", "each round"));
+        row(s, "raw read, both sides at once (cold JVM)", rounds.stream().map(r -> r.raw("both")).toList());
+        row(s, "raw read, source alone", rounds.stream().map(r -> r.raw("source")).toList());
+        row(s, "raw read, destination alone", rounds.stream().map(r -> r.raw("destination")).toList());
+        row(s, "verify, both sides counted (run, from its report)", rounds.stream().map(Round::verifyRate).toList());
+        row(s, "  the same with connecting and the JVM's start", rounds.stream().map(Round::verifyProcess).toList());
+        List<Double> ratios = rounds.stream().map(r -> r.verifyRate() / r.raw("both")).toList();
+        s.append(String.format("%-52s %14.2f %s%n", "verify / raw read of both sides, same round", median(ratios),
+                ratios.stream().map(v -> String.format("%.2f", v)).toList()));
+        s.append(String.format("raw read of both sides: %.1f MB/s (median)%n", median(rounds.stream().map(r -> r.rawMb("both")).toList())));
+        for (int i = 0; i < rounds.size(); i++) {
+            s.append("round ").append(i + 1).append(" raw read JVM: ").append(rounds.get(i).stats(rounds.get(i).raw())).append('\n');
+            s.append("round ").append(i + 1).append(" verify JVM:   ").append(rounds.get(i).stats(rounds.get(i).verify())).append('\n');
+        }
+        s.append("verify said:  ").append(rounds.get(rounds.size() - 1).verify().getOrDefault("RESULT", "?")).append('\n');
+        s.append("found ").append(rounds.get(0).found()).append(" in every round, altered ").append(expected).append(": exact\n");
         return s.toString();
+    }
+
+    private static void row(StringBuilder s, String what, List<Double> values) {
+        s.append(String.format("%-52s %,14.0f %s%n", what, median(values),
+                values.stream().map(v -> String.format("%,.0f", v)).toList()));
     }
 }
