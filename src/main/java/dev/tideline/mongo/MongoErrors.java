@@ -91,6 +91,16 @@ public final class MongoErrors {
     public static final int DOLLAR_PREFIXED_FIELD_NAME = 52;
     public static final int INVALID_LENGTH = 16;
     public static final int COMMAND_NOT_FOUND = 59;
+    /** An aggregation expression or stage this server does not know ("Unrecognized expression '$x'"). */
+    public static final int INVALID_PIPELINE_OPERATOR = 168;
+    /** An accumulator this server does not know in {@code $group} ("unknown group operator"). */
+    public static final int UNKNOWN_GROUP_OPERATOR = 15952;
+    /** A pipeline stage this server does not know ("Unrecognized pipeline stage name"). */
+    public static final int UNRECOGNIZED_PIPELINE_STAGE = 40324;
+    /** A query feature the cluster's featureCompatibilityVersion does not allow yet. */
+    public static final int QUERY_FEATURE_NOT_ALLOWED = 224;
+    /** An operator outside the Stable API the client declared with {@code apiStrict: true}. */
+    public static final int API_STRICT_ERROR = 323;
 
     // Write side (the sink). Write concern: https://www.mongodb.com/docs/manual/reference/write-concern/
     /** The deployment can never satisfy the write concern asked for (e.g. w: 3 on a one-member replica set). */
@@ -169,6 +179,23 @@ public final class MongoErrors {
                 continue;
             }
             if (PERMANENT_WRITE_CONCERN_CODES.contains(code)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static final Set<Integer> UNSUPPORTED_OPERATOR_CODES = Set.of(INVALID_PIPELINE_OPERATOR, UNKNOWN_GROUP_OPERATOR,
+            UNRECOGNIZED_PIPELINE_STAGE, QUERY_FEATURE_NOT_ALLOWED, API_STRICT_ERROR);
+
+    /**
+     * Whether an aggregation failed because this server (its version, its featureCompatibilityVersion,
+     * or the Stable API the client declared) does not offer an operator the pipeline uses: the caller
+     * can take another way to the same answer, instead of failing. Decided by trying the operator.
+     */
+    public static boolean isUnsupportedOperator(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof MongoCommandException ce && UNSUPPORTED_OPERATOR_CODES.contains(ce.getErrorCode())) {
                 return true;
             }
         }

@@ -1,0 +1,120 @@
+package dev.tideline.verify.cli;
+
+import dev.tideline.mongo.MongoClientFactory;
+import dev.tideline.verify.CollectionPair;
+import dev.tideline.verify.CollectionSummary;
+import dev.tideline.verify.Outcome;
+import dev.tideline.verify.RunResult;
+import dev.tideline.verify.VerifyListener;
+import dev.tideline.verify.mongo.Verifier;
+import dev.tideline.verify.report.ReportLine;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Map;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * {@code ./verify}: compares a destination (or a peer cluster) with its source once, prints a line per
+ * collection and a result line, writes the JSON Lines report, and exits 0 (equal), 1 (differences),
+ * 2 (writes still in flight at the last re-check) or 3 (could not compare everything).
+ */
+public final class VerifyMain {
+    private VerifyMain() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.getenv(), System.out, System.err));
+    }
+
+    /** The command, with its streams and environment given: returns the exit code. */
+    public static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
+        VerifyArguments arguments;
+        try {
+            arguments = VerifyArguments.parse(args, env, Instant.now());
+        } catch (IllegalArgumentException e) {
+            err.println("verify: " + e.getMessage());
+            return Outcome.FAILED.exitCode();
+        }
+        if (arguments.help()) {
+            out.print(VerifyArguments.USAGE);
+            return Outcome.EQUAL.exitCode();
+        }
+        boolean reportToStdout = VerifyArguments.STDOUT.equals(arguments.report());
+        PrintStream human = reportToStdout ? err : out;
+        try (Writer report = openReport(arguments.report(), out);
+             Verifier verifier = new Verifier(arguments.settings(), listener(err, human, arguments.quiet()), line -> write(report, line))) {
+            RunResult result = verifier.run();
+            report.flush();
+            if (!arguments.quiet()) {
+                result.collections().forEach(c -> human.println(c.describe()));
+            }
+            human.println(result.describe() + (reportToStdout ? "" : "; report: " + arguments.report()));
+            return result.outcome().exitCode();
+        } catch (IOException | UncheckedIOException e) {
+            err.println("verify: cannot write the report " + arguments.report() + ": " + e.getMessage());
+            return Outcome.FAILED.exitCode();
+        } catch (ConfigException e) {
+            // a connection string that does not parse: named by its option, never echoed
+            err.println("verify: " + e.getMessage().replace(MongoClientFactory.URI_KEY, "--source/--destination"));
+            return Outcome.FAILED.exitCode();
+        }
+    }
+
+    private static VerifyListener listener(PrintStream err, PrintStream human, boolean quiet) {
+        return new VerifyListener() {
+            @Override
+            public void note(String message) {
+                if (!quiet) {
+                    err.println("verify: " + message);
+                }
+            }
+
+            @Override
+            public void progress(CollectionPair collection, long documents, long candidates) {
+                if (!quiet) {
+                    err.printf("verify: %s: %,d documents compared, %,d ids differ so far%n", collection, documents, candidates);
+                }
+            }
+
+            @Override
+            public void passed(CollectionSummary collection) {
+                if (!quiet) {
+                    err.println("verify: " + collection.describePass());
+                }
+            }
+        };
+    }
+
+    private static Writer openReport(String report, PrintStream out) throws IOException {
+        if (VerifyArguments.STDOUT.equals(report)) {
+            return new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8)) {
+                @Override
+                public void close() throws IOException {
+                    flush(); // standard output stays open
+                }
+            };
+        }
+        Path path = Path.of(report);
+        if (path.getParent() != null) {
+            Files.createDirectories(path.getParent());
+        }
+        return Files.newBufferedWriter(path, StandardCharsets.UTF_8);
+    }
+
+    private static void write(Writer report, ReportLine line) {
+        try {
+            report.write(line.json());
+            report.write('\n');
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
