@@ -95,8 +95,6 @@ public final class MongoErrors {
     public static final int INVALID_PIPELINE_OPERATOR = 168;
     /** An accumulator this server does not know in {@code $group} ("unknown group operator"). */
     public static final int UNKNOWN_GROUP_OPERATOR = 15952;
-    /** A pipeline stage this server does not know ("Unrecognized pipeline stage name"). */
-    public static final int UNRECOGNIZED_PIPELINE_STAGE = 40324;
     /** A query feature the cluster's featureCompatibilityVersion does not allow yet. */
     public static final int QUERY_FEATURE_NOT_ALLOWED = 224;
     /** An operator outside the Stable API the client declared with {@code apiStrict: true}. */
