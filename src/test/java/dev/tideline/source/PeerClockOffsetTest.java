@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class PeerClockOffsetTest {
     @Test
     void theClockIsKeptWithTheOffsetAndReadBack() {
-        SourceOffset position = SourceOffset.streamAfter(new BsonDocument("_data", new BsonString("8263")));
+        SourceOffset position = SourceOffset.streamAfter(new BsonDocument("_data", new BsonString("826553F100000000072B0229296E04")));
         Map<String, Object> stored = new HashMap<>(SourceOffset.withPeerClock(position.recordOffset(), new BsonTimestamp(1_700_000_000, 7)));
         assertThat(SourceOffset.peerClock(stored)).isEqualTo(new BsonTimestamp(1_700_000_000, 7));
         assertThat(SourceOffset.fromMap(stored)).as("the position itself is unchanged").isEqualTo(position);
