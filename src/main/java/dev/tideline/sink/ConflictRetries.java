@@ -3,6 +3,7 @@ package dev.tideline.sink;
 import dev.tideline.sink.write.RecordFailure;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -48,7 +49,7 @@ final class ConflictRetries {
         if (order.isEmpty()) {
             return records instanceof List<SinkRecord> list ? list : new ArrayList<>(records);
         }
-        Set<SinkRecord> fresh = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        Set<SinkRecord> fresh = Collections.newSetFromMap(new IdentityHashMap<>());
         fresh.addAll(records);
         List<SinkRecord> batch = new ArrayList<>(order.size() + records.size());
         for (SinkRecord r : order) {

@@ -18,6 +18,7 @@ import dev.tideline.sink.plan.NamespaceBatch;
 import dev.tideline.sink.route.RoutedChange;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.bson.BsonDocument;
 import org.bson.BsonSerializationException;
@@ -57,7 +58,7 @@ public final class BulkWriteExecutor {
             for (RoutedChange rc : chunk) {
                 RawBsonDocument encoded = null;
                 if (!rc.change().isDelete()) {
-                    java.util.Optional<String> unwritable = unwritable(rc.change());
+                    Optional<String> unwritable = unwritable(rc.change());
                     if (unwritable.isPresent()) {
                         failures.add(new RecordFailure(rc.change().record(), "document _id " + Ids.show(rc.change().id())
                                 + " for " + batch.destination() + " " + unwritable.get(), null));
@@ -93,7 +94,7 @@ public final class BulkWriteExecutor {
      * What makes a document unwritable whatever the server: a top-level $-prefixed field (a partial update may
      * have set one), a shard key field holding an array.
      */
-    private java.util.Optional<String> unwritable(SinkChange c) {
+    private Optional<String> unwritable(SinkChange c) {
         return DocumentRules.replacementProblem(c.document()).or(() -> filter.problem(c).map(p -> "cannot be matched: " + p));
     }
 
