@@ -69,22 +69,32 @@ public final class OriginLabeler {
     /**
      * A write (insert, update, replace, or a copy) whose document was detected as {@code d}.
      *
-     * @param time the change's cluster time (a copy: its wall time)
+     * <p>Only a document the event carries itself (an insert, a replace, a copy) moves the clock: an update event's
+     * document is looked up when the event is read, so read again after a restart it may show a much later state,
+     * and a clock raised by it would label the replayed changes far later than the first time, letting them win
+     * over writes made after them. Every peer sink write is an insert or a replace, so no version a local write can
+     * overwrite is missed; the versions an update's document shows were observed (or labelled) when written here.
+     *
+     * @param time        the change's cluster time (a copy: its wall time)
+     * @param ownDocument whether the document is the event's own (not looked up when the event was read)
      * @return null when it repeats exactly the version and content emitted last for this document
      */
-    public Label write(BsonValue id, OriginDetector.Detected d, BsonTimestamp time) {
+    public Label write(BsonValue id, OriginDetector.Detected d, BsonTimestamp time, boolean ownDocument) {
         Emitted last = emitted.get(id);
         if (!d.local()) {
             Version v = d.stamp().version();
             if (last != null && v.equals(last.version()) && d.content().equals(last.content())) {
                 return null; // the sink stamping a local write with the version emitted for it: nothing new
             }
-            clock.observe(v.time());
+            if (ownDocument) {
+                clock.observe(v.time());
+            }
             emitted.put(id, new Emitted(d.content(), v));
             return new Label(v.origin(), v, d.stamp().base(), null);
         }
         Version base = d.stale() != null ? d.stale().version() : last != null ? last.version() : null;
-        Version version = new Version(clock.label(time, base == null ? null : base.time()), self);
+        Version floor = ownDocument ? base : null;
+        Version version = new Version(clock.label(time, floor == null ? null : floor.time()), self);
         emitted.put(id, new Emitted(d.content(), version));
         return new Label(self, version, base, new PeerStamp(version, d.content(), base));
     }
@@ -99,7 +109,9 @@ public final class OriginLabeler {
         Emitted last = emitted.get(id);
         if (tombstone != null && !tombstone.origin().equals(self) && !clock.tooFarAhead(tombstone.time())
                 && (last != null ? tombstone.newerThan(last.version()) : tombstone.time().compareTo(forgottenUpTo) > 0)) {
-            clock.observe(tombstone.time());
+            // the tombstone is read now, not as of the event: read again after a restart it may be a later delete's,
+            // so it moves the clock no further than a little past the event
+            clock.observe(earlier(tombstone.time(), plus(time, PeerLimits.OBSERVE_AHEAD_SECONDS)));
             emitted.put(id, new Emitted(null, tombstone));
             return new Label(tombstone.origin(), tombstone, null, null);
         }
@@ -107,6 +119,15 @@ public final class OriginLabeler {
         Version version = new Version(clock.label(time, base == null ? null : base.time()), self);
         emitted.put(id, new Emitted(null, version));
         return new Label(self, version, base, null);
+    }
+
+    private static BsonTimestamp earlier(BsonTimestamp a, BsonTimestamp b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    private static BsonTimestamp plus(BsonTimestamp t, long seconds) {
+        long s = Math.min(0xFFFF_FFFFL, Integer.toUnsignedLong(t.getTime()) + seconds);
+        return new BsonTimestamp((int) s, 0);
     }
 
     /** The clock's value: what the record's source offset keeps. */

@@ -9,6 +9,13 @@ public final class PeerLimits {
      */
     public static final long MAX_CLOCK_AHEAD_SECONDS = 300;
 
+    /**
+     * How far past a delete event's own time the tombstone read for it may move the source's clock: clusters whose
+     * clocks agree within this order a local write made after a peer's delete after it, and a tombstone of a later
+     * delete, read when a restarted source reads the event again, cannot push the replayed labels further ahead.
+     */
+    public static final long OBSERVE_AHEAD_SECONDS = 2;
+
     private PeerLimits() {
     }
 

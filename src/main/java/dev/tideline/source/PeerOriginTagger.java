@@ -5,6 +5,7 @@ import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Filters;
 import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.Namespace;
+import dev.tideline.event.Op;
 import dev.tideline.peer.LogicalClock;
 import dev.tideline.peer.OriginDetector;
 import dev.tideline.peer.OriginLabeler;
@@ -72,8 +73,9 @@ final class PeerOriginTagger {
             StampKeys.Mac128 mac = keys.sign(new StampKeys.Bound(self, ns.fullName(), e.id(), l.version(), null, l.base()));
             return new Tagged(e.withOrigin(l.origin()), l.version(), l.base(), mac.keyId() + ":" + mac.mac());
         }
+        // an update event's document is looked up when the event is read, not carried by it
         OriginLabeler.Label l = labeler.write(e.id(), OriginDetector.detect(e.document(),
-                s -> s.authentic(keys, self, ns, e.id())), time);
+                s -> s.authentic(keys, self, ns, e.id())), time, e.op() != Op.UPDATE);
         if (l == null) {
             return null;
         }

@@ -41,6 +41,7 @@ class PeerCrashIT {
     private static Cluster a;
     private static Cluster b;
     private static FaultInjectingBackend faultsOnB;
+    private static PeerItSupport.LastWrites writes;
 
     @BeforeAll
     static void stack() {
@@ -82,10 +83,11 @@ class PeerCrashIT {
         long writeMillis = OPS_PER_CLUSTER * 1000L / RATE;
         List<Long> killsAt = List.of(writeMillis / 5, writeMillis / 2, writeMillis * 4 / 5);
         long started = System.nanoTime();
+        writes = new PeerItSupport.LastWrites();
         CompletableFuture<Map<String, Integer>> onA = CompletableFuture.supplyAsync(
-                () -> PeerItSupport.pacedWorkload(a, "killed", OPS_PER_CLUSTER, RATE, IDS, 41));
+                () -> PeerItSupport.pacedWorkload(a, "killed", OPS_PER_CLUSTER, RATE, IDS, 41, writes));
         CompletableFuture<Map<String, Integer>> onB = CompletableFuture.supplyAsync(
-                () -> PeerItSupport.pacedWorkload(b, "killed", OPS_PER_CLUSTER, RATE, IDS, 42));
+                () -> PeerItSupport.pacedWorkload(b, "killed", OPS_PER_CLUSTER, RATE, IDS, 42, writes));
         List<String> kills = new ArrayList<>();
         for (long at : killsAt) {
             PeerItSupport.sleep(Math.max(0, at - Duration.ofNanos(System.nanoTime() - started).toMillis()));
@@ -107,10 +109,11 @@ class PeerCrashIT {
         link("pf", "faulted");
         long writeMillis = OPS_PER_CLUSTER * 1000L / RATE;
         long started = System.nanoTime();
+        writes = new PeerItSupport.LastWrites();
         CompletableFuture<Map<String, Integer>> onA = CompletableFuture.supplyAsync(
-                () -> PeerItSupport.pacedWorkload(a, "faulted", OPS_PER_CLUSTER, RATE, IDS, 51));
+                () -> PeerItSupport.pacedWorkload(a, "faulted", OPS_PER_CLUSTER, RATE, IDS, 51, writes));
         CompletableFuture<Map<String, Integer>> onB = CompletableFuture.supplyAsync(
-                () -> PeerItSupport.pacedWorkload(b, "faulted", OPS_PER_CLUSTER, RATE, IDS, 52));
+                () -> PeerItSupport.pacedWorkload(b, "faulted", OPS_PER_CLUSTER, RATE, IDS, 52, writes));
         List<String> faults = new ArrayList<>();
         // B's sink fails on its conditional replace of a document, then on its delete (after it kept the tombstone),
         // then on a replace again: each time part of its round is written, the rest is not
@@ -144,7 +147,8 @@ class PeerCrashIT {
         print(scenario + ": sink B " + PeerItSupport.statuses(b).get(0).getDocument("counters").toJson());
         assertThat(watch.converged()).as("both clusters equal (stamps aside) within " + CONVERGE + ": " + watch).isTrue();
         assertThat(watch.differedWhileOk()).as("samples where the clusters differed while both sinks reported ok").isEmpty();
-        print(scenario + ": both clusters equal, " + snapshot(a, coll).size() + " documents on each side");
+        print(scenario + ": both clusters equal, " + snapshot(a, coll).size() + " documents on each side; "
+                + PeerItSupport.lastWriterFidelity(writes, a, coll, 2_000));
     }
 
     /** The peer sink's conditional write of a document of {@code coll}: its filter names the stamp field. */

@@ -345,6 +345,61 @@ final class PeerItSupport {
      * a write that falls behind is made at once).
      */
     static Map<String, Integer> pacedWorkload(Cluster c, String coll, int ops, int rate, int ids, long seed) {
+        return pacedWorkload(c, coll, ops, rate, ids, seed, null);
+    }
+
+    /**
+     * The last application write of each id, by either cluster, in this JVM's clock: what last-writer-wins should end
+     * on, wherever the clusters' clocks agree with it (see {@link #lastWriterFidelity}).
+     */
+    static final class LastWrites {
+        record Op(long at, String cluster, String result) {
+        }
+
+        private final Map<BsonValue, Op> last = new java.util.concurrent.ConcurrentHashMap<>();
+        private final Map<BsonValue, Op> secondLast = new java.util.concurrent.ConcurrentHashMap<>();
+
+        synchronized void note(BsonValue id, String cluster, String result) {
+            Op op = new Op(System.nanoTime(), cluster, result);
+            Op before = last.put(id, op);
+            if (before != null && !before.cluster().equals(cluster)) {
+                secondLast.put(id, before);
+            } else if (before != null) {
+                secondLast.remove(id);
+            }
+        }
+    }
+
+    /**
+     * Of the ids whose last application write was made at least {@code marginMs} after the other cluster's last write
+     * (so no clock difference between the clusters can order them otherwise), how many end as that write (its tag,
+     * or absent for a delete); the others were lost to an older write or delete.
+     */
+    static String lastWriterFidelity(LastWrites writes, Cluster c, String coll, long marginMs) {
+        Map<BsonValue, BsonDocument> now = snapshot(c, coll);
+        int clear = 0;
+        int kept = 0;
+        List<String> lost = new ArrayList<>();
+        for (Map.Entry<BsonValue, LastWrites.Op> e : writes.last.entrySet()) {
+            LastWrites.Op other = writes.secondLast.get(e.getKey());
+            if (other != null && e.getValue().at() - other.at() < marginMs * 1_000_000) {
+                continue;
+            }
+            clear++;
+            BsonDocument d = now.get(e.getKey());
+            String expected = e.getValue().result();
+            String actual = d == null ? "deleted" : d.isString("w") ? d.getString("w").getValue() : "?";
+            if (expected.equals(actual)) {
+                kept++;
+            } else if (lost.size() < 5) {
+                lost.add(e.getKey() + ": last " + expected + ", now " + actual);
+            }
+        }
+        return kept + " of " + clear + " ids end as their last write (made " + marginMs + " ms or more after the other cluster's)"
+                + (lost.isEmpty() ? "" : ", e.g. " + lost);
+    }
+
+    static Map<String, Integer> pacedWorkload(Cluster c, String coll, int ops, int rate, int ids, long seed, LastWrites writes) {
         Random random = new Random(seed);
         MongoCollection<BsonDocument> col = c.coll(coll);
         Map<String, Integer> counts = new LinkedHashMap<>();
@@ -355,7 +410,13 @@ final class PeerItSupport {
             if (wait > 0) {
                 sleep(wait);
             }
-            counts.merge(write(col, new BsonInt32(random.nextInt(ids)), c.id() + "-" + i, random), 1, Integer::sum);
+            BsonInt32 id = new BsonInt32(random.nextInt(ids));
+            String tag = c.id() + "-" + i;
+            String kind = write(col, id, tag, random);
+            counts.merge(kind, 1, Integer::sum);
+            if (writes != null) {
+                writes.note(id, c.id(), kind.equals("delete") ? "deleted" : tag);
+            }
         }
         return counts;
     }

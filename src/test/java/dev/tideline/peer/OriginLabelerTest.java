@@ -33,18 +33,18 @@ class OriginLabelerTest {
     @Test
     void aRestartedSourceLabelsAboveTheClockKeptWithItsCommittedPosition() {
         OriginLabeler restarted = new OriginLabeler("A", clock(t(NOW - 10, 5)));
-        OriginLabeler.Label l = restarted.write(X, local("a"), t(NOW - 20, 1));
+        OriginLabeler.Label l = restarted.write(X, local("a"), t(NOW - 20, 1), true);
         assertThat(l.version()).isEqualTo(new Version(t(NOW - 10, 6), "A"));
         assertThat(restarted.clock()).isEqualTo(t(NOW - 10, 6));
         // without the kept clock the same event would be labelled below a peer version it overwrote
-        assertThat(new OriginLabeler("A", clock(null)).write(X, local("a"), t(NOW - 20, 1)).version().time()).isEqualTo(t(NOW - 20, 1));
+        assertThat(new OriginLabeler("A", clock(null)).write(X, local("a"), t(NOW - 20, 1), true).version().time()).isEqualTo(t(NOW - 20, 1));
     }
 
     @Test
     void theSameLocalContentReadAgainWithALaterEventIsEmittedAgainUnderTheLaterLabel() {
         OriginLabeler labeler = new OriginLabeler("A", clock(null));
-        OriginLabeler.Label first = labeler.write(X, local("c2"), t(NOW - 20, 1));  // update event read late: looked up c2
-        OriginLabeler.Label again = labeler.write(X, local("c2"), t(NOW - 18, 1));  // c2's own event
+        OriginLabeler.Label first = labeler.write(X, local("c2"), t(NOW - 20, 1), false); // update event read late: looked up c2
+        OriginLabeler.Label again = labeler.write(X, local("c2"), t(NOW - 18, 1), true);  // c2's own event
         assertThat(again).isNotNull();
         assertThat(again.version().newerThan(first.version())).isTrue();
         assertThat(again.base()).isEqualTo(first.version());
@@ -53,10 +53,10 @@ class OriginLabelerTest {
     @Test
     void aStampedDocumentRepeatingTheLastVersionIsNotEmittedAgain() {
         OriginLabeler labeler = new OriginLabeler("A", clock(null));
-        OriginLabeler.Label l = labeler.write(X, local("c"), t(NOW - 20, 1));
-        assertThat(labeler.write(X, stampedBy(l.version(), "c"), t(NOW - 19, 1))).as("the sink's stamp of it").isNull();
+        OriginLabeler.Label l = labeler.write(X, local("c"), t(NOW - 20, 1), true);
+        assertThat(labeler.write(X, stampedBy(l.version(), "c"), t(NOW - 19, 1), true)).as("the sink's stamp of it").isNull();
         Version peer = new Version(t(NOW - 15, 3), "B");
-        OriginLabeler.Label p = labeler.write(X, stampedBy(peer, "b"), t(NOW - 14, 1));
+        OriginLabeler.Label p = labeler.write(X, stampedBy(peer, "b"), t(NOW - 14, 1), true);
         assertThat(p.origin()).isEqualTo("B");
         assertThat(p.version()).isEqualTo(peer);
         assertThat(labeler.clock()).as("peer versions raise the clock").isEqualTo(peer.time());
@@ -65,11 +65,11 @@ class OriginLabelerTest {
     @Test
     void aDeleteIsAPeersOnlyWhenItsTombstoneIsNewerThanWhatThisSourceLastEmitted() {
         OriginLabeler labeler = new OriginLabeler("A", clock(null));
-        labeler.write(X, stampedBy(new Version(t(NOW - 30, 1), "B"), "b"), t(NOW - 29, 1));
+        labeler.write(X, stampedBy(new Version(t(NOW - 30, 1), "B"), "b"), t(NOW - 29, 1), true);
         Version tomb = new Version(t(NOW - 20, 1), "B");
         assertThat(labeler.delete(X, tomb, t(NOW - 19, 1)).origin()).isEqualTo("B");
         // re-created locally after that peer delete, then deleted locally: the tombstone left behind is older
-        OriginLabeler.Label insert = labeler.write(X, local("again"), t(NOW - 18, 1));
+        OriginLabeler.Label insert = labeler.write(X, local("again"), t(NOW - 18, 1), true);
         OriginLabeler.Label del = labeler.delete(X, tomb, t(NOW - 17, 1));
         assertThat(del.origin()).isEqualTo("A");
         assertThat(del.version().newerThan(insert.version())).isTrue();
@@ -117,5 +117,38 @@ class OriginLabelerTest {
         assertThat(PeerLimits.tooFarAhead(new Version(t(NOW + 301, 0), "B"), NOW, 300)).contains("301 s ahead");
         assertThat(PeerLimits.tooFarAhead(new Version(new BsonTimestamp(-1, -1), "B"), NOW, 300)).as("unsigned seconds")
                 .contains("ahead");
+    }
+
+    /**
+     * A restarted source reads again the events after its committed position; an update event's document is looked up
+     * then, and shows what the document is NOW (here: a peer's much later write). The local changes read again must
+     * get the labels they got the first time, or they would win over the writes made after them.
+     */
+    @Test
+    void eventsReadAgainAfterARestartGetTheLabelsTheyGotTheFirstTime() {
+        BsonInt32 y = new BsonInt32(2);
+        BsonInt32 z = new BsonInt32(3);
+        Version later = new Version(t(NOW - 2, 9), "B");
+        OriginLabeler first = new OriginLabeler("A", clock(t(NOW - 30, 1)));
+        first.write(y, local("y1"), t(NOW - 20, 1), false);                    // update of y, its own content then
+        Version deleteZ = first.delete(z, null, t(NOW - 19, 1)).version();
+        Version writeX = first.write(X, local("x1"), t(NOW - 18, 1), true).version();
+
+        OriginLabeler again = new OriginLabeler("A", clock(t(NOW - 30, 1)));   // restarted at the same position
+        BsonDocument yNow = new BsonDocument("_id", y).append("w", new BsonString("b-late"));
+        OriginLabeler.Label yAgain = again.write(y, OriginDetector.detect(new PeerStamp(later, ContentHash.of(yNow), null).applyTo(yNow),
+                s -> true), t(NOW - 20, 1), false);                            // looked up now: B's later write
+        assertThat(yAgain.version()).as("the document's own version, not a label").isEqualTo(later);
+        // the tombstone read now is a later delete's: the record carries that delete's version (a duplicate everywhere),
+        // and the clock moves at most a little past the event
+        assertThat(again.delete(z, later, t(NOW - 19, 1)).version()).isEqualTo(later);
+        assertThat(again.clock()).isEqualTo(t(NOW - 19 + PeerLimits.OBSERVE_AHEAD_SECONDS, 0));
+        assertThat(again.write(X, local("x1"), t(NOW - 18, 1), true).version().time())
+                .isEqualTo(t(NOW - 19 + PeerLimits.OBSERVE_AHEAD_SECONDS, 1));
+        // without a later tombstone: exactly the labels of the first time
+        OriginLabeler third = new OriginLabeler("A", clock(t(NOW - 30, 1)));
+        third.write(y, OriginDetector.detect(new PeerStamp(later, ContentHash.of(yNow), null).applyTo(yNow), s -> true), t(NOW - 20, 1), false);
+        assertThat(third.delete(z, null, t(NOW - 19, 1)).version()).isEqualTo(deleteZ);
+        assertThat(third.write(X, local("x1"), t(NOW - 18, 1), true).version()).isEqualTo(writeX);
     }
 }
