@@ -23,6 +23,8 @@ final class LoopOutbox implements Runnable {
     private record Pending(Channel socket, Object frame, ChannelFutureListener written) {
     }
 
+    private static final int MAX_BATCH = 4096;
+
     private final EventLoop loop;
     private final Queue<Pending> queue = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean scheduled = new AtomicBoolean();
@@ -52,12 +54,17 @@ final class LoopOutbox implements Runnable {
         scheduled.set(false);
         Map<Channel, Boolean> touched = new IdentityHashMap<>();
         List<Channel> order = new ArrayList<>();
-        for (Pending p; (p = queue.poll()) != null; ) {
+        int n = 0;
+        // a bounded batch: a publisher that keeps queueing must not keep the loop from its sockets' reads and accepts
+        for (Pending p; n < MAX_BATCH && (p = queue.poll()) != null; n++) {
             p.socket().write(p.frame()).addListener(p.written());
             if (touched.put(p.socket(), Boolean.TRUE) == null) {
                 order.add(p.socket());
             }
         }
         order.forEach(Channel::flush);
+        if (!queue.isEmpty() && scheduled.compareAndSet(false, true)) {
+            loop.execute(this);
+        }
     }
 }

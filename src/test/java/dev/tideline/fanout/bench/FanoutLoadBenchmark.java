@@ -112,6 +112,9 @@ public final class FanoutLoadBenchmark {
                 }
                 System.out.printf("fanout bench: load average at the end %s%n", loadAverage());
             }
+        } catch (Exception e) {
+            e.printStackTrace();
+            System.exit(1);
         } finally {
             System.exit(0); // the stack's shutdown hook stops the broker and worker
         }
@@ -124,17 +127,22 @@ public final class FanoutLoadBenchmark {
         load.record(true);
         long start = System.nanoTime();
         List<Long> heap = java.util.Collections.synchronizedList(new ArrayList<>());
-        heap.add(statsBefore.get("heapUsedBytes").asNumber().longValue());
+        heap.add(number(statsBefore, "heapUsedBytes"));
         Thread sampler = new Thread(() -> {
+            long lastReceived = 0;
             try {
                 while (!Thread.currentThread().isInterrupted()) {
-                    heap.add(stats(baseUrl, admin).get("heapUsedBytes").asNumber().longValue());
-                    Thread.sleep(1000);
+                    Thread.sleep(5000);
+                    BsonDocument now = stats(baseUrl, admin);
+                    heap.add(number(now, "heapUsedBytes"));
+                    long received = load.received();
+                    System.out.printf("fanout bench:   +5 s: %d deliveries/s received, gateway heap %d MiB, connections %d, "
+                            + "clients closed by the gateway %d%n", (received - lastReceived) / 5, number(now, "heapUsedBytes") >> 20,
+                            number(now, "connections"), load.closedByServer.get());
+                    lastReceived = received;
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-            } catch (Exception e) {
-                System.out.println("fanout bench: stats sampling stopped: " + e);
             }
         });
         sampler.start();
@@ -149,16 +157,19 @@ public final class FanoutLoadBenchmark {
         sampler.interrupt();
         sampler.join();
         BsonDocument statsAfter = stats(baseUrl, admin);
-        heap.add(statsAfter.get("heapUsedBytes").asNumber().longValue());
+        heap.add(number(statsAfter, "heapUsedBytes"));
         long[] lat = load.endToEnd().sorted();
         long[] gw = load.fromGateway().sorted();
-        double cpuCores = (statsAfter.get("processCpuNanos").asNumber().longValue()
-                - statsBefore.get("processCpuNanos").asNumber().longValue()) / (double) wallNanos;
+        long cpuBefore = number(statsBefore, "processCpuNanos");
+        long cpuAfter = number(statsAfter, "processCpuNanos");
+        double cpuCores = cpuBefore < 0 || cpuAfter < 0 ? -1 : (cpuAfter - cpuBefore) / (double) wallNanos;
         List<Long> samples = new ArrayList<>(heap);
+        samples.removeIf(v -> v < 0);
         return new Step(rate, expected, load.received(), wallNanos / 1e9, pct(lat, 50), pct(lat, 99),
                 lat.length == 0 ? -1 : lat[lat.length - 1], pct(gw, 99),
                 (long) samples.stream().mapToLong(Long::longValue).average().orElse(-1) >> 20,
-                samples.stream().mapToLong(Long::longValue).max().orElse(-1) >> 20, cpuCores, statsAfter.get("disconnects").toString());
+                samples.stream().mapToLong(Long::longValue).max().orElse(-1) >> 20, cpuCores,
+                statsAfter.containsKey("disconnects") ? statsAfter.getDocument("disconnects").toJson() : "unknown");
     }
 
     private static void print(Step s, int clients, int channels, int seconds, SseLoadClients load) {
@@ -221,9 +232,19 @@ public final class FanoutLoadBenchmark {
 
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
-    private static BsonDocument stats(String baseUrl, String adminToken) throws Exception {
-        return BsonDocument.parse(HTTP.send(HttpRequest.newBuilder(URI.create(baseUrl + "/stats"))
-                .header("Authorization", "Bearer " + adminToken)
-                .timeout(java.time.Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString()).body());
+    /** The gateway's /stats, or an empty document when it does not answer within 10 s (printed). */
+    private static BsonDocument stats(String baseUrl, String adminToken) {
+        try {
+            return BsonDocument.parse(HTTP.send(HttpRequest.newBuilder(URI.create(baseUrl + "/stats"))
+                    .header("Authorization", "Bearer " + adminToken)
+                    .timeout(java.time.Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body());
+        } catch (Exception e) {
+            System.out.println("fanout bench: /stats did not answer: " + e);
+            return new BsonDocument();
+        }
+    }
+
+    private static long number(BsonDocument d, String key) {
+        return d.containsKey(key) ? d.get(key).asNumber().longValue() : -1;
     }
 }
