@@ -23,9 +23,12 @@ import org.bson.io.BasicOutputBuffer;
  * The change envelope, version 1, and its two record forms. The envelope is one BSON document:
  * <pre>
  * { v: 1, op: "insert"|"update"|"replace"|"delete"|"read", db: "...", coll: "...",
- *   id: &lt;_id&gt;, document: {...} (absent for deletes), clusterTime: Timestamp (optional),
- *   wallTime: Date, origin: "cluster id" (optional) }
+ *   id: &lt;_id&gt;, shardKey: {...} (optional), document: {...} (absent for deletes),
+ *   clusterTime: Timestamp (optional), wallTime: Date, origin: "cluster id" (optional) }
  * </pre>
+ * {@code shardKey} holds the shard key fields of the source's {@code documentKey} (see
+ * {@link ChangeEvent#shardKey}); it came after version 1 was first written, and is optional so that
+ * records without it, older ones included, read as before and older readers skip it.
  * The {@code json} form is that document through {@link ExtendedJson}; the {@code bson} form is its
  * bytes. Field names live here and nowhere else.
  */
@@ -37,6 +40,7 @@ public final class EnvelopeCodec {
     static final String F_DB = "db";
     static final String F_COLL = "coll";
     static final String F_ID = "id";
+    static final String F_SHARD_KEY = "shardKey";
     static final String F_DOCUMENT = "document";
     static final String F_CLUSTER_TIME = "clusterTime";
     static final String F_WALL_TIME = "wallTime";
@@ -60,6 +64,9 @@ public final class EnvelopeCodec {
         d.append(F_DB, new BsonString(e.ns().db()));
         d.append(F_COLL, new BsonString(e.ns().coll()));
         d.append(F_ID, e.id());
+        if (e.shardKey() != null) {
+            d.append(F_SHARD_KEY, e.shardKey());
+        }
         if (e.document() != null) {
             d.append(F_DOCUMENT, e.document());
         }
@@ -101,13 +108,19 @@ public final class EnvelopeCodec {
         if (ct != null && !ct.isTimestamp() && !ct.isNull()) {
             throw new MalformedRecordException("change envelope field '" + F_CLUSTER_TIME + "' must be a timestamp, got " + ct.getBsonType());
         }
+        BsonValue shardKey = d.get(F_SHARD_KEY);
+        if (shardKey != null && !shardKey.isDocument() && !shardKey.isNull()) {
+            throw new MalformedRecordException("change envelope field '" + F_SHARD_KEY + "' must be a document, got "
+                    + shardKey.getBsonType());
+        }
         BsonValue wall = d.get(F_WALL_TIME);
         BsonValue origin = d.get(F_ORIGIN);
         return new ChangeEvent(op, ns, id,
                 doc == null || doc.isNull() ? null : doc.asDocument(),
                 ct == null || ct.isNull() ? null : ct.asTimestamp(),
                 wall != null && wall.isDateTime() ? wall.asDateTime().getValue() : 0L,
-                origin != null && origin.isString() ? origin.asString().getValue() : null);
+                origin != null && origin.isString() ? origin.asString().getValue() : null,
+                shardKey == null || shardKey.isNull() ? null : shardKey.asDocument());
     }
 
     /**
@@ -160,18 +173,25 @@ public final class EnvelopeCodec {
      * schemaless map, or a JSON string (StringConverter). Returns the envelope as BSON.
      */
     public static BsonDocument readDocument(Object value) {
+        return readDocument(value, "record value");
+    }
+
+    /** @param what the record part it is, named when it is refused: record value or record key */
+    private static BsonDocument readDocument(Object value, String what) {
         if (value instanceof byte[] bytes) {
-            return fromBytes(bytes);
+            return fromBytes(bytes, what);
         }
         if (value instanceof ByteBuffer buffer) {
             byte[] bytes = new byte[buffer.remaining()];
             buffer.duplicate().get(bytes);
-            return fromBytes(bytes);
+            return fromBytes(bytes, what);
         }
         if (value instanceof Map<?, ?> map) {
+            ValueShape.requireJava(map, what);
             return ExtendedJson.toDocument(map);
         }
         if (value instanceof String json) {
+            ValueShape.requireJson(json, what);
             try {
                 // through the map form: the driver's parser only knows {$code, $scope} in that order, while a
                 // re-serialized schemaless map may hold wrapper fields in any order
@@ -193,13 +213,14 @@ public final class EnvelopeCodec {
         }
         if (key instanceof byte[] || key instanceof ByteBuffer || key instanceof Map<?, ?>
                 || (key instanceof String s && s.trim().startsWith("{"))) {
-            BsonDocument d = readDocument(key);
+            BsonDocument d = readDocument(key, "record key");
             BsonValue id = d.get(KEY_ID);
             if (id == null) {
                 throw new MalformedRecordException("record key has no '_id' field");
             }
             return id;
         }
+        ValueShape.requireJava(key, "record key");
         return ExtendedJson.toBson(key);
     }
 
@@ -247,13 +268,18 @@ public final class EnvelopeCodec {
     }
 
     public static BsonDocument fromBytes(byte[] bytes) {
+        return fromBytes(bytes, "record value");
+    }
+
+    private static BsonDocument fromBytes(byte[] bytes, String what) {
         if (bytes.length < 5) {
-            throw new MalformedRecordException("record value of " + bytes.length + " bytes is not a BSON document");
+            throw new MalformedRecordException(what + " of " + bytes.length + " bytes is not a BSON document");
         }
+        ValueShape.requireBson(bytes, what); // the codec below recurses once per level
         try (BsonBinaryReader reader = new BsonBinaryReader(ByteBuffer.wrap(bytes))) {
             return DOCUMENT_CODEC.decode(reader, DecoderContext.builder().build());
         } catch (BsonSerializationException | BsonInvalidOperationException | IllegalStateException ex) {
-            throw new MalformedRecordException("record value is not a valid BSON document: " + ex.getMessage(), ex);
+            throw new MalformedRecordException(what + " is not a valid BSON document: " + ex.getMessage(), ex);
         }
     }
 

@@ -50,6 +50,8 @@ public final class EnvelopeStruct {
             .field(EnvelopeCodec.F_CLUSTER_TIME, Schema.OPTIONAL_INT64_SCHEMA)
             .field(EnvelopeCodec.F_WALL_TIME, OPTIONAL_TIMESTAMP)
             .field(EnvelopeCodec.F_ORIGIN, Schema.OPTIONAL_STRING_SCHEMA)
+            // added after the first release: optional and last, so the schema stays backward compatible
+            .field(EnvelopeCodec.F_SHARD_KEY, Schema.OPTIONAL_STRING_SCHEMA)
             .build();
 
     /** Heartbeat and control records in the struct form. */
@@ -81,6 +83,9 @@ public final class EnvelopeStruct {
         }
         if (e.origin() != null) {
             s.put(EnvelopeCodec.F_ORIGIN, e.origin());
+        }
+        if (e.shardKey() != null) {
+            s.put(EnvelopeCodec.F_SHARD_KEY, e.shardKey().toJson(CANONICAL));
         }
         return s;
     }
@@ -140,6 +145,11 @@ public final class EnvelopeStruct {
             if (origin != null) {
                 d.append(EnvelopeCodec.F_ORIGIN, new BsonString(origin));
             }
+            // records written before the field existed carry a schema without it
+            String shardKey = s.schema().field(EnvelopeCodec.F_SHARD_KEY) == null ? null : s.getString(EnvelopeCodec.F_SHARD_KEY);
+            if (shardKey != null) {
+                d.append(EnvelopeCodec.F_SHARD_KEY, documentFromJson(shardKey, EnvelopeCodec.F_SHARD_KEY));
+            }
         } catch (DataException | ClassCastException | NullPointerException e) {
             throw new MalformedRecordException("struct " + s.schema().name() + " is not a valid change envelope: "
                     + e.getMessage(), e);
@@ -170,6 +180,7 @@ public final class EnvelopeStruct {
     }
 
     private static BsonDocument documentFromJson(String json, String field) {
+        ValueShape.requireJson(json, "field '" + field + "'");
         try {
             return BsonDocument.parse(json);
         } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {

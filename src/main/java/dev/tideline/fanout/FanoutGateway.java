@@ -2,22 +2,35 @@ package dev.tideline.fanout;
 
 import dev.tideline.fanout.auth.JwtVerifier;
 import dev.tideline.fanout.channel.ChannelHub;
+import dev.tideline.fanout.channel.ConsumerProgress;
+import dev.tideline.fanout.channel.NamespaceTopics;
 import dev.tideline.fanout.config.GatewaySettings;
+import dev.tideline.fanout.config.KafkaSettings;
+import dev.tideline.fanout.config.ResumeSettings;
+import dev.tideline.fanout.http.ConnectionLimiter;
 import dev.tideline.fanout.http.HttpGateway;
 import dev.tideline.fanout.kafka.ChangeConsumer;
 import dev.tideline.fanout.kafka.ChangeRouter;
+import dev.tideline.fanout.kafka.ConsumerHealth;
+import dev.tideline.fanout.kafka.DocumentMemory;
+import dev.tideline.fanout.resume.CatchUpExecutor;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
-import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.HexFormat;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The realtime fanout gateway, embeddable: {@link #start(GatewaySettings)} reads the change topics
- * with one consumer and serves subscribers over SSE and WebSocket until {@link #close()}.
+ * with one consumer and serves subscribers over SSE and WebSocket until {@link #close()}. It keeps
+ * no state of its own beyond caches: clients' positions are Kafka positions, so gateways behind one
+ * address (or one restarted) resume each other's clients.
  */
 public final class FanoutGateway implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FanoutGateway.class);
@@ -26,29 +39,51 @@ public final class FanoutGateway implements AutoCloseable {
     private final GatewayStats stats = new GatewayStats();
     private final ChannelHub hub;
     private final JwtVerifier verifier;
+    private final DocumentMemory memory;
     private final ChangeConsumer consumer;
+    private final CatchUpExecutor catchUp;
     private final HttpGateway http;
 
     private FanoutGateway(GatewaySettings settings) throws InterruptedException {
         this.settings = settings;
-        byte[] epochBytes = new byte[6];
-        new SecureRandom().nextBytes(epochBytes);
-        this.hub = new ChannelHub(HexFormat.of().formatHex(epochBytes), settings.historySize(), settings.historyAgeMs(),
-                System::currentTimeMillis);
-        this.verifier = new JwtVerifier(settings.secret(), settings.leewayMs());
-        this.consumer = new ChangeConsumer(settings.bootstrapServers(), settings.topics(), settings.topicsRefreshMs(),
-                settings.historyAgeMs(), new ChangeRouter(settings.valueFormat()), hub, stats);
-        consumer.start();
+        KafkaSettings kafka = settings.kafka();
+        ResumeSettings resume = settings.resume();
+        this.hub = new ChannelHub(resume.history(), settings.delivery().channelsMax(), resume.timeMarginMs(), new ConsumerProgress(),
+                new NamespaceTopics(), System::currentTimeMillis);
+        this.verifier = new JwtVerifier(settings.auth().secret(), settings.auth().leewayMs());
+        this.memory = new DocumentMemory(resume.memoryEntries(), null);
+        Map<String, Object> client = new HashMap<>(kafka.clientOverrides());
+        client.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        this.consumer = new ChangeConsumer(client, kafka.topics(), kafka.refreshMs(), resume.history().maxAgeMillis(),
+                new ChangeRouter(kafka.valueFormat(), kafka.maxDepth(), memory), hub, stats);
+        CatchUpExecutor executor = null;
+        HttpGateway server = null;
         try {
-            this.http = new HttpGateway(settings.bindAddress(), settings.httpPort(), settings.sendBufferBytes(), hub, verifier,
-                    stats, new HttpGateway.Budgets(settings.queueMaxBytes(), settings.queueTotalMaxBytes()),
-                    settings.maxChannels(), this::statsJson);
+            executor = new CatchUpExecutor(resume.kafkaReaders(), resume.queueMax(),
+                    () -> new KafkaConsumer<>(ChangeConsumer.consumerProps(client, "tideline-fanout-reader"),
+                            new ByteArrayDeserializer(), new ByteArrayDeserializer()),
+                    new CatchUpExecutor.KafkaRangeReaderSettings(kafka.valueFormat(), kafka.maxDepth(),
+                            Math.max(1000, resume.lookbackRecords()), resume.lookbackRecords()), memory, stats);
+            consumer.start();
+            ConsumerHealth health = consumer.health();
+            server = new HttpGateway(settings.http().bindAddress(), settings.http().port(), settings.delivery().sendBufferBytes(),
+                    new HttpGateway.Admission(new ConnectionLimiter(settings.http().maxConnections(),
+                            settings.http().maxConnectionsPerAddress()), settings.http().requestTimeoutMs()),
+                    new HttpGateway.Budgets(settings.delivery().queueMaxBytes(), settings.delivery().queueTotalMaxBytes()),
+                    settings.delivery().maxChannelsPerSubscription(), settings.http().allowedOrigins(),
+                    new HttpGateway.Services(hub, verifier, stats, executor, this::statsJson,
+                            () -> health.json(System.currentTimeMillis()), health::canDeliver));
         } catch (RuntimeException | InterruptedException e) {
             consumer.close();
+            if (executor != null) {
+                executor.close();
+            }
             throw e;
         }
-        LOG.info("fanout gateway listening on http://{}:{} (epoch {}), reading topics matching {} from {}",
-                settings.bindAddress(), http.port(), hub.epoch(), settings.topics(), settings.bootstrapServers());
+        this.catchUp = executor;
+        this.http = server;
+        LOG.info("fanout gateway listening on http://{}:{}, reading topics matching {} from {}",
+                settings.http().bindAddress(), http.port(), kafka.topics(), kafka.bootstrapServers());
     }
 
     public static FanoutGateway start(GatewaySettings settings) throws InterruptedException {
@@ -61,7 +96,7 @@ public final class FanoutGateway implements AutoCloseable {
 
     /** Waits for the consumer's first topic scan: subscribers after it see every later change. */
     public boolean awaitReady(Duration timeout) throws InterruptedException {
-        return consumer.awaitFirstAssignment(timeout);
+        return consumer.awaitFirstAssignment(timeout) && hub.progress().ready();
     }
 
     public int port() {
@@ -69,37 +104,45 @@ public final class FanoutGateway implements AutoCloseable {
     }
 
     public String baseUrl() {
-        return "http://" + settings.bindAddress() + ":" + port();
-    }
-
-    public String epoch() {
-        return hub.epoch();
+        return "http://" + settings.http().bindAddress() + ":" + port();
     }
 
     public GatewayStats stats() {
         return stats;
     }
 
-    /** A token signed with this gateway's secret. */
-    public String issueToken(String tenant, java.util.List<String> channels, Duration ttl) {
+    public ConsumerHealth health() {
+        return consumer.health();
+    }
+
+    /** A subscriber token signed with this gateway's secret. */
+    public String issueToken(String tenant, List<String> channels, Duration ttl) {
         return verifier.issue(null, tenant, channels, (System.currentTimeMillis() + ttl.toMillis()) / 1000);
     }
 
+    /** An operator token (for /stats) signed with this gateway's secret. */
+    public String issueAdminToken(Duration ttl) {
+        return verifier.issueAdmin((System.currentTimeMillis() + ttl.toMillis()) / 1000);
+    }
+
     String statsJson() {
-        MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        MemoryMXBean mem = ManagementFactory.getMemoryMXBean();
         double cpu = -1;
         long cpuNanos = -1;
         if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
             cpu = os.getProcessCpuLoad();
             cpuNanos = os.getProcessCpuTime();
         }
-        return "{\"epoch\":\"" + hub.epoch() + "\",\"connections\":" + stats.openConnections.get()
-                + ",\"channels\":" + hub.channelCount()
+        return "{\"connections\":" + stats.openConnections.get() + ",\"channels\":" + hub.channelCount()
+                + ",\"historyBytes\":" + hub.historyBytes() + ",\"channelsEvicted\":" + hub.evictedChannels()
+                + ",\"droppedForChannelCap\":" + hub.droppedForCap() + ",\"documentsRemembered\":" + memory.size()
+                + ",\"catchUpsQueued\":" + catchUp.queued()
                 + ",\"recordsRead\":" + stats.recordsRead.sum() + ",\"changesPublished\":" + stats.changesPublished.sum()
-                + ",\"deliveries\":" + stats.deliveries.sum()
+                + ",\"deliveries\":" + stats.deliveries.sum() + ",\"deletesRoutedByMemory\":" + stats.deletesRoutedByMemory.sum()
                 + ",\"skipped\":" + json(stats.skippedByReason()) + ",\"refused\":" + json(stats.refusedByReason())
-                + ",\"disconnects\":" + json(stats.disconnectsByReason())
-                + ",\"heapUsedBytes\":" + memory.getHeapMemoryUsage().getUsed()
+                + ",\"disconnects\":" + json(stats.disconnectsByReason()) + ",\"resumes\":" + json(stats.resumesByKind())
+                + ",\"health\":" + consumer.health().json(System.currentTimeMillis())
+                + ",\"heapUsedBytes\":" + mem.getHeapMemoryUsage().getUsed()
                 + ",\"processCpuLoad\":" + cpu + ",\"processCpuNanos\":" + cpuNanos + "}";
     }
 
@@ -112,6 +155,7 @@ public final class FanoutGateway implements AutoCloseable {
     @Override
     public void close() {
         http.close();
+        catchUp.close();
         consumer.close();
     }
 }

@@ -16,7 +16,8 @@ import org.apache.kafka.common.config.ConfigException;
 /**
  * {@code ./gateway [config/fanout-gateway.properties]} runs the gateway until SIGTERM/Ctrl-C;
  * {@code ./gateway token <tenant> <channel-pattern>... [--ttl <seconds>] [--config <file>]} prints
- * a token signed with the configured secret (for the demo page and for trying things out).
+ * a token signed with the configured secret (for the demo page and for trying things out);
+ * {@code ./gateway token --admin} an operator token for /stats.
  */
 public final class GatewayMain {
     private GatewayMain() {
@@ -27,14 +28,16 @@ public final class GatewayMain {
         String config = option(rest, "--config", "config/fanout-gateway.properties");
         if (!rest.isEmpty() && rest.get(0).equals("token")) {
             long ttl = Long.parseLong(option(rest, "--ttl", "3600"));
-            if (rest.size() < 3) {
-                System.err.println("usage: ./gateway token <tenant> <channel-pattern>... [--ttl seconds] [--config file]");
+            boolean admin = rest.remove("--admin");
+            if (!admin && rest.size() < 3) {
+                System.err.println("usage: ./gateway token <tenant> <channel-pattern>... [--ttl seconds] [--config file]\n"
+                        + "       ./gateway token --admin [--ttl seconds] [--config file]   (an operator token, for /stats)");
                 System.exit(2);
             }
             GatewaySettings settings = load(config);
-            JwtVerifier signer = new JwtVerifier(settings.secret(), 0);
-            System.out.println(signer.issue(null, rest.get(1), rest.subList(2, rest.size()),
-                    System.currentTimeMillis() / 1000 + ttl));
+            JwtVerifier signer = new JwtVerifier(settings.auth().secret(), 0);
+            long exp = System.currentTimeMillis() / 1000 + ttl;
+            System.out.println(admin ? signer.issueAdmin(exp) : signer.issue(null, rest.get(1), rest.subList(2, rest.size()), exp));
             return;
         }
         if (!rest.isEmpty()) {

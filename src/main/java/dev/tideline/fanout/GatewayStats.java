@@ -11,27 +11,47 @@ public final class GatewayStats {
     public final LongAdder recordsRead = new LongAdder();
     public final LongAdder changesPublished = new LongAdder();
     public final LongAdder deliveries = new LongAdder();
+    /** Deletes that carried no tenant and were routed by the tenant the gateway last saw for the document. */
+    public final LongAdder deletesRoutedByMemory = new LongAdder();
     public final AtomicLong openConnections = new AtomicLong();
     private final Map<String, LongAdder> skipped = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> refused = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> disconnects = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> resumes = new ConcurrentHashMap<>();
 
+    /** A record not delivered: reason is one of ChangeRouter's skip reasons, or poison. */
     public void skipped(String reason) {
-        skipped.computeIfAbsent(reason, k -> new LongAdder()).increment();
+        count(skipped, reason);
     }
 
-    /** A subscription refused: reason is e.g. {@code 401:expired} or {@code 403:forbidden-channel}. */
+    /** A request refused: reason is e.g. {@code 401:expired}, {@code 403:origin-not-allowed}, {@code 503:too-many-connections}. */
     public void refused(String reason) {
-        refused.computeIfAbsent(reason, k -> new LongAdder()).increment();
+        count(refused, reason);
     }
 
     public void disconnected(String reason) {
-        disconnects.computeIfAbsent(reason, k -> new LongAdder()).increment();
+        count(disconnects, reason);
+    }
+
+    /** How a channel of a subscription started: live, cache, kafka, unrecoverable:reason. */
+    public void resumed(String how) {
+        count(resumes, how);
     }
 
     public long disconnects(String reason) {
-        LongAdder a = disconnects.get(reason);
-        return a == null ? 0 : a.sum();
+        return get(disconnects, reason);
+    }
+
+    public long skippedCount(String reason) {
+        return get(skipped, reason);
+    }
+
+    public long refusedCount(String reason) {
+        return get(refused, reason);
+    }
+
+    public long resumedCount(String how) {
+        return get(resumes, how);
     }
 
     public long refusedTotal() {
@@ -48,6 +68,19 @@ public final class GatewayStats {
 
     public Map<String, Long> disconnectsByReason() {
         return snapshot(disconnects);
+    }
+
+    public Map<String, Long> resumesByKind() {
+        return snapshot(resumes);
+    }
+
+    private static void count(Map<String, LongAdder> m, String key) {
+        m.computeIfAbsent(key, k -> new LongAdder()).increment();
+    }
+
+    private static long get(Map<String, LongAdder> m, String key) {
+        LongAdder a = m.get(key);
+        return a == null ? 0 : a.sum();
     }
 
     private static Map<String, Long> snapshot(Map<String, LongAdder> m) {

@@ -15,7 +15,11 @@ public enum HealthReason {
     /** A transient error (failover, timeout) is being retried with back-off. */
     RETRYING(HealthState.DEGRADED, "retrying"),
     /** History was lost and policy {@code latest} skipped ahead: changes in the gap were not captured. */
-    HISTORY_SKIPPED(HealthState.DEGRADED, "history-skipped");
+    HISTORY_SKIPPED(HealthState.DEGRADED, "history-skipped"),
+    /** A collection stopped for a reason of its own (its control record says why and what to do); the others go on. */
+    PARKED(HealthState.DEGRADED, "parked"),
+    /** An event too large to send was skipped by policy (its control record names the document). */
+    EVENT_SKIPPED(HealthState.DEGRADED, "event-skipped");
 
     private final HealthState state;
     private final String label;

@@ -78,6 +78,17 @@ public final class SourceCollectionMetrics implements SourceCollectionMetricsMBe
         health.raise(collection, HealthReason.AUTH_FAILED);
     }
 
+    /** The collection stopped for a reason of its own; the task's other collections go on. */
+    public void parked() {
+        phase = "parked";
+        health.raise(collection, HealthReason.PARKED);
+    }
+
+    /** An event of this collection was skipped by policy (too large to send). */
+    public void eventSkipped() {
+        health.raise(collection, HealthReason.EVENT_SKIPPED);
+    }
+
     /** @param recopying true when the collection is copied again (stalled until done), false when skipped ahead */
     public void historyLost(boolean recopying) {
         lostHistory.incrementAndGet();

@@ -14,6 +14,7 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMBean, AutoClos
     private final Jmx jmx = new Jmx();
     private final List<SourceCollectionMetrics> collections = new CopyOnWriteArrayList<>();
     private StateMirror mirror;
+    private volatile CaptureGauges gauges;
 
     public SourceTaskMetrics(TaskIdentity task) {
         this.task = task;
@@ -27,6 +28,41 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMBean, AutoClos
         collections.add(m);
         jmx.register(Jmx.name(TYPE, task, fullName), m);
         return m;
+    }
+
+    /** What the task holds (streams, copies, threads, connections), for the JMX gauges. */
+    public void gauges(CaptureGauges g) {
+        this.gauges = g;
+    }
+
+    /**
+     * A database's change stream failed transiently and is reopened; {@code unreachable} when the server
+     * could not be reached at all. Raised on the stream's scope: every collection it reads waits with it.
+     */
+    public void streamRetrying(String db, boolean unreachable) {
+        String scope = streamScope(db);
+        health.raise(scope, unreachable ? HealthReason.SOURCE_UNREACHABLE : HealthReason.RETRYING);
+    }
+
+    /** A database's change stream (re)opened: the server answers. */
+    public void streamOpened(String db) {
+        String scope = streamScope(db);
+        health.clear(scope, HealthReason.SOURCE_UNREACHABLE);
+        health.clear(scope, HealthReason.RETRYING);
+    }
+
+    /** The task cannot list its collections (the server is unreachable); cleared once it can. */
+    public void discovery(boolean failing, boolean unreachable) {
+        if (failing) {
+            health.raise("discovery", unreachable ? HealthReason.SOURCE_UNREACHABLE : HealthReason.RETRYING);
+        } else {
+            health.clear("discovery", HealthReason.SOURCE_UNREACHABLE);
+            health.clear("discovery", HealthReason.RETRYING);
+        }
+    }
+
+    private static String streamScope(String db) {
+        return "change stream of " + db;
     }
 
     /**
@@ -77,6 +113,48 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMBean, AutoClos
     @Override
     public long getLostHistoryEvents() {
         return collections.stream().mapToLong(SourceCollectionMetrics::getLostHistoryEvents).sum();
+    }
+
+    @Override
+    public int getChangeStreams() {
+        CaptureGauges g = gauges;
+        return g == null ? 0 : g.changeStreams();
+    }
+
+    @Override
+    public int getBackfillsRunning() {
+        CaptureGauges g = gauges;
+        return g == null ? 0 : g.backfillsRunning();
+    }
+
+    @Override
+    public int getBackfillsQueued() {
+        CaptureGauges g = gauges;
+        return g == null ? 0 : g.backfillsQueued();
+    }
+
+    @Override
+    public int getStreamedCollections() {
+        CaptureGauges g = gauges;
+        return g == null ? 0 : g.streamedCollections();
+    }
+
+    @Override
+    public String[] getParkedCollections() {
+        CaptureGauges g = gauges;
+        return g == null ? new String[0] : g.parkedCollections();
+    }
+
+    @Override
+    public int getThreads() {
+        CaptureGauges g = gauges;
+        return g == null ? 0 : g.threads();
+    }
+
+    @Override
+    public int getMongoConnections() {
+        CaptureGauges g = gauges;
+        return g == null ? 0 : g.mongoConnections();
     }
 
     /** Writes the final state (when mirrored) and unregisters every MBean of the task. Call before closing the client. */

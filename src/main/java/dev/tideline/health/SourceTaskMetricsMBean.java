@@ -20,4 +20,25 @@ public interface SourceTaskMetricsMBean {
     long getRetries();
 
     long getLostHistoryEvents();
+
+    /** Change streams open now: one per database the task reads, whatever the number of collections. */
+    int getChangeStreams();
+
+    /** Collections being copied now (at most backfill.max.concurrent). */
+    int getBackfillsRunning();
+
+    /** Collections waiting for their copy. */
+    int getBackfillsQueued();
+
+    /** Collections read through the change streams. */
+    int getStreamedCollections();
+
+    /** Collections stopped for a reason of their own (their health reasons and control records say which). */
+    String[] getParkedCollections();
+
+    /** Threads the task started that are alive now (the MongoDB driver's monitor threads aside). */
+    int getThreads();
+
+    /** Connections the task's MongoDB client holds open now. */
+    int getMongoConnections();
 }

@@ -46,6 +46,14 @@ public final class MongoClientFactory {
         return MongoClients.create(settings(uri, appName, timeoutMs, readTimeoutMs));
     }
 
+    /** As above, telling {@code pool} about every connection the client opens and closes (for metrics). */
+    public static MongoClient create(String uri, String appName, int timeoutMs, int readTimeoutMs,
+                                     com.mongodb.event.ConnectionPoolListener pool) {
+        MongoClientSettings base = settings(uri, appName, timeoutMs, readTimeoutMs);
+        return MongoClients.create(MongoClientSettings.builder(base)
+                .applyToConnectionPoolSettings(p -> p.addConnectionPoolListener(pool)).build());
+    }
+
     /**
      * The driver settings {@link #create} uses: everything the connection string says (TLS,
      * authentication, replica set, read preference...) passed through as is, plus our timeouts.

@@ -39,6 +39,22 @@ public final class MongoErrors {
     public static final int LOCK_TIMEOUT = 24;
     public static final int WRITE_CONFLICT = 112;
     public static final int STALE_CONFIG = 13388;
+    // The rest of the change-stream specification's resumable codes for servers before 4.4
+    // (https://github.com/mongodb/specifications/blob/master/source/change-streams/change-streams.md#resumable-error):
+    public static final int STALE_SHARD_VERSION = 63;
+    public static final int FAILED_TO_SATISFY_READ_PREFERENCE = 133;
+    public static final int STALE_EPOCH = 150;
+    public static final int RETRY_CHANGE_STREAM = 234;
+    /**
+     * Not resumable BY THE DRIVER (the specification excludes it from its automatic resume), but the
+     * capture reopens from its own last position with back-off, which is always safe: an operator's
+     * killOp or a server-side interruption must not stop a capture for good.
+     */
+    public static final int INTERRUPTED = 11601;
+    /** A read that ran into its maxTimeMS: asked again from the last position. */
+    public static final int MAX_TIME_MS_EXPIRED = 50;
+    /** Excluded from the driver's automatic resume like {@link #INTERRUPTED}; reopened by the capture for the same reason. */
+    public static final int CURSOR_KILLED = 237;
 
     /**
      * The server no longer has the cursor (killed, timed out, a restarted node): the cursor is gone,
@@ -53,6 +69,18 @@ public final class MongoErrors {
     public static final int CHANGE_STREAM_INVALIDATED = 260;
     public static final int OPLOG_QUERY_MIN_TS_MISSING = 136; // CappedPositionLost
     public static final int CHANGE_STREAM_NOT_SUPPORTED = 40573;
+    /**
+     * An aggregation stage the server does not know, e.g. {@code $changeStreamSplitLargeEvent} before
+     * MongoDB 7.0 / 6.0.9 (https://www.mongodb.com/docs/manual/reference/operator/aggregation/changeStreamSplitLargeEvent/).
+     */
+    public static final int UNRECOGNIZED_PIPELINE_STAGE = 40324;
+    /**
+     * A field the server does not know, e.g. {@code fullDocumentBeforeChange} of {@code $changeStream}
+     * before MongoDB 6.0 (IDLUnknownField).
+     */
+    public static final int UNKNOWN_FIELD = 40415;
+    /** A change stream (or another command) refused on a view (https://www.mongodb.com/docs/manual/core/views/). */
+    public static final int COMMAND_NOT_SUPPORTED_ON_VIEW = 166;
 
     public static final int DUPLICATE_KEY = 11000;
     public static final int DOCUMENT_VALIDATION_FAILURE = 121;
@@ -67,26 +95,32 @@ public final class MongoErrors {
     public static final int INVALID_PIPELINE_OPERATOR = 168;
     /** An accumulator this server does not know in {@code $group} ("unknown group operator"). */
     public static final int UNKNOWN_GROUP_OPERATOR = 15952;
-    /** A pipeline stage this server does not know ("Unrecognized pipeline stage name"). */
-    public static final int UNRECOGNIZED_PIPELINE_STAGE = 40324;
     /** A query feature the cluster's featureCompatibilityVersion does not allow yet. */
     public static final int QUERY_FEATURE_NOT_ALLOWED = 224;
     /** An operator outside the Stable API the client declared with {@code apiStrict: true}. */
     public static final int API_STRICT_ERROR = 323;
 
+    // Write side (the sink). Write concern: https://www.mongodb.com/docs/manual/reference/write-concern/
+    /** The deployment can never satisfy the write concern asked for (e.g. w: 3 on a one-member replica set). */
+    public static final int UNSATISFIABLE_WRITE_CONCERN = 100;
+    /** The write concern names a mode (a w: tag set) the replica set configuration does not define. */
+    public static final int UNKNOWN_REPL_WRITE_CONCERN = 79;
+    /** Write-concern failures that no retry can cure: the setting, not the moment, is wrong. */
+    private static final Set<Integer> PERMANENT_WRITE_CONCERN_CODES = Set.of(UNSATISFIABLE_WRITE_CONCERN,
+            UNKNOWN_REPL_WRITE_CONCERN);
+
     private static final Set<Integer> RETRIABLE_CODES = Set.of(HOST_UNREACHABLE, HOST_NOT_FOUND, NETWORK_TIMEOUT,
             SHUTDOWN_IN_PROGRESS, PRIMARY_STEPPED_DOWN, EXCEEDED_TIME_LIMIT, SOCKET_EXCEPTION, NOT_WRITABLE_PRIMARY,
             INTERRUPTED_AT_SHUTDOWN, INTERRUPTED_DUE_TO_REPL_STATE_CHANGE, NOT_PRIMARY_NO_SECONDARY_OK,
-            NOT_PRIMARY_OR_SECONDARY, WRITE_CONCERN_FAILED, LOCK_TIMEOUT, WRITE_CONFLICT, STALE_CONFIG, CURSOR_NOT_FOUND);
+            NOT_PRIMARY_OR_SECONDARY, WRITE_CONCERN_FAILED, LOCK_TIMEOUT, WRITE_CONFLICT, STALE_CONFIG, CURSOR_NOT_FOUND,
+            STALE_SHARD_VERSION, FAILED_TO_SATISFY_READ_PREFERENCE, STALE_EPOCH, RETRY_CHANGE_STREAM, INTERRUPTED,
+            MAX_TIME_MS_EXPIRED, CURSOR_KILLED);
     private static final Set<Integer> HISTORY_LOST_CODES = Set.of(CHANGE_STREAM_FATAL_ERROR,
             CHANGE_STREAM_HISTORY_LOST, CHANGE_STREAM_INVALIDATED, OPLOG_QUERY_MIN_TS_MISSING);
     private static final Set<Integer> PER_RECORD_CODES = Set.of(DUPLICATE_KEY, DOCUMENT_VALIDATION_FAILURE,
             BSON_OBJECT_TOO_LARGE, BAD_VALUE, IMMUTABLE_FIELD, INVALID_ID_FIELD, DOLLAR_PREFIXED_FIELD_NAME, INVALID_LENGTH);
     private static final Set<Integer> UNREACHABLE_CODES = Set.of(HOST_UNREACHABLE, HOST_NOT_FOUND, NETWORK_TIMEOUT, SOCKET_EXCEPTION);
     private static final Set<Integer> AUTH_CODES = Set.of(UNAUTHORIZED, AUTHENTICATION_FAILED);
-
-    /** mongo-java-server answers a change stream without oplog with this code ("Unknown error"), see FAKE-MONGO.md. */
-    public static final int UNKNOWN_ERROR = -1;
 
     private MongoErrors() {
     }
@@ -117,6 +151,38 @@ public final class MongoErrors {
         return ErrorClass.PER_RECORD;
     }
 
+    /**
+     * Classifies a write concern error (the write was applied on the primary, the acknowledgement asked
+     * for was not given): a timeout or a failover clears up, so retry; a write concern the deployment can
+     * never satisfy, or a mode it does not define, does not, so stop and say so.
+     */
+    public static ErrorClass classifyWriteConcernError(int code) {
+        return PERMANENT_WRITE_CONCERN_CODES.contains(code) ? ErrorClass.FATAL : ErrorClass.RETRIABLE;
+    }
+
+    /**
+     * Whether a failure (anywhere in its cause chain) says the write concern itself is wrong, as a write
+     * concern error of a write or as a command's own error (see {@link #classifyWriteConcernError}).
+     */
+    public static boolean isPermanentWriteConcernFailure(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            int code;
+            if (c instanceof MongoWriteConcernException wc) {
+                code = wc.getWriteConcernError().getCode();
+            } else if (c instanceof MongoBulkWriteException bulk && bulk.getWriteConcernError() != null) {
+                code = bulk.getWriteConcernError().getCode();
+            } else if (c instanceof MongoException me) {
+                code = me.getCode();
+            } else {
+                continue;
+            }
+            if (PERMANENT_WRITE_CONCERN_CODES.contains(code)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static final Set<Integer> UNSUPPORTED_OPERATOR_CODES = Set.of(INVALID_PIPELINE_OPERATOR, UNKNOWN_GROUP_OPERATOR,
             UNRECOGNIZED_PIPELINE_STAGE, QUERY_FEATURE_NOT_ALLOWED, API_STRICT_ERROR);
 
@@ -132,6 +198,16 @@ public final class MongoErrors {
             }
         }
         return false;
+    }
+
+    /**
+     * Whether a refused write collided with a unique index (11000). Between partitions this can be a
+     * transient state: two documents swapped a unique value, and the change that frees the value travels
+     * on another partition, so it may not have landed yet. The write is still refused for this record
+     * only ({@link #classifyWriteError} says PER_RECORD); the sink retries it before reporting it.
+     */
+    public static boolean isUniqueIndexConflict(int code) {
+        return code == DUPLICATE_KEY;
     }
 
     /** Whether the server does not know the command (mongo-java-server lacks some admin commands, FAKE-MONGO.md). */
@@ -156,35 +232,58 @@ public final class MongoErrors {
     }
 
     /**
-     * Whether opening a change stream failed because the server cannot serve one at all: MongoDB's
-     * 40573 on a standalone, or mongo-java-server's answer without an oplog (code -1, see
-     * FAKE-MONGO.md). Nothing else is: a lost history, a refused login or an unknown failure while
-     * probing must never switch a capture to the date scan.
+     * Whether opening a change stream failed because the server cannot serve one at all: a standalone
+     * {@code mongod} answers 40573. Nothing else is: a time-out (the server is down), a lost history,
+     * a refused login or an unknown failure while probing must never switch a capture to the date scan.
      */
     public static boolean isStreamUnsupported(Throwable t) {
-        if (classify(t) == ErrorClass.STREAM_UNSUPPORTED) {
-            return true;
-        }
-        for (Throwable c = t; c != null && c.getCause() != c; c = c.getCause()) {
-            if (c instanceof MongoException me && me.getCode() == UNKNOWN_ERROR) {
-                return true;
+        return classify(t) == ErrorClass.STREAM_UNSUPPORTED;
+    }
+
+    /**
+     * Whether a change-stream read failed because one event is larger than a BSON document may be
+     * (16 MB): BSONObjectTooLarge on the {@code aggregate} or {@code getMore}, not on a write (which
+     * {@link #classifyWriteError} isolates as a per-record refusal).
+     */
+    public static boolean isEventTooLarge(Throwable t) {
+        return serverCode(t) == BSON_OBJECT_TOO_LARGE && !(t instanceof MongoWriteException) && !(t instanceof MongoBulkWriteException);
+    }
+
+    /** Whether the server refused a pipeline because it does not know one of its stages. */
+    public static boolean isUnknownPipelineStage(Throwable t) {
+        return serverCode(t) == UNRECOGNIZED_PIPELINE_STAGE;
+    }
+
+    /** Whether the server refused a command because it does not know one of its fields. */
+    public static boolean isUnknownField(Throwable t) {
+        return serverCode(t) == UNKNOWN_FIELD;
+    }
+
+    /** The code of the first server error in the cause chain, or 0. */
+    private static int serverCode(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof MongoServerException se) {
+                return se.getCode();
             }
         }
-        return false;
+        return 0;
     }
 
     private static ErrorClass classifyOne(Throwable t) {
         if (t instanceof MongoSecurityException) {
             return ErrorClass.AUTH;
         }
+        if (t instanceof MongoWriteConcernException wc) {
+            return classifyWriteConcernError(wc.getWriteConcernError().getCode());
+        }
         if (t instanceof MongoSocketException || t instanceof MongoCursorNotFoundException || t instanceof MongoTimeoutException
                 || t instanceof MongoNotPrimaryException || t instanceof MongoNodeIsRecoveringException
-                || t instanceof MongoWriteConcernException || t instanceof MongoInterruptedException) {
+                || t instanceof MongoInterruptedException) {
             return ErrorClass.RETRIABLE;
         }
         if (t instanceof MongoBulkWriteException bulk) {
             if (bulk.getWriteConcernError() != null) {
-                return ErrorClass.RETRIABLE;
+                return classifyWriteConcernError(bulk.getWriteConcernError().getCode());
             }
             return bulk.getWriteErrors().isEmpty() ? ErrorClass.FATAL : ErrorClass.PER_RECORD;
         }

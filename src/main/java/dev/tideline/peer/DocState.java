@@ -3,12 +3,22 @@ package dev.tideline.peer;
 /** What a cluster holds for one document, as far as last-writer-wins is concerned. */
 public sealed interface DocState {
     /**
-     * @param content hash of the content (stamp aside)
-     * @param version the stamp's version when the stamp is valid; null for a local write not yet
-     *                stamped (its version is known only once this cluster's own record of it arrives)
-     * @param base    the version that write was based on, when known
+     * @param content   hash of the content (stamp aside)
+     * @param version   the stamp's version when the stamp is valid; null for a local write not yet
+     *                  stamped (its version is known only once this cluster's own record of it arrives)
+     * @param base      the version that write was based on, when known
+     * @param tombstone the tombstone still kept for this document, null when none: a document written
+     *                  again by an application after a delete (the sink drops it when it writes the document)
      */
-    record Present(String content, Version version, Version base) implements DocState {
+    record Present(String content, Version version, Version base, Version tombstone) implements DocState {
+        public Present(String content, Version version, Version base) {
+            this(content, version, base, null);
+        }
+
+        /** The same state without the tombstone: what matters once the document is written. */
+        Present withoutTombstone() {
+            return tombstone == null ? this : new Present(content, version, base, null);
+        }
     }
 
     /**
@@ -28,8 +38,13 @@ public sealed interface DocState {
         }
     }
 
+    /** A document as read: its detected stamp (valid or not) and the tombstone still kept for it. */
+    static DocState of(OriginDetector.Detected detected, Version tombstone) {
+        return detected.stamp() == null ? new Present(detected.content(), null, null, tombstone)
+                : new Present(detected.content(), detected.stamp().version(), detected.stamp().base(), tombstone);
+    }
+
     static DocState of(OriginDetector.Detected detected) {
-        return detected.stamp() == null ? new Present(detected.content(), null, null)
-                : new Present(detected.content(), detected.stamp().version(), detected.stamp().base());
+        return of(detected, null);
     }
 }

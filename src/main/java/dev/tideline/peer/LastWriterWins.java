@@ -5,11 +5,18 @@ package dev.tideline.peer;
  * echo suppression and holds. Pure: given what this cluster holds and one incoming change, says what
  * to do; {@link #after} gives the state that follows, so a batch of changes to one document folds.
  *
- * <p>Records whose origin is this cluster are never applied as content: an echo (a peer's record of our
- * own write) is skipped; this cluster's own record of a local write only stamps the document with its
- * version (or records the tombstone of a local delete), which is how a local write's version becomes
- * known here. A remote change meeting a local write whose version is not known yet is HELD until the
- * stamp lands, so a stale remote value never replaces a newer local one, even for a moment.
+ * <p>Every cluster must end on the greatest version among all the records of a document, whatever
+ * order it sees them in and however often (a restarted source emits again what it had emitted, and a
+ * change event read late carries a later write's content under the earlier event's version). So this
+ * cluster's OWN records are decided by the same rule as a peer's: an own write newer than what is
+ * here is written here too (a peer applies it), an own delete newer than what is here deletes it.
+ * What sets them apart: an own record whose content IS the unstamped local write here reveals that
+ * write's version (it is stamped), an own delete of a document absent here records its tombstone, and
+ * an own record of a state this cluster has already left (an application wrote or deleted the
+ * document again since, and this cluster's record of that has not been processed) WAITS for that
+ * later record, then is decided against what it revealed. A peer's change meeting a local write whose
+ * version is not known yet is HELD until the stamp lands, so a stale peer value never replaces a
+ * newer local one, even for a moment. An echo (a peer's record of our own write) is skipped.
  */
 public final class LastWriterWins {
     public enum Action {
@@ -19,13 +26,18 @@ public final class LastWriterWins {
         STAMP_LOCAL,
         /** our own local delete: keep its tombstone */
         RECORD_LOCAL_DELETE,
-        /** our own delete is newer than a peer write applied before we saw the delete: remove it again */
+        /** our own delete is newer than the document here (a peer write applied before the delete was known): delete it */
         UNDO_RESURRECTION,
-        /** nothing to do (already known, or superseded by a later local write) */
+        /** our own local write lost to a newer delete whose tombstone is kept here: delete it, as every peer does */
+        LOCAL_WRITE_LOSES,
+        /** nothing to do (already known, or superseded) */
         NOTHING,
-        /** our own write of a document now absent: a local delete followed; peer changes wait for its record */
-        EXPECT_LOCAL_DELETE,
-        /** a peer write wins: write it */
+        /**
+         * our own record of a state this cluster has left since (written or deleted again locally): it waits for this
+         * cluster's later record of the document, then is decided against it
+         */
+        WAIT_OWN,
+        /** a write (a peer's, or our own re-labelled one) newer than what is here: write it */
         APPLY_WRITE,
         /** a peer delete wins over the document: delete it, keep the tombstone */
         APPLY_DELETE,
@@ -47,9 +59,15 @@ public final class LastWriterWins {
 
         public boolean changesState() {
             return switch (action) {
-                case STAMP_LOCAL, RECORD_LOCAL_DELETE, UNDO_RESURRECTION, APPLY_WRITE, APPLY_DELETE, RECORD_REMOTE_DELETE -> true;
+                case STAMP_LOCAL, RECORD_LOCAL_DELETE, UNDO_RESURRECTION, LOCAL_WRITE_LOSES, APPLY_WRITE, APPLY_DELETE,
+                     RECORD_REMOTE_DELETE -> true;
                 default -> false;
             };
+        }
+
+        /** The record cannot be decided yet: it stays queued. */
+        public boolean waits() {
+            return action == Action.HOLD || action == Action.WAIT_OWN;
         }
     }
 
@@ -57,35 +75,73 @@ public final class LastWriterWins {
     }
 
     public static Decision decide(String self, DocState current, Incoming in) {
+        return decide(self, current, in, false);
+    }
+
+    /**
+     * @param released true when a later record of this document emitted by this cluster has been processed since
+     *                 this one arrived: what this cluster did to the document afterwards is known, so an own record
+     *                 that waited for it is decided now
+     */
+    public static Decision decide(String self, DocState current, Incoming in, boolean released) {
         if (in.origin().equals(self)) {
-            return in.fromCluster().equals(self) ? own(self, current, in)
-                    : Decision.of(Action.SKIP_ECHO, "our own write, echoed by " + in.fromCluster());
+            if (!in.fromCluster().equals(self)) {
+                return Decision.of(Action.SKIP_ECHO, "our own write, echoed by " + in.fromCluster());
+            }
+            return in.isDelete() ? ownDelete(self, current, in) : ownWrite(current, in, released);
         }
         return remote(current, in);
     }
 
-    private static Decision own(String self, DocState current, Incoming in) {
-        if (!in.isDelete()) {
-            if (current instanceof DocState.Present p && p.content().equals(in.content())) {
-                return p.version() == null || in.version().newerThan(p.version())
-                        ? Decision.of(Action.STAMP_LOCAL, "local write " + in.version())
-                        : Decision.of(Action.NOTHING, "already stamped " + p.version());
+    private static Decision ownWrite(DocState current, Incoming in, boolean released) {
+        if (current instanceof DocState.Present p) {
+            if (p.version() == null) {
+                if (!p.content().equals(in.content())) {
+                    return Decision.of(Action.WAIT_OWN, "written again here since this local write " + in.version()
+                            + "; waits for this cluster's record of that write");
+                }
+                if (p.tombstone() != null && p.tombstone().newerThan(in.version())) {
+                    return new Decision(Action.LOCAL_WRITE_LOSES, !p.tombstone().origin().equals(in.origin()),
+                            "delete " + p.tombstone() + " wins over local write " + in.version());
+                }
+                return Decision.of(Action.STAMP_LOCAL, "local write " + in.version());
             }
-            if (current instanceof DocState.Absent a && in.version().newerThan(a.tombstone())) {
-                return Decision.of(Action.EXPECT_LOCAL_DELETE, "deleted here after this local write; the record of that delete follows");
+            int c = in.version().compareTo(p.version());
+            if (c == 0) {
+                return Decision.of(Action.NOTHING, "already stamped " + p.version());
             }
-            return Decision.of(Action.NOTHING, "the document changed since this local write; a later record carries it");
+            if (c < 0) {
+                return Decision.of(Action.NOTHING, p.version() + " replaced local write " + in.version() + " here");
+            }
+            return p.content().equals(in.content()) ? Decision.of(Action.STAMP_LOCAL, "local write " + in.version()
+                    + ", stamped " + p.version() + " before (its event was read late)")
+                    : Decision.of(Action.APPLY_WRITE, "local write " + in.version() + " is newer than " + p.version()
+                    + ", which replaced it here");
         }
+        DocState.Absent a = (DocState.Absent) current;
+        if (!in.version().newerThan(a.tombstone())) {
+            return Decision.of(Action.NOTHING, "delete " + a.tombstone() + " is newer than local write " + in.version());
+        }
+        return released ? Decision.of(Action.APPLY_WRITE, "local write " + in.version() + " is newer than what is here")
+                : Decision.of(Action.WAIT_OWN, "deleted here after local write " + in.version()
+                        + "; waits for this cluster's record of that delete");
+    }
+
+    private static Decision ownDelete(String self, DocState current, Incoming in) {
         if (current instanceof DocState.Absent a) {
             return in.version().newerThan(a.tombstone()) ? Decision.of(Action.RECORD_LOCAL_DELETE, "local delete " + in.version())
                     : Decision.of(Action.NOTHING, "tombstone " + a.tombstone() + " already kept");
         }
         DocState.Present p = (DocState.Present) current;
-        if (p.version() != null && !p.version().origin().equals(self) && in.version().newerThan(p.version())) {
-            return new Decision(Action.UNDO_RESURRECTION, true, "peer write " + p.version()
+        if (p.version() == null) {
+            return Decision.of(Action.WAIT_OWN, "written again here since local delete " + in.version()
+                    + "; waits for this cluster's record of that write");
+        }
+        if (in.version().newerThan(p.version())) {
+            return new Decision(Action.UNDO_RESURRECTION, !p.version().origin().equals(self), "write " + p.version()
                     + " arrived before our newer delete " + in.version() + " was known here");
         }
-        return Decision.of(Action.NOTHING, "re-created after this local delete");
+        return Decision.of(Action.NOTHING, p.version() + " is newer than local delete " + in.version());
     }
 
     private static Decision remote(DocState current, Incoming in) {
@@ -142,8 +198,11 @@ public final class LastWriterWins {
                     // an older local delete: the document was written again since and a later local delete removed it
                     ? new DocState.Absent(in.version(), true, a.lastPresent()) : new DocState.Absent(in.version());
             case UNDO_RESURRECTION, APPLY_DELETE, RECORD_REMOTE_DELETE -> new DocState.Absent(in.version());
-            case EXPECT_LOCAL_DELETE -> new DocState.Absent(((DocState.Absent) current).tombstone(), true,
-                    ((DocState.Absent) current).lastPresent());
+            case LOCAL_WRITE_LOSES -> new DocState.Absent(((DocState.Present) current).tombstone());
+            // an own write of a document absent here: a local delete came after it (the version was here, then deleted)
+            case WAIT_OWN -> current instanceof DocState.Absent a ? new DocState.Absent(a.tombstone(), true,
+                    a.lastPresent() != null && a.lastPresent().newerThan(in.version()) ? a.lastPresent()
+                            : in.isDelete() ? a.lastPresent() : in.version()) : current;
             default -> current;
         };
     }

@@ -9,14 +9,24 @@ import org.bson.BsonValue;
  * {@code _tideline}, so the source never captures them).
  */
 public final class PeerCollections {
-    /** {@code {_id: {c: collection, id: document _id}, v: {t, o}, expireAt: Date}} */
+    /** {@code {_id: {c: collection, id: document _id}, v: {t, o}, expireAt: Date, k, m}} ({@code k}/{@code m}: its MAC) */
     public static final String TOMBSTONES = "_tideline_peer_tombstones";
     /** one document per conflict resolved: both versions, both documents, the winner */
     public static final String CONFLICTS = "_tideline_peer_conflicts";
     /** one document per peer sink task: health, reasons, counters */
     public static final String STATUS = "_tideline_peer_status";
+    /**
+     * in the status database, one document per cluster: {@code {_id: cluster id, unsignedBefore: epoch seconds}}, when
+     * its peer sink first ran with a stamp key (stamps without a MAC older than that predate the key)
+     */
+    public static final String KEYS = "_tideline_peer_keys";
 
     private PeerCollections() {
+    }
+
+    /** What a tombstone's MAC ({@code k}, {@code m} fields, like a stamp's) is about: a delete at this version. */
+    public static StampKeys.Bound tombstoneBound(String cluster, dev.tideline.event.Namespace ns, BsonValue id, Version version) {
+        return new StampKeys.Bound(cluster, ns.fullName(), id, version, null, null);
     }
 
     public static BsonDocument tombstoneKey(String collection, BsonValue id) {

@@ -8,6 +8,11 @@ public final class PeerHeaders {
     public static final String VERSION = "tl.origin.version";
     /** the version the write was based on, when known */
     public static final String BASE = "tl.origin.base";
+    /**
+     * a delete's {@code keyId:mac} over its cluster, namespace, id, version and base ({@link StampKeys}); a write's
+     * MAC is in its document's stamp
+     */
+    public static final String MAC = "tl.origin.mac";
 
     private PeerHeaders() {
     }

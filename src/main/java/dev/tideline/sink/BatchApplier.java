@@ -3,6 +3,10 @@ package dev.tideline.sink;
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
 import dev.tideline.event.MalformedRecordException;
+import dev.tideline.sink.check.DestinationPolicy;
+import dev.tideline.sink.check.RecordShape;
+import dev.tideline.event.RefusedRecordException;
+import dev.tideline.sink.config.RecordSafetySettings;
 import dev.tideline.sink.config.SinkConfig;
 import dev.tideline.sink.config.StaleGuardMode;
 import dev.tideline.sink.decode.Decoded;
@@ -13,6 +17,7 @@ import dev.tideline.sink.guard.VersionStore;
 import dev.tideline.sink.guard.WriteGuard;
 import dev.tideline.sink.plan.NamespaceBatch;
 import dev.tideline.sink.plan.WritePlan;
+import dev.tideline.sink.plan.WriteFilter;
 import dev.tideline.sink.plan.WritePlanner;
 import dev.tideline.sink.route.NamespaceRouter;
 import dev.tideline.sink.route.RoutedChange;
@@ -63,9 +68,14 @@ public final class BatchApplier {
         var routing = config.routing();
         VersionStore versions = writes.staleGuard() == StaleGuardMode.OFF ? null : new VersionStore(client);
         WriteGuard guard = versions == null ? WriteGuard.NONE : new StaleWriteGuard(versions);
-        NamespaceRouter router = new NamespaceRouter(routing.database(), routing.topicMap(), routing.filter());
-        return new BatchApplier(new RecordDecoder(writes.tombstoneAction(), writes.versionField(), true), router,
-                guard, new PartialUpdates(client), new BulkWriteExecutor(client, writes.writeMode()), writes.bulkChunkSize(),
+        var safety = config.safety();
+        NamespaceRouter router = new NamespaceRouter(routing.database(), routing.topicMap(), routing.filter(),
+                new DestinationPolicy(safety.allowedDatabases()));
+        RecordDecoder decoder = new RecordDecoder(writes.tombstoneAction(), writes.versionField(), true,
+                new RecordShape(safety.maxRecordBytes(), RecordSafetySettings.RECORD_MAX_BYTES));
+        return new BatchApplier(decoder, router,
+                guard, new PartialUpdates(client), new BulkWriteExecutor(client, writes.writeMode(), new WriteFilter(writes.shardKeyFields())),
+                writes.bulkChunkSize(),
                 new ResnapshotSweeper(router, versions, new SweepWriter(client)));
     }
 
@@ -94,6 +104,8 @@ public final class BatchApplier {
                 } else {
                     skipped++;
                 }
+            } catch (RefusedRecordException e) {
+                failures.add(new RecordFailure(r, e.getMessage(), e));
             } catch (MalformedRecordException e) {
                 failures.add(new RecordFailure(r, "malformed record: " + e.getMessage(), e));
             }

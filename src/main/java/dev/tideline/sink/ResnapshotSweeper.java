@@ -3,6 +3,8 @@ package dev.tideline.sink;
 import com.mongodb.MongoException;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.ResnapshotMarker;
+import dev.tideline.sink.check.IdRules;
+import dev.tideline.sink.decode.Ids;
 import dev.tideline.sink.guard.SweepRule;
 import dev.tideline.sink.guard.VersionStore;
 import dev.tideline.sink.route.NamespaceRouter;
@@ -95,11 +97,19 @@ final class ResnapshotSweeper {
             return 0;
         }
         List<BsonValue> gone = new ArrayList<>();
+        List<BsonValue> unsafe = new ArrayList<>();
         store.forEachLiveEntry(p.destination(), p.topic(), p.partition(), e -> {
             if (SweepRule.sweeps(e.version(), p.marker().epoch())) {
-                gone.add(e.id());
+                // an entry no change of this version can have written (an id that would not match by value):
+                // never put into a delete's filter
+                (IdRules.problem(e.id()).isPresent() ? unsafe : gone).add(e.id());
             }
         });
+        if (!unsafe.isEmpty()) {
+            log.warn("Resnapshot of {} (epoch {}): {} entries of {} in the {} collection name ids that would not match by "
+                            + "value (e.g. {}: {}); those documents are left as they are", p.marker().ns(), epoch, unsafe.size(),
+                    p.destination(), VersionStore.COLLECTION, Ids.show(unsafe.get(0)), IdRules.problem(unsafe.get(0)).orElse(""));
+        }
         long removed = 0;
         for (int i = 0; i < gone.size(); i += CHUNK) {
             List<BsonValue> chunk = gone.subList(i, Math.min(gone.size(), i + CHUNK));

@@ -5,6 +5,8 @@ import dev.tideline.health.TaskIdentity;
 import dev.tideline.mongo.ServerProbe;
 import dev.tideline.sink.config.ConnectionSettings;
 import dev.tideline.sink.config.PeerSinkSettings;
+import dev.tideline.sink.config.RecordSafetySettings;
+import dev.tideline.sink.route.TopicNamespaceMap;
 import dev.tideline.sink.peer.PeerSinkTask;
 import dev.tideline.sink.config.RetrySettings;
 import dev.tideline.sink.config.RoutingSettings;
@@ -72,6 +74,7 @@ public class TidelineSinkConnector extends SinkConnector {
         Config config = super.validate(connectorConfigs);
         Map<String, ConfigValue> values = new HashMap<>();
         config.configValues().forEach(v -> values.put(v.name(), v));
+        PeerSinkSettings.check(connectorConfigs, values);
 
         ConfigValue initial = values.get(RetrySettings.BACKOFF_INITIAL_MS);
         ConfigValue max = values.get(RetrySettings.BACKOFF_MAX_MS);
@@ -80,6 +83,8 @@ public class TidelineSinkConnector extends SinkConnector {
             max.addErrorMessage(RetrySettings.BACKOFF_MAX_MS + " (" + max.value() + ") must be at least "
                     + RetrySettings.BACKOFF_INITIAL_MS + " (" + initial.value() + ")");
         }
+
+        checkAllowList(values);
 
         ConfigValue uri = values.get(ConnectionSettings.URI);
         ConfigValue timeout = values.get(ConnectionSettings.CONNECT_TIMEOUT_MS);
@@ -92,5 +97,27 @@ public class TidelineSinkConnector extends SinkConnector {
             problem.ifPresent(uri::addErrorMessage);
         }
         return config;
+    }
+
+    /** A destination database the settings name but database.allow leaves out would refuse every record routed there. */
+    private static void checkAllowList(Map<String, ConfigValue> values) {
+        ConfigValue allow = values.get(RecordSafetySettings.DATABASE_ALLOW);
+        ConfigValue database = values.get(RoutingSettings.DATABASE);
+        ConfigValue map = values.get(RoutingSettings.TOPIC_NAMESPACE_MAP);
+        if (!allow.errorMessages().isEmpty() || !(allow.value() instanceof List<?> list) || list.isEmpty()) {
+            return;
+        }
+        List<String> allowed = list.stream().map(o -> String.valueOf(o).trim()).toList();
+        List<String> named = new ArrayList<>();
+        if (database.errorMessages().isEmpty() && database.value() instanceof String db && !db.isBlank()) {
+            named.add(db.trim());
+        }
+        if (map.errorMessages().isEmpty() && map.value() instanceof String json) {
+            TopicNamespaceMap.parse(json).databases().forEach(named::add);
+        }
+        named.stream().filter(db -> !allowed.contains(db)).distinct().forEach(db -> allow.addErrorMessage(
+                "database '" + db + "' (named by " + RoutingSettings.DATABASE + " or " + RoutingSettings.TOPIC_NAMESPACE_MAP
+                        + ") is not in " + RecordSafetySettings.DATABASE_ALLOW + " " + allowed + ": every record routed there "
+                        + "would be refused. Add it, or route elsewhere"));
     }
 }

@@ -8,8 +8,13 @@ import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoClientFactory;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.sink.config.SinkConfig;
+import dev.tideline.sink.config.RetrySettings;
+import dev.tideline.sink.write.RecordFailure;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -27,6 +32,9 @@ import org.slf4j.LoggerFactory;
  * held up by a sleeping task), and because there is nothing to lose: every write is idempotent and
  * the stale guard lets equal versions through. Retries go on until the destination answers again,
  * with a capped exponential backoff, each logged.
+ *
+ * <p>A write a unique index refuses is held and retried with the later batches ({@link ConflictRetries}),
+ * and the offsets committed for its partition stop at it ({@link #preCommit}) until it lands or is reported.
  */
 public class TidelineSinkTask extends SinkTask {
     private static final Logger log = LoggerFactory.getLogger(TidelineSinkTask.class);
@@ -38,6 +46,9 @@ public class TidelineSinkTask extends SinkTask {
     private FailedRecordHandler failedRecords;
     private RetryBackoff backoff;
     private SinkTaskMetrics metrics;
+    private ConflictRetries conflicts;
+    private long conflictRetryEveryMs;
+    private long conflictRetryMs;
 
     @Override
     public String version() {
@@ -53,6 +64,9 @@ public class TidelineSinkTask extends SinkTask {
             this.applier = BatchApplier.create(config, c);
             this.failedRecords = new FailedRecordHandler(context, config.tolerateAll());
             this.backoff = new RetryBackoff(config.retry().initialBackoffMs(), config.retry().maxBackoffMs());
+            this.conflicts = new ConflictRetries(config.retry().duplicateKeyRetryMs());
+            this.conflictRetryEveryMs = config.retry().initialBackoffMs();
+            this.conflictRetryMs = config.retry().duplicateKeyRetryMs();
             this.client = c;
             this.metrics = new SinkTaskMetrics(TaskIdentity.of(props)); // JMX; closed in stop()
         } catch (RuntimeException e) {
@@ -64,12 +78,13 @@ public class TidelineSinkTask extends SinkTask {
 
     @Override
     public void put(Collection<SinkRecord> records) {
-        if (records.isEmpty()) {
+        if (records.isEmpty() && conflicts.size() == 0) {
             return;
         }
+        List<SinkRecord> batch = conflicts.withHeld(records);
         BatchOutcome outcome;
         try {
-            outcome = applier.apply(records);
+            outcome = applier.apply(batch);
         } catch (RetriableException e) {
             long wait = backoff.next();
             log.warn("Transient failure (attempt {}), the batch of {} records is re-delivered in {} ms: {}",
@@ -85,10 +100,34 @@ public class TidelineSinkTask extends SinkTask {
         }
         backoff.reset();
         log.debug("Applied a batch: {}", outcome);
+        int heldBefore = conflicts.size();
+        List<RecordFailure> failures = conflicts.settle(outcome.failures(), System.currentTimeMillis());
+        if (conflicts.size() > 0) {
+            if (conflicts.size() != heldBefore) {
+                log.warn("{} writes refused by a unique index (duplicate key) are held and retried with the next batches for up "
+                        + "to {} ms, in case the change that frees the value is on another partition; the offsets of their "
+                        + "partitions are not committed past them ({})", conflicts.size(), conflictRetryMs,
+                        RetrySettings.DUPLICATE_KEY_RETRY_MS);
+            }
+            context.timeout(conflictRetryEveryMs); // put() is called again soon, records or not
+        }
         // after the whole batch is applied, and only once (a retried batch reports its failures on the attempt that succeeds)
-        failedRecords.handle(outcome.failures());
-        metrics.applied(outcome.written(), outcome.failures().size(),
+        failedRecords.handle(failures);
+        metrics.applied(outcome.written(), failures.size(),
                 records.stream().mapToLong(r -> r.timestamp() == null ? -1 : r.timestamp()).max().orElse(-1), System.currentTimeMillis());
+    }
+
+    /** Connect's offsets to commit, held back so that none passes a held record. */
+    @Override
+    public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+        return conflicts == null ? currentOffsets : conflicts.holdBack(currentOffsets);
+    }
+
+    @Override
+    public void close(Collection<TopicPartition> partitions) {
+        if (conflicts != null) {
+            conflicts.forget(partitions); // offsets were held back: the next owner reads them again
+        }
     }
 
     @Override

@@ -1,6 +1,11 @@
 package dev.tideline.source;
 
+import com.mongodb.ClientSessionOptions;
+import com.mongodb.ReadConcern;
+import com.mongodb.client.ClientSession;
+import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoCursor;
 import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
@@ -21,6 +26,11 @@ import org.slf4j.LoggerFactory;
  * of starting over. Each copy carries the stream start as its cluster time, so a sink's stale guard
  * orders it before every change the stream replays afterwards.
  *
+ * <p>Reads causally after the stream start: majority read concern with {@code afterClusterTime} set to
+ * it through a causally consistent session, so a secondary that lags answers only once it has every
+ * write up to the stream start (https://www.mongodb.com/docs/manual/core/causal-consistency-read-write-concerns/);
+ * whatever it then returns is at least as new as the start, and the stream replays everything after.
+ *
  * <p>One {@code find} cursor in {@code _id} order with a batch size, not an aggregation (a batch stays
  * bounded on every server) and not a query per batch: a server without a range scan on {@code _id}
  * (mongo-java-server) filters and sorts the whole collection per query, which made 100 queries for
@@ -28,43 +38,44 @@ import org.slf4j.LoggerFactory;
  * the server sends the next batch while this one becomes records. If the cursor dies (idle timeout while
  * Kafka is slow, a failover), the capture reopens the backfill after the last copied {@code _id}.
  *
- * <p>A resnapshot (a copy after a lost history) ends with a {@code resnapshot.complete} marker before
- * the switch to streaming: the sink then removes what was deleted while the history was out of reach.
+ * <p>Every copy ends with a {@code resnapshot.complete} marker before the switch to streaming (the
+ * {@code begin} marker went out before its first document): the Tideline sink then removes what the
+ * copy did not find, so a copy converges the destination whether it is the first, one after a crash
+ * before any offset was committed, or one after a lost history.
  */
 final class BackfillReader implements CollectionReader {
     private static final Logger log = LoggerFactory.getLogger(BackfillReader.class);
     private static final BsonDocument BY_ID = new BsonDocument("_id", new BsonInt32(1));
     private static final long PROGRESS_EVERY_MS = 10_000;
 
+    private final MongoClient client;
     private final MongoCollection<RawBsonDocument> collection;
     private final Namespace ns;
     private final BsonDocument filter;
     private final int batchSize;
     private final BsonTimestamp streamStart;
     private final BackfillProgress progress;
-    private final SourceOffset from;
     private final int markerPartitions;
+    private final java.util.concurrent.ThreadFactory threads;
     private BsonValue lastId;
     private ReadAhead<RawBsonDocument> cursor;
     private boolean finished;
     private long lastLogMs;
 
-    BackfillReader(MongoCollection<RawBsonDocument> collection, Namespace ns, BsonDocument filter, int batchSize,
-                   BsonTimestamp streamStart, BsonValue lastId, BackfillProgress progress) {
-        this(collection, ns, filter, batchSize, SourceOffset.backfill(streamStart, lastId), 1, progress);
-    }
-
     /**
-     * @param from             the backfill position to continue from (a first copy or a resnapshot)
-     * @param markerPartitions the partitions of the change topic a resnapshot's complete marker goes to
+     * @param from             the backfill position to continue from
+     * @param markerPartitions the partitions of the change topic the complete marker goes to
+     * @param threads          where the read-ahead thread comes from
      */
-    BackfillReader(MongoCollection<RawBsonDocument> collection, Namespace ns, BsonDocument filter, int batchSize,
-                   SourceOffset from, int markerPartitions, BackfillProgress progress) {
-        this.collection = collection;
+    BackfillReader(MongoClient client, Namespace ns, BsonDocument filter, int batchSize, SourceOffset from, int markerPartitions,
+                   BackfillProgress progress, java.util.concurrent.ThreadFactory threads) {
+        this.client = client;
+        this.threads = threads;
+        this.collection = client.getDatabase(ns.db()).getCollection(ns.coll(), RawBsonDocument.class)
+                .withReadConcern(ReadConcern.MAJORITY);
         this.ns = ns;
         this.filter = filter;
         this.batchSize = batchSize;
-        this.from = from;
         this.markerPartitions = markerPartitions;
         this.streamStart = from.startAt();
         this.lastId = from.lastId();
@@ -81,8 +92,7 @@ final class BackfillReader implements CollectionReader {
         }
         if (cursor == null) {
             BsonDocument query = IdOrder.and(filter, IdOrder.after(lastId));
-            cursor = new ReadAhead<>("tideline-backfill-" + ns.fullName(), batchSize,
-                    () -> ReadAhead.of(collection.find(query).sort(BY_ID).batchSize(batchSize).cursor()));
+            cursor = new ReadAhead<>(threads, batchSize, () -> openCausally(query));
         }
         ReadAhead.Batch<RawBsonDocument> batch = cursor.next();
         List<Captured> out = new ArrayList<>(batch.items().size() + 2);
@@ -90,27 +100,58 @@ final class BackfillReader implements CollectionReader {
         for (RawBsonDocument doc : batch.items()) {
             BsonValue id = doc.get("_id");
             out.add(new Captured.Change(new ChangeEvent(Op.READ, ns, id, doc, streamStart, now, null),
-                    from.copiedUpTo(id)));
+                    SourceOffset.backfill(streamStart, id)));
             lastId = id;
         }
         int copied = out.size();
         progress.copied(copied);
         if (batch.last()) {
             finished = true;
-            if (from.isResnapshot()) {
-                // after the last copy on every partition, before the switch to streaming is committed: a restart
-                // in between copies nothing more and sends the marker again, which the sink applies idempotently
-                out.add(new Captured.Marker(new ResnapshotMarker(ResnapshotMarker.Stage.COMPLETE, ns, streamStart,
-                        markerPartitions), from.copiedUpTo(lastId)));
-            }
+            // after the last copy on every partition, before the switch to streaming is committed: a restart
+            // in between copies nothing more and sends the marker again, which the sink applies idempotently
+            out.add(new Captured.Marker(new ResnapshotMarker(ResnapshotMarker.Stage.COMPLETE, ns, streamStart, markerPartitions),
+                    SourceOffset.backfill(streamStart, lastId)));
             // commits the switch to streaming even when the collection was empty
-            out.add(new Captured.Heartbeat(SourceOffset.streamFrom(streamStart)));
+            out.add(new Captured.Heartbeat(SourceOffset.streamAfterCopy(streamStart)));
             log.info("Backfill of {} done: {}", ns, progress.describe());
         } else if (now - lastLogMs >= PROGRESS_EVERY_MS) {
             lastLogMs = now;
             log.info("Backfill of {}: {}", ns, progress.describe());
         }
         return out;
+    }
+
+    /** The copy's cursor in a causally consistent session that reads after the stream start; both closed together. */
+    private ReadAhead.Source<RawBsonDocument> openCausally(BsonDocument query) {
+        ClientSession session = client.startSession(ClientSessionOptions.builder().causallyConsistent(true).build());
+        try {
+            session.advanceOperationTime(streamStart);
+            MongoCursor<RawBsonDocument> found = collection.find(session, query).sort(BY_ID).batchSize(batchSize).cursor();
+            ReadAhead.Source<RawBsonDocument> source = ReadAhead.of(found);
+            return new ReadAhead.Source<>() {
+                @Override
+                public boolean hasNext() {
+                    return source.hasNext();
+                }
+
+                @Override
+                public RawBsonDocument next() {
+                    return source.next();
+                }
+
+                @Override
+                public void close() {
+                    try {
+                        source.close();
+                    } finally {
+                        session.close();
+                    }
+                }
+            };
+        } catch (RuntimeException e) {
+            session.close();
+            throw e;
+        }
     }
 
     @Override

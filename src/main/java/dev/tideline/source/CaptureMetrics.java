@@ -49,12 +49,22 @@ final class CaptureMetrics {
             case RETRIABLE -> metrics.retrying(MongoErrors.isUnreachable(e));
             case AUTH -> metrics.authFailed();
             default -> {
-                // history lost is reported with the policy's decision (historyLost); fatal errors fail the task
+                // history lost is reported with the policy's decision (historyLost); other failures park the collection
             }
         }
     }
 
     void historyLost(boolean recopying) {
         metrics.historyLost(recopying);
+    }
+
+    /** The collection stopped for a reason of its own (health degraded, naming it). */
+    void parked() {
+        metrics.parked();
+    }
+
+    /** An event of the collection was skipped by policy (health degraded, naming it). */
+    void eventSkipped() {
+        metrics.eventSkipped();
     }
 }

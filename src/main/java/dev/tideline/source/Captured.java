@@ -7,8 +7,16 @@ import dev.tideline.event.ResnapshotMarker;
 public sealed interface Captured {
     SourceOffset offset();
 
-    /** A change (or a copy) of one document. */
-    record Change(ChangeEvent event, SourceOffset offset) implements Captured {
+    /**
+     * A change (or a copy) of one document.
+     *
+     * @param before the document before the change where the server gave it (a pre-image, for the
+     *               tenant of a delete), else null; never written to the record's value
+     */
+    record Change(ChangeEvent event, SourceOffset offset, org.bson.BsonDocument before) implements Captured {
+        public Change(ChangeEvent event, SourceOffset offset) {
+            this(event, offset, null);
+        }
     }
 
     /** No change, but the position moved (post-batch resume token, phase switch): commit it. */

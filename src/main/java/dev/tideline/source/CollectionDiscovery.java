@@ -4,10 +4,22 @@ import com.mongodb.client.MongoClient;
 import dev.tideline.event.Namespace;
 import dev.tideline.source.config.SelectionSettings;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
 
-/** Lists the source's collections that the selection includes, sorted. */
+/**
+ * Lists the source's collections that the selection includes, sorted: only real collections.
+ * Views hold no data of their own (their source collection's changes are captured there) and cannot be
+ * watched; time-series collections have no change streams either; both are listed by
+ * {@code listCollections} with their {@code type}, which the server filters on
+ * (https://www.mongodb.com/docs/manual/reference/command/listCollections/). {@code system.*} and
+ * Tideline's own collections are excluded by the selection.
+ */
 final class CollectionDiscovery {
+    static final BsonDocument REAL_COLLECTIONS = new BsonDocument("type", new BsonString("collection"));
+
     private CollectionDiscovery() {
     }
 
@@ -17,14 +29,14 @@ final class CollectionDiscovery {
             if (!selection.includesDatabase(db)) {
                 continue;
             }
-            for (String coll : client.getDatabase(db).listCollectionNames()) {
-                Namespace ns = new Namespace(db, coll);
+            for (BsonDocument info : client.getDatabase(db).listCollections(BsonDocument.class).filter(REAL_COLLECTIONS)) {
+                Namespace ns = new Namespace(db, info.getString("name").getValue());
                 if (selection.includes(ns)) {
                     found.add(ns);
                 }
             }
         }
-        found.sort(java.util.Comparator.comparing(Namespace::fullName));
+        found.sort(Comparator.comparing(Namespace::fullName));
         return found;
     }
 }

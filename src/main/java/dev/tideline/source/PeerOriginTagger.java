@@ -4,57 +4,56 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Filters;
 import dev.tideline.event.ChangeEvent;
+import dev.tideline.event.Namespace;
 import dev.tideline.peer.LogicalClock;
 import dev.tideline.peer.OriginDetector;
+import dev.tideline.peer.OriginLabeler;
 import dev.tideline.peer.PeerCollections;
+import dev.tideline.peer.PeerLimits;
 import dev.tideline.peer.PeerStamp;
+import dev.tideline.peer.StampKeys;
 import dev.tideline.peer.Version;
-import java.util.LinkedHashMap;
+import dev.tideline.source.config.PeerSourceSettings;
 import java.util.Map;
 import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
 
 /**
- * Peer mode of the source, for ONE collection: decides each change's origin and version.
+ * Peer mode of the source, for ONE collection: gives each change its origin, version and stamp (the
+ * decisions are {@link OriginLabeler}'s; this class checks stamps and tombstones with the link's key,
+ * reads the tombstones it needs and builds the event).
  * <ul>
- *   <li>a document whose stamp matches its content was written by a peer sink: origin and version
- *       are the stamp's, the document is emitted as it is;</li>
- *   <li>anything else is a local write: origin is this cluster, the version its cluster time raised by
- *       the {@link LogicalClock}, and the emitted copy carries that stamp (the document in MongoDB is
- *       stamped later by this cluster's own peer sink);</li>
- *   <li>a delete is a peer sink's when a tombstone from another cluster is kept for the document and
- *       is newer than the version this reader last emitted for it; otherwise it is local.</li>
+ *   <li>A stamp counts only when it authenticates for this cluster, collection and {@code _id}
+ *       ({@link StampKeys}): an application that writes a stamp of its own, or copies one from another
+ *       cluster or document, makes a local write like any other.</li>
+ *   <li>The labeler's clock travels in every record's source offset ({@link #withClock}), and a
+ *       restarted task hands the committed offset back ({@code storedOffset}), so labels stay ordered
+ *       after what this source emitted before the restart.</li>
+ *   <li>A delete record carries the MAC of its version in the {@code tl.origin.mac} header (a write's is
+ *       in its document's stamp), so a peer sink can tell it came from a source of the link.</li>
  * </ul>
- * A change whose content equals the last content emitted for that document is dropped: a peer sink
- * stamping a local write changes nothing else, and an update looked up after a later update shows
- * that later content twice. Memory is bounded ({@value #MEMORY} documents); after a restart it starts
- * empty, and the duplicates that lets through are harmless (same version: the peers skip them).
  */
 final class PeerOriginTagger {
-    static final int MEMORY = 100_000;
-
-    record Tagged(ChangeEvent event, Version version, Version base) {
-    }
-
-    private record Emitted(String content, Version version) {
+    /** @param mac for a delete, {@code keyId:mac} of its version; null otherwise */
+    record Tagged(ChangeEvent event, Version version, Version base, String mac) {
     }
 
     private final String self;
-    private final String coll;
+    private final Namespace ns;
+    private final StampKeys keys;
     private final MongoCollection<BsonDocument> tombstones;
-    private final LogicalClock clock = new LogicalClock();
-    private final Map<BsonValue, Emitted> emitted = new LinkedHashMap<>(1024, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<BsonValue, Emitted> eldest) {
-            return size() > MEMORY;
-        }
-    };
+    private final OriginLabeler labeler;
 
-    PeerOriginTagger(String self, MongoDatabase db, String coll) {
-        this.self = self;
-        this.coll = coll;
+    /** @param storedOffset the collection's committed source offset, null when there is none */
+    PeerOriginTagger(PeerSourceSettings peer, MongoDatabase db, String coll, Map<String, ?> storedOffset) {
+        this.self = peer.clusterId().orElseThrow(() -> new IllegalArgumentException("peer.cluster.id is not set"));
+        this.keys = peer.keys();
+        this.ns = new Namespace(db.getName(), coll);
         this.tombstones = db.getCollection(PeerCollections.TOMBSTONES, BsonDocument.class);
+        BsonTimestamp restored = storedOffset == null ? null : SourceOffset.peerClock(storedOffset);
+        this.labeler = new OriginLabeler(self, new LogicalClock(restored, () -> System.currentTimeMillis() / 1000,
+                PeerLimits.MAX_CLOCK_AHEAD_SECONDS));
     }
 
     String clusterId() {
@@ -65,38 +64,36 @@ final class PeerOriginTagger {
     Tagged tag(ChangeEvent e) {
         BsonTimestamp time = e.clusterTime() != null ? e.clusterTime()
                 : new BsonTimestamp((int) (e.wallTimeMillis() / 1000), 0); // copies: the copy's wall time
-        Emitted last = emitted.get(e.id());
         if (e.document() == null) {
-            return e.isDelete() ? tagDelete(e, time, last) : new Tagged(e, null, null);
+            if (!e.isDelete()) {
+                return new Tagged(e, null, null, null); // an update of a document gone since: its delete follows
+            }
+            OriginLabeler.Label l = labeler.delete(e.id(), tombstoneOf(e.id()), time);
+            StampKeys.Mac128 mac = keys.sign(new StampKeys.Bound(self, ns.fullName(), e.id(), l.version(), null, l.base()));
+            return new Tagged(e.withOrigin(l.origin()), l.version(), l.base(), mac.keyId() + ":" + mac.mac());
         }
-        OriginDetector.Detected d = OriginDetector.detect(e.document());
-        if (last != null && d.content().equals(last.content())) {
+        OriginLabeler.Label l = labeler.write(e.id(), OriginDetector.detect(e.document(),
+                s -> s.authentic(keys, self, ns, e.id())), time);
+        if (l == null) {
             return null;
         }
-        if (!d.local()) {
-            clock.observe(d.stamp().version().time());
-            emitted.put(e.id(), new Emitted(d.content(), d.stamp().version()));
-            return new Tagged(e.withOrigin(d.stamp().origin()), d.stamp().version(), d.stamp().base());
+        if (l.stamp() == null) {
+            return new Tagged(e.withOrigin(l.origin()), l.version(), l.base(), null);
         }
-        Version base = d.stale() != null ? d.stale().version() : last != null ? last.version() : null;
-        Version version = new Version(clock.label(time, base == null ? null : base.time()), self);
-        BsonDocument stamped = new PeerStamp(version, d.content(), base).applyTo(e.document());
-        emitted.put(e.id(), new Emitted(d.content(), version));
-        return new Tagged(new ChangeEvent(e.op(), e.ns(), e.id(), stamped, e.clusterTime(), e.wallTimeMillis(), self),
-                version, base);
+        PeerStamp signed = l.stamp().signed(keys, self, ns, e.id());
+        return new Tagged(new ChangeEvent(e.op(), e.ns(), e.id(), signed.applyTo(e.document()), e.clusterTime(),
+                e.wallTimeMillis(), self), l.version(), l.base(), null);
     }
 
-    private Tagged tagDelete(ChangeEvent e, BsonTimestamp time, Emitted last) {
-        BsonDocument tombstone = tombstones.find(Filters.eq("_id", PeerCollections.tombstoneKey(coll, e.id()))).first();
-        Version kept = tombstone == null ? null : Version.fromBson(tombstone.get("v"));
-        if (kept != null && !kept.origin().equals(self) && (last == null || kept.newerThan(last.version()))) {
-            clock.observe(kept.time());
-            emitted.put(e.id(), new Emitted(null, kept));
-            return new Tagged(e.withOrigin(kept.origin()), kept, null);
-        }
-        Version base = last != null ? last.version() : null;
-        Version version = new Version(clock.label(time, base == null ? null : base.time()), self);
-        emitted.put(e.id(), new Emitted(null, version));
-        return new Tagged(e.withOrigin(self), version, base);
+    /** A record's source offset with the clock's value after this record (what a restart resumes from). */
+    Map<String, Object> withClock(Map<String, Object> recordOffset) {
+        return SourceOffset.withPeerClock(recordOffset, labeler.clock());
+    }
+
+    /** The version of the tombstone kept for the document, when one is kept and authenticates. */
+    private Version tombstoneOf(BsonValue id) {
+        BsonDocument tombstone = tombstones.find(Filters.eq("_id", PeerCollections.tombstoneKey(ns.coll(), id))).first();
+        Version v = tombstone == null ? null : Version.fromBson(tombstone.get("v"));
+        return v != null && keys.verify(PeerStamp.macOf(tombstone), PeerCollections.tombstoneBound(self, ns, id, v)) ? v : null;
     }
 }

@@ -54,13 +54,21 @@ final class ReadAhead<T> implements AutoCloseable {
      * @param batchSize items per batch (at least 1)
      */
     ReadAhead(String threadName, int batchSize, Supplier<? extends Source<T>> open) {
+        this(r -> {
+            Thread t = new Thread(r, threadName);
+            t.setDaemon(true);
+            return t;
+        }, batchSize, open);
+    }
+
+    /** As above, on a thread of {@code threads} (the task's, so it counts them). */
+    ReadAhead(java.util.concurrent.ThreadFactory threads, int batchSize, Supplier<? extends Source<T>> open) {
         if (batchSize < 1) {
             throw new IllegalArgumentException("batch size must be at least 1, got " + batchSize);
         }
         this.open = open;
         this.batchSize = batchSize;
-        this.reader = new Thread(this::read, threadName);
-        this.reader.setDaemon(true);
+        this.reader = threads.newThread(this::read);
         this.reader.start();
     }
 

@@ -64,10 +64,12 @@ public final class RecordFactory {
 
     /** Appends the records for one captured item. */
     public void append(Captured item, List<SourceRecord> out) {
-        Map<String, Object> offset = item.offset().recordOffset();
         if (item instanceof Captured.Change change) {
-            appendChange(change.event(), offset, out);
-        } else if (item instanceof Captured.Heartbeat) {
+            appendChange(change.event(), change.before(), item.offset(), out);
+            return;
+        }
+        Map<String, Object> offset = offsetOf(item.offset());
+        if (item instanceof Captured.Heartbeat) {
             BsonDocument value = new BsonDocument("db", new BsonString(ns.db())).append("coll", new BsonString(ns.coll()))
                     .append("wallTime", new BsonDateTime(System.currentTimeMillis()));
             out.add(notice(offset, heartbeatTopic, value, EventHeaders.KIND_HEARTBEAT));
@@ -97,19 +99,27 @@ public final class RecordFactory {
         }
     }
 
-    private void appendChange(ChangeEvent captured, Map<String, Object> offset, List<SourceRecord> out) {
+    /** A record's source offset; in peer mode with the origin clock as it stands after the record. */
+    private Map<String, Object> offsetOf(SourceOffset position) {
+        Map<String, Object> offset = position.recordOffset();
+        return peer == null ? offset : peer.withClock(offset);
+    }
+
+    private void appendChange(ChangeEvent captured, BsonDocument before, SourceOffset position, List<SourceRecord> out) {
         ChangeEvent e = captured;
         PeerOriginTagger.Tagged tagged = null;
         if (peer != null) {
             tagged = peer.tag(captured);
             if (tagged == null) {
-                return; // the same content as the last record of this document: nothing new to replicate
+                return; // the version and content of the last record of this document: nothing new to replicate
             }
             e = tagged.event();
         }
+        Map<String, Object> offset = offsetOf(position);
         ConnectHeaders headers = headers(EventHeaders.KIND_CHANGE);
         headers.addString(EventHeaders.OP, e.op().wireName());
-        String tenant = tenantOf(e.document());
+        // a delete carries no document: its tenant comes from the pre-image, where the collection keeps them
+        String tenant = tenantOf(e.document() != null ? e.document() : before);
         if (tenant != null) {
             headers.addString(EventHeaders.TENANT, tenant);
         }
@@ -120,6 +130,9 @@ public final class RecordFactory {
             headers.addString(PeerHeaders.VERSION, tagged.version().toText());
             if (tagged.base() != null) {
                 headers.addString(PeerHeaders.BASE, tagged.base().toText());
+            }
+            if (tagged.mac() != null) {
+                headers.addString(PeerHeaders.MAC, tagged.mac());
             }
         }
         headers.addString(EventHeaders.SEQ, Long.toString(++seq));

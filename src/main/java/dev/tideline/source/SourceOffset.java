@@ -1,6 +1,7 @@
 package dev.tideline.source;
 
 import dev.tideline.event.Namespace;
+import dev.tideline.source.stream.StreamPosition;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -19,18 +20,25 @@ import org.bson.json.JsonWriterSettings;
  * <ul>
  *   <li>{@code BACKFILL}: copying existing documents in {@code _id} order; {@code lastId} is the last
  *       copied id (null before the first), {@code startAt} the stream position taken BEFORE the copy
- *       began, so every write made during the copy is replayed by the stream afterwards;
- *       {@code resnap} is true when the copy is a {@code resnapshot} after a lost history (it ends with
- *       a {@code resnapshot.complete} marker, also after a restart mid-copy).</li>
- *   <li>{@code STREAM}: tailing the change stream; {@code token} is the resume token of the last event
- *       (or post-batch token), or absent with {@code startAt} when no event has been seen yet.</li>
+ *       began, so every write made during the copy is replayed by the stream afterwards. Every copy ends
+ *       with a {@code resnapshot.complete} marker (also after a restart mid-copy).</li>
+ *   <li>{@code STREAM}: in the change stream; {@code token} is the resume token of the collection's last
+ *       event (or a later post-batch token) and {@code ct} that position's cluster time, so positions of
+ *       collections read through one stream always compare ({@link StreamPosition}); or {@code startAt}
+ *       alone when no event has been seen yet, with {@code copied} when that is where a finished copy's
+ *       stream begins (a copy that outlived the oplog window is told apart from a plain lost history).</li>
  *   <li>{@code SCAN}: the date-scan cursor {@code (scanKey, scanId)}; both null before the first
  *       document (scan from the beginning); {@code scanKey} alone (no id) means "from this key on".</li>
  * </ul>
  * Values that are BSON (ids, keys, tokens) are stored as canonical Extended JSON, which is lossless.
+ *
+ * <p>Version 1 offsets (no {@code ct}; {@code resnap} on a resnapshot's copy) are read as they are: a
+ * token's cluster time is read from the token itself, and every copy now ends with its marker anyway.
  */
 public final class SourceOffset {
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
+    /** The first release's offsets, still read (see the class comment). */
+    static final int VERSION_1 = 1;
 
     // partition keys
     static final String P_DB = "db";
@@ -45,7 +53,12 @@ public final class SourceOffset {
     static final String K_SCAN_ID = "scanId";
     static final String K_DELETE_AT = "delAt";
     static final String K_DELETE_ID = "delId";
+    /** Version 1 only: read and ignored. */
     static final String K_RESNAPSHOT = "resnap";
+    static final String K_CLUSTER_TIME = "ct";
+    static final String K_COPIED = "copied";
+    /** peer mode: the origin labeler's clock after this record (a BSON timestamp value), see PeerOriginTagger */
+    static final String K_PEER_CLOCK = "peerClock";
 
     private static final JsonWriterSettings CANONICAL = JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
     private static final String WRAP = "v";
@@ -66,41 +79,38 @@ public final class SourceOffset {
     private final BsonValue scanId;
     private final BsonValue deleteAt;
     private final BsonValue deleteId;
-    private final boolean resnapshot;
+    /** The token's cluster time (STREAM with a token), or null when stored by version 1 and unreadable from the token. */
+    private final BsonTimestamp clusterTime;
+    private final boolean copied;
 
     private SourceOffset(Phase phase, BsonDocument token, BsonTimestamp startAt, BsonValue lastId, BsonValue scanKey, BsonValue scanId) {
-        this(phase, token, startAt, lastId, scanKey, scanId, null, null, false);
+        this(phase, token, null, startAt, lastId, scanKey, scanId, null, null, false);
     }
 
-    private SourceOffset(Phase phase, BsonDocument token, BsonTimestamp startAt, BsonValue lastId, BsonValue scanKey, BsonValue scanId,
-                         BsonValue deleteAt, BsonValue deleteId, boolean resnapshot) {
+    private SourceOffset(Phase phase, BsonDocument token, BsonTimestamp clusterTime, BsonTimestamp startAt, BsonValue lastId,
+                         BsonValue scanKey, BsonValue scanId, BsonValue deleteAt, BsonValue deleteId, boolean copied) {
         this.phase = Objects.requireNonNull(phase);
         this.token = token;
+        this.clusterTime = clusterTime;
         this.startAt = startAt;
         this.lastId = lastId;
         this.scanKey = scanKey;
         this.scanId = scanId;
         this.deleteAt = deleteAt;
         this.deleteId = deleteId;
-        this.resnapshot = resnapshot;
+        this.copied = copied;
     }
 
     public static SourceOffset backfill(BsonTimestamp streamStart, BsonValue lastCopiedId) {
         return new SourceOffset(Phase.BACKFILL, null, Objects.requireNonNull(streamStart, "streamStart"), lastCopiedId, null, null);
     }
 
-    /** A backfill that copies the collection again after a lost history (see {@link #isResnapshot()}). */
-    public static SourceOffset resnapshot(BsonTimestamp streamStart, BsonValue lastCopiedId) {
-        return new SourceOffset(Phase.BACKFILL, null, Objects.requireNonNull(streamStart, "streamStart"), lastCopiedId, null, null,
-                null, null, true);
-    }
-
-    /** The same kind of backfill (first copy or resnapshot) after another copied id. */
+    /** The same backfill after another copied id. */
     public SourceOffset copiedUpTo(BsonValue lastCopiedId) {
         if (phase != Phase.BACKFILL) {
             throw new IllegalStateException("only a backfill position moves by copied ids, this is " + this);
         }
-        return resnapshot ? resnapshot(startAt, lastCopiedId) : backfill(startAt, lastCopiedId);
+        return backfill(startAt, lastCopiedId);
     }
 
     /** Stream from an operation time, before any event was seen. */
@@ -108,8 +118,23 @@ public final class SourceOffset {
         return new SourceOffset(Phase.STREAM, null, Objects.requireNonNull(startAt, "startAt"), null, null, null);
     }
 
+    /** Where a finished copy's stream begins: its stream start, marked as coming from a copy. */
+    public static SourceOffset streamAfterCopy(BsonTimestamp copyStart) {
+        return new SourceOffset(Phase.STREAM, null, null, Objects.requireNonNull(copyStart, "copyStart"), null, null, null, null, null,
+                true);
+    }
+
+    /** After a resume token whose cluster time the token itself says (MongoDB 4.0+ tokens). */
     public static SourceOffset streamAfter(BsonDocument resumeToken) {
-        return new SourceOffset(Phase.STREAM, Objects.requireNonNull(resumeToken, "resumeToken"), null, null, null, null);
+        return streamAt(StreamPosition.afterToken(resumeToken, null));
+    }
+
+    /** A stream position as an offset: after its token, or from its operation time. */
+    public static SourceOffset streamAt(StreamPosition position) {
+        if (!position.isToken()) {
+            return streamFrom(position.clusterTime());
+        }
+        return new SourceOffset(Phase.STREAM, position.token(), position.clusterTime(), null, null, null, null, null, null, false);
     }
 
     public static SourceOffset scan(BsonValue keyValue, BsonValue id) {
@@ -121,7 +146,7 @@ public final class SourceOffset {
      * {@code (deletedAt, _id)}; any of them null when that cursor has not moved yet.
      */
     public static SourceOffset scan(BsonValue keyValue, BsonValue id, BsonValue deletedAt, BsonValue deleteMarkerId) {
-        return new SourceOffset(Phase.SCAN, null, null, null, keyValue, id, deletedAt, deleteMarkerId, false);
+        return new SourceOffset(Phase.SCAN, null, null, null, null, keyValue, id, deletedAt, deleteMarkerId, false);
     }
 
     public Phase phase() {
@@ -156,9 +181,23 @@ public final class SourceOffset {
         return deleteAt;
     }
 
-    /** A backfill that copies the collection again after a lost history: it ends with a resnapshot.complete marker. */
-    public boolean isResnapshot() {
-        return resnapshot;
+    /** Whether this STREAM position is where a finished copy's stream begins (no event seen since). */
+    public boolean isAfterCopy() {
+        return copied;
+    }
+
+    /**
+     * Where in the change-event order this STREAM offset stands.
+     *
+     * @throws IllegalStateException for other phases
+     * @throws IllegalArgumentException for a version 1 token that does not say its cluster time (not a
+     *                                  MongoDB 4.0+ token): it cannot be ordered against other positions
+     */
+    public StreamPosition streamPosition() {
+        if (phase != Phase.STREAM) {
+            throw new IllegalStateException("only a stream offset has a stream position, this is " + this);
+        }
+        return token != null ? StreamPosition.afterToken(token, clusterTime) : StreamPosition.atOperationTime(startAt);
     }
 
     /** The delete-marker cursor's marker {@code _id} (SCAN), or null. */
@@ -200,12 +239,45 @@ public final class SourceOffset {
         return new DeferredOffsetMap(this::toMap);
     }
 
+    /**
+     * Peer mode: a record's offset that also keeps the origin labeler's clock, so a restart resumes labelling
+     * from it (built on first read, like {@link #recordOffset()}).
+     */
+    public static Map<String, Object> withPeerClock(Map<String, Object> offset, BsonTimestamp clock) {
+        long value = clock.getValue();
+        return new DeferredOffsetMap(() -> {
+            Map<String, Object> m = new HashMap<>(offset);
+            m.put(K_PEER_CLOCK, value);
+            return m;
+        });
+    }
+
+    /**
+     * The peer clock kept in a stored offset; null when it has none (not in peer mode, or written before it).
+     *
+     * @throws InvalidOffsetException when it is not a number
+     */
+    public static BsonTimestamp peerClock(Map<String, ?> m) {
+        Object clock = m.get(K_PEER_CLOCK);
+        if (clock == null) {
+            return null;
+        }
+        if (!(clock instanceof Number n)) {
+            throw new InvalidOffsetException("offset key '" + K_PEER_CLOCK
+                    + "' must be a number (a BSON timestamp value: seconds << 32 | increment), got " + clock);
+        }
+        return new BsonTimestamp(n.longValue());
+    }
+
     public Map<String, Object> toMap() {
         Map<String, Object> m = new HashMap<>(8);
         m.put(K_VERSION, VERSION);
         m.put(K_PHASE, phase.wireName());
         if (token != null) {
             m.put(K_TOKEN, token.toJson(CANONICAL));
+        }
+        if (clusterTime != null) {
+            m.put(K_CLUSTER_TIME, clusterTime.getValue());
         }
         if (startAt != null) {
             m.put(K_START_AT, startAt.getValue());
@@ -225,8 +297,8 @@ public final class SourceOffset {
         if (deleteId != null) {
             m.put(K_DELETE_ID, encode(deleteId));
         }
-        if (resnapshot) {
-            m.put(K_RESNAPSHOT, true);
+        if (copied) {
+            m.put(K_COPIED, true);
         }
         return m;
     }
@@ -242,9 +314,11 @@ public final class SourceOffset {
             throw new InvalidOffsetException("offset is empty");
         }
         Object v = m.get(K_VERSION);
-        if (!(v instanceof Number n) || n.intValue() != VERSION) {
-            throw new InvalidOffsetException("offset key '" + K_VERSION + "' must be " + VERSION + ", got " + v);
+        if (!(v instanceof Number n) || (n.intValue() != VERSION && n.intValue() != VERSION_1)) {
+            throw new InvalidOffsetException("offset key '" + K_VERSION + "' must be " + VERSION + " (or " + VERSION_1
+                    + ", written by the first release), got " + v);
         }
+        peerClock(m); // validated here too, so a hand-edited one is refused naming the key
         Object phaseName = m.get(K_PHASE);
         Phase phase = null;
         for (Phase p : Phase.values()) {
@@ -265,6 +339,19 @@ public final class SourceOffset {
             }
             startAt = new BsonTimestamp(sn.longValue());
         }
+        BsonTimestamp clusterTime = null;
+        Object ct = m.get(K_CLUSTER_TIME);
+        if (ct != null) {
+            if (!(ct instanceof Number cn) || cn.longValue() == 0) {
+                throw new InvalidOffsetException("offset key '" + K_CLUSTER_TIME
+                        + "' must be a non-zero number (the token's cluster time as a BSON timestamp value), got " + ct);
+            }
+            clusterTime = new BsonTimestamp(cn.longValue());
+        }
+        Object copiedFlag = m.get(K_COPIED);
+        if (copiedFlag != null && !(copiedFlag instanceof Boolean)) {
+            throw new InvalidOffsetException("offset key '" + K_COPIED + "' must be true or false, got " + copiedFlag);
+        }
         switch (phase) {
             case BACKFILL:
                 if (startAt == null) {
@@ -274,25 +361,33 @@ public final class SourceOffset {
                 if (resnap != null && !(resnap instanceof Boolean)) {
                     throw new InvalidOffsetException("offset key '" + K_RESNAPSHOT + "' must be true or false, got " + resnap);
                 }
-                return Boolean.TRUE.equals(resnap) ? resnapshot(startAt, optionalValue(m, K_LAST_ID))
-                        : backfill(startAt, optionalValue(m, K_LAST_ID));
+                return backfill(startAt, optionalValue(m, K_LAST_ID));
             case STREAM: {
                 Object token = m.get(K_TOKEN);
                 if (token != null) {
                     if (!(token instanceof String s)) {
                         throw new InvalidOffsetException("offset key '" + K_TOKEN + "' must be a resume token as JSON text, got " + token);
                     }
+                    BsonDocument parsed;
                     try {
-                        return streamAfter(BsonDocument.parse(s));
+                        parsed = BsonDocument.parse(s);
                     } catch (JsonParseException | org.bson.BsonInvalidOperationException | IllegalArgumentException
                              | java.time.DateTimeException e) {
                         throw new InvalidOffsetException("offset key '" + K_TOKEN + "' is not a resume token (JSON document): " + e.getMessage());
                     }
+                    BsonTimestamp time = clusterTime != null ? clusterTime : StreamPosition.clusterTimeOf(parsed).orElse(null);
+                    if (time == null) {
+                        throw new InvalidOffsetException("offset key '" + K_TOKEN + "' holds a resume token that does not say its "
+                                + "cluster time (MongoDB 4.0+ tokens are {\"_data\": \"<hex>\"}): add offset key '" + K_CLUSTER_TIME
+                                + "' (its cluster time as a BSON timestamp value: seconds << 32 | increment), or stream from an "
+                                + "operation time with '" + K_START_AT + "'");
+                    }
+                    return new SourceOffset(Phase.STREAM, parsed, time, null, null, null, null, null, null, false);
                 }
                 if (startAt == null) {
                     throw new InvalidOffsetException("phase stream needs offset key '" + K_TOKEN + "' (a resume token) or '" + K_START_AT + "' (an operation time)");
                 }
-                return streamFrom(startAt);
+                return Boolean.TRUE.equals(copiedFlag) ? streamAfterCopy(startAt) : streamFrom(startAt);
             }
             default:
                 return scan(optionalValue(m, K_SCAN_KEY), optionalValue(m, K_SCAN_ID),

@@ -4,6 +4,7 @@ import dev.tideline.config.Validators;
 import dev.tideline.mongo.ServerProbe;
 import dev.tideline.source.config.CaptureSettings;
 import dev.tideline.source.config.ConnectionSettings;
+import dev.tideline.source.config.MarkerPartitions;
 import dev.tideline.source.config.SelectionSettings;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,8 +25,20 @@ final class SourceValidation {
     }
 
     static void check(Map<String, String> props, Config result) {
+        dev.tideline.source.config.PeerSourceSettings.check(props, result);
         checkFilters(props, result);
+        checkMarkerPartitions(props, result);
         checkReachable(props, result);
+    }
+
+    /** The copy markers must reach every partition of the change topics: refuse what could silently disagree. */
+    private static void checkMarkerPartitions(Map<String, String> props, Config result) {
+        ConfigValue markers = value(result, CaptureSettings.RESNAPSHOT_MARKER_PARTITIONS).orElse(null);
+        if (markers == null || !markers.errorMessages().isEmpty()) {
+            return;
+        }
+        Integer explicit = markers.value() instanceof Integer i ? i : null;
+        MarkerPartitions.of(explicit, props).problem().ifPresent(markers::addErrorMessage);
     }
 
     private static void checkFilters(Map<String, String> props, Config result) {
@@ -65,7 +78,8 @@ final class SourceValidation {
 
     /**
      * What the source does on each database it names literally in database.include: list and read
-     * collections, and open change streams unless it only scans. Regex entries are not checked here.
+     * collections, and open change streams (one per database: changeStream and find on the database)
+     * unless it only scans. Regex entries are not checked here.
      */
     static Map<String, List<String>> privilegeNeeds(Map<String, String> props) {
         String include = props.getOrDefault(SelectionSettings.DATABASE_INCLUDE, "");

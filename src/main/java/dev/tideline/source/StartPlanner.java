@@ -10,7 +10,10 @@ import org.bson.BsonTimestamp;
  * initial-sync setting, whether the server serves change streams and the server's clock.
  */
 public final class StartPlanner {
-    /** What to open first. {@code offset} is the position to open it at; null for a scan from its initial sync. */
+    /**
+     * What to open first. {@code offset} is the position to open it at; null for a scan from its initial
+     * sync, and for a first copy, which takes its stream start when it begins (a copy may wait its turn).
+     */
     public record Plan(Phase phase, SourceOffset offset) {
     }
 
@@ -54,7 +57,7 @@ public final class StartPlanner {
             return new Plan(Phase.SCAN, null);
         }
         return switch (initialSync.kind()) {
-            case FULL -> new Plan(Phase.BACKFILL, SourceOffset.backfill(streamStartNow.get(), null));
+            case FULL -> new Plan(Phase.BACKFILL, null);
             case SKIP, LATEST -> new Plan(Phase.STREAM, SourceOffset.streamFrom(streamStartNow.get()));
             case DATE -> new Plan(Phase.STREAM, SourceOffset.streamFrom(new BsonTimestamp((int) initialSync.at().getEpochSecond(), 0)));
         };

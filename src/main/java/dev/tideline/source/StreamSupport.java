@@ -1,15 +1,19 @@
 package dev.tideline.source;
 
 import com.mongodb.client.MongoChangeStreamCursor;
-import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
 import dev.tideline.mongo.MongoErrors;
+import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Whether the source serves change streams, decided once per task by opening one (not by reading
- * {@code hello}: some servers answer neither {@code hello} nor {@code setName} like a replica set).
+ * Whether the source serves change streams, decided once per task by opening one on a database, as
+ * the task reads them (not by reading {@code hello}: some servers answer neither {@code hello} nor
+ * {@code setName} like a replica set). Only MongoDB's answer for a server that cannot (40573 on a
+ * standalone) says no; a server that does not answer yet is asked again later, so {@code mode=auto}
+ * started during an outage still uses change streams once the server is back.
  */
 final class StreamSupport {
     private static final Logger log = LoggerFactory.getLogger(StreamSupport.class);
@@ -21,9 +25,9 @@ final class StreamSupport {
      *                          on a guess (a lost history or a blip during the probe once switched a
      *                          streaming collection to the date scan, from scratch)
      */
-    synchronized boolean available(MongoCollection<BsonDocument> probe) {
+    synchronized boolean available(MongoDatabase probe) {
         if (available == null) {
-            try (MongoChangeStreamCursor<?> cursor = probe.watch(BsonDocument.class).cursor()) {
+            try (MongoChangeStreamCursor<?> cursor = probe.watch(BsonDocument.class).maxAwaitTime(10, TimeUnit.MILLISECONDS).cursor()) {
                 cursor.tryNext();
                 available = true;
             } catch (RuntimeException e) {

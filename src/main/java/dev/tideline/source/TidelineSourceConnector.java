@@ -1,10 +1,7 @@
 package dev.tideline.source;
 
-import com.mongodb.client.MongoClient;
 import dev.tideline.TidelineVersion;
 import dev.tideline.event.Namespace;
-import dev.tideline.health.TaskIdentity;
-import dev.tideline.mongo.MongoClientFactory;
 import dev.tideline.source.config.SourceConfig;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -13,50 +10,30 @@ import java.util.Map;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.connect.connector.Task;
-import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.source.ConnectorTransactionBoundaries;
 import org.apache.kafka.connect.source.ExactlyOnceSupport;
 import org.apache.kafka.connect.source.SourceConnector;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * MongoDB change-data source: one topic per collection, collections spread over tasks, new
- * collections picked up by reconfiguration.
+ * MongoDB change-data source: one topic per collection. The task configs hold only each task's index
+ * and the task count ({@link TaskOwnership}); every task finds and captures its own share of the
+ * collections, new ones included, so the configs never change with the collections and Connect
+ * restarts no task when one is created. The connector itself needs no connection to MongoDB (only
+ * {@link #validate} reaches it), so a worker restarting during a MongoDB outage starts it as usual; the
+ * tasks retry with back-off.
  */
 public class TidelineSourceConnector extends SourceConnector {
-    private static final Logger log = LoggerFactory.getLogger(TidelineSourceConnector.class);
-    private static final long CLOSE_WAIT_MS = 2_000;
-
     private Map<String, String> props;
-    private MongoClient client;
-    private CollectionMonitor monitor;
 
     @Override
     public String version() {
         return TidelineVersion.get();
     }
 
-    /**
-     * Never fails only because the source is unreachable (a worker restart during a MongoDB outage must
-     * not leave the connector FAILED): the collection set is then listed with back-off in the background,
-     * and tasks already configured keep retrying on their own. A new configuration is still checked for
-     * reachability by {@link #validate}.
-     */
     @Override
     public void start(Map<String, String> props) {
-        SourceConfig config = new SourceConfig(props);
-        MongoClient c = MongoClientFactory.create(config.connection().uri(), "tideline-source-connector", config.connection().connectTimeoutMs());
-        this.client = c;
+        new SourceConfig(props); // refuses a configuration that does not parse, with the key at fault
         this.props = Map.copyOf(props);
-        try {
-            monitor = new CollectionMonitor(c, config.selection(), MongoClientFactory.hostsOf(config.connection().uri()),
-                    () -> context.requestTaskReconfiguration());
-            monitor.start();
-        } catch (RuntimeException e) {
-            stop();
-            throw e;
-        }
     }
 
     @Override
@@ -67,29 +44,15 @@ public class TidelineSourceConnector extends SourceConnector {
     @Override
     public List<Map<String, String>> taskConfigs(int maxTasks) {
         List<Map<String, String>> configs = new ArrayList<>();
-        // Connect retries a failed taskConfigs() with back-off and keeps the tasks it has meanwhile
-        List<Namespace> collections = monitor.current().orElseThrow(() -> new RetriableException(
-                "The source's collections are not known yet: " + monitor.lastFailure() + ". The connector retries "
-                        + "listing them with back-off; check that MongoDB is up and reachable from the worker."));
-        for (List<Namespace> group : TaskAssigner.assign(collections, maxTasks)) {
-            Map<String, String> task = new HashMap<>(props);
-            task.put(TaskCollections.KEY, TaskCollections.encode(group));
-            configs.add(TaskIdentity.withIndex(task, configs.size()));
+        for (int i = 0; i < maxTasks; i++) {
+            configs.add(TaskOwnership.configure(new HashMap<>(props), i, maxTasks));
         }
         return configs;
     }
 
     @Override
     public void stop() {
-        if (monitor != null) {
-            monitor.close();
-            monitor = null;
-        }
-        // bounded: a goodbye to a black-holed server must not hold a rebalance or a reconfiguration
-        if (client != null && !MongoClientFactory.closeWithin(client, CLOSE_WAIT_MS)) {
-            log.warn("The source did not answer the client's goodbye within {} ms; it is abandoned", CLOSE_WAIT_MS);
-        }
-        client = null;
+        props = null;
     }
 
     @Override

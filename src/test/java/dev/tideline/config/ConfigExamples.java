@@ -19,6 +19,8 @@ import java.util.stream.Stream;
  */
 public final class ConfigExamples {
     private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{[^}]+}");
+    /** what {@code ${file:...:peer.stamp.key}} stands for in the examples: a secret of the length 'openssl rand -base64 32' gives */
+    public static final String PEER_STAMP_KEY = "dGlkZWxpbmUtcGVlci10ZXN0LWtleS0zMmJ5dGVzISE=";
 
     /** One example: the file, its connector name and its config with placeholders substituted. */
     public record Example(Path file, String name, Map<String, String> config) {
@@ -72,7 +74,9 @@ public final class ConfigExamples {
             if (!e.getValue().isTextual()) {
                 throw new IllegalStateException(file + ": " + e.getKey() + " must be a string (Connect configs are strings)");
             }
-            props.put(e.getKey(), PLACEHOLDER.matcher(e.getValue().asText()).replaceAll(java.util.regex.Matcher.quoteReplacement(uri)));
+            // a peer link's shared secret stands for a secret, every other placeholder for a URI
+            String value = e.getKey().startsWith("peer.stamp.key") ? PEER_STAMP_KEY : uri;
+            props.put(e.getKey(), PLACEHOLDER.matcher(e.getValue().asText()).replaceAll(java.util.regex.Matcher.quoteReplacement(value)));
         });
         props.put("name", root.get("name").asText());
         return new Example(file, root.get("name").asText(), props);

@@ -84,4 +84,32 @@ class ConfigExamplesTest {
                 .filter(e -> e.name().equals("tideline-sink")).findFirst().orElseThrow().config();
         assertThat(c.get("mongodb.uri")).isEqualTo(URI);
     }
+
+    /**
+     * A pattern subscription sees a topic created after it started only at its consumer's next metadata
+     * refresh (metadata.max.age.ms, 5 minutes by default): every Tideline sink example following
+     * topics.regex refreshes within seconds, so a new collection reaches its destination within seconds.
+     * (Peer examples are the peer pages' own.)
+     */
+    @Test
+    void everySinkExampleOnATopicPatternRefreshesItsMetadataWithinSeconds() throws IOException {
+        List<String> checked = new ArrayList<>();
+        for (ConfigExamples.Example e : ConfigExamples.connectors(URI)) {
+            if (!e.connectorClass().equals("dev.tideline.sink.TidelineSinkConnector") || !e.config().containsKey("topics.regex")
+                    || e.config().containsKey("peer.cluster.id")) {
+                continue;
+            }
+            String age = e.config().get("consumer.override.metadata.max.age.ms");
+            assertThat(age).as(e + ": consumer.override.metadata.max.age.ms").isNotNull();
+            assertThat(Long.parseLong(age)).as(e.toString()).isBetween(1_000L, 10_000L);
+            checked.add(e.toString());
+        }
+        System.out.println("topics.regex sinks refreshing metadata within seconds: " + checked);
+        assertThat(checked).hasSizeGreaterThanOrEqualTo(5);
+        Properties worker = new Properties();
+        try (Reader r = Files.newBufferedReader(ConfigExamples.configDir().resolve("worker.properties"))) {
+            worker.load(r);
+        }
+        assertThat(worker.getProperty("connector.client.config.override.policy")).isEqualTo("All");
+    }
 }

@@ -18,14 +18,19 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.common.TopicPartition;
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 
 /**
  * MongoDB -> the built source on the real worker -> Kafka -> the gateway -> SSE subscribers: in
- * order, resumed exactly, unrecoverable beyond the history, a write right after the subscription
- * is acknowledged is delivered, and a stalled client is cut off while the others keep up.
+ * order, each tenant its own, resumed exactly from memory and, beyond it, from Kafka; unrecoverable
+ * only past the topic's retention; deletes reach their tenant; a write right after the subscription
+ * is acknowledged is delivered; a stalled client is cut off while the others keep up.
  */
 class FanoutDeliveryIT {
     private static final String DB = "fanout_it";
@@ -57,7 +62,7 @@ class FanoutDeliveryIT {
                 }
                 List<SseClient.Event> got = a.await("change", 10, WAIT);
                 assertThat(ns(got)).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
-                assertThat(seqs(got)).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L);
+                assertThat(offsets(got)).isSorted().doesNotHaveDuplicates();
                 assertThat(g.await("change", 10, WAIT)).allMatch(e -> tenantOf(e).equals("globex"));
                 assertThat(a.events("change")).allMatch(e -> tenantOf(e).equals("acme"));
                 // the same changes over WebSocket
@@ -65,7 +70,7 @@ class FanoutDeliveryIT {
                         .containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
                 ws.close();
 
-                // Last-Event-ID resume: exactly what was missed, then live
+                // Last-Event-ID resume from memory: exactly what was missed, then live
                 String lastId = a.lastEventId();
                 a.close();
                 for (int i = 11; i <= 15; i++) {
@@ -78,24 +83,51 @@ class FanoutDeliveryIT {
                 orders.insertOne(new Document("_id", 16).append("n", 16).append("tenant", "acme"));
                 List<SseClient.Event> afterResume = resumed.await("change", 6, WAIT);
                 assertThat(ns(afterResume)).containsExactly(11, 12, 13, 14, 15, 16);
-                assertThat(seqs(afterResume)).containsExactly(11L, 12L, 13L, 14L, 15L, 16L);
                 assertThat(resumed.events("unrecoverable")).isEmpty();
+                assertThat(resumed.events("subscribed").get(0).json().getString("resume").getValue()).isEqualTo("cache");
                 System.out.printf("fanout resume: last id %s, resumed with %s%n", lastId, ns(afterResume));
 
-                // beyond the history (8 kept: 9..16), or another run's epoch: explicit unrecoverable, then live
-                SseClient beyond = SseClient.open(fx.baseUrl(), FanoutFixture.ssePath(acme, DB + ".orders.acme"),
-                        Map.of("Last-Event-ID", fx.gateway().epoch() + ":3"));
-                SseClient otherRun = SseClient.open(fx.baseUrl(), FanoutFixture.ssePath(acme, DB + ".orders.acme"),
+                // further back than the history (8 changes per channel): read back from Kafka, exactly
+                SseClient fromStart = SseClient.open(fx.baseUrl(), FanoutFixture.ssePath(acme, DB + ".orders.acme"),
+                        Map.of("Last-Event-ID", got.get(1).id())); // after n=2
+                List<SseClient.Event> replayed = fromStart.await("change", 14, WAIT);
+                assertThat(ns(replayed)).containsExactly(3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+                assertThat(fromStart.events("subscribed").get(0).json().getString("resume").getValue()).isEqualTo("kafka");
+                fromStart.await("live", 1, WAIT);
+                // a cursor of an earlier version's format cannot be read: unrecoverable, then live
+                SseClient oldFormat = SseClient.open(fx.baseUrl(), FanoutFixture.ssePath(acme, DB + ".orders.acme"),
                         Map.of("Last-Event-ID", "0123456789ab:16"));
-                SseClient within = SseClient.open(fx.baseUrl(), FanoutFixture.ssePath(acme, DB + ".orders.acme"),
-                        Map.of("Last-Event-ID", fx.gateway().epoch() + ":8"));
-                assertThat(beyond.await("unrecoverable", 1, WAIT).get(0).json().getString("reason").getValue()).isEqualTo("beyond-history");
-                assertThat(otherRun.await("unrecoverable", 1, WAIT).get(0).json().getString("reason").getValue()).isEqualTo("epoch-changed");
-                assertThat(seqs(within.await("change", 8, WAIT))).containsExactly(9L, 10L, 11L, 12L, 13L, 14L, 15L, 16L);
+                assertThat(oldFormat.await("unrecoverable", 1, WAIT).get(0).json().getString("reason").getValue()).isEqualTo("bad-cursor");
+                oldFormat.await("live", 1, WAIT);
                 orders.insertOne(new Document("_id", 17).append("n", 17).append("tenant", "acme"));
-                assertThat(ns(beyond.await("change", 1, WAIT))).containsExactly(17);
+                assertThat(ns(oldFormat.await("change", 1, WAIT))).containsExactly(17);
+                assertThat(ns(fromStart.await("change", 15, WAIT)).subList(14, 15)).containsExactly(17);
+                assertThat(fromStart.events("change")).hasSize(15);
+
+                // past the topic's retention (its start moved past the client's position): unrecoverable, then live
+                String beforeRetention = got.get(3).id(); // after n=4
+                long cut = offsets(got).get(6); // the log now starts at n=7
+                try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {
+                    admin.deleteRecords(Map.of(new TopicPartition(PREFIX + "." + DB + ".orders", 0), RecordsToDelete.beforeOffset(cut)))
+                            .all().get(30, java.util.concurrent.TimeUnit.SECONDS);
+                }
+                SseClient beyond = SseClient.open(fx.baseUrl(), FanoutFixture.ssePath(acme, DB + ".orders.acme"),
+                        Map.of("Last-Event-ID", beforeRetention));
+                assertThat(beyond.await("unrecoverable", 1, WAIT).get(0).json().getString("reason").getValue())
+                        .isEqualTo("beyond-retention");
+                beyond.await("live", 1, WAIT);
+                orders.insertOne(new Document("_id", 18).append("n", 18).append("tenant", "acme"));
+                assertThat(ns(beyond.await("change", 1, WAIT))).containsExactly(18);
                 assertThat(beyond.events("change")).hasSize(1); // nothing replayed after an unrecoverable
-                assertThat(within.events("unrecoverable")).isEmpty();
+                System.out.printf("fanout resume beyond memory: %d changes read back from Kafka; past retention: %s%n",
+                        replayed.size(), beyond.events("unrecoverable").get(0).data());
+
+                // a delete reaches the tenant the document had (the source puts no tenant on deletes without pre-images)
+                orders.deleteOne(new Document("_id", 5));
+                SseClient.Event deleted = resumed.await("change", 9, WAIT).get(8);
+                assertThat(change(deleted).getString("op").getValue()).isEqualTo("delete");
+                assertThat(change(deleted).get("id").asNumber().intValue()).isEqualTo(5);
+                assertThat(g.events("change")).noneMatch(e -> change(e).getString("op").getValue().equals("delete"));
 
                 // a write made right after the subscription is acknowledged is delivered, every time
                 for (int k = 0; k < 5; k++) {
@@ -105,7 +137,7 @@ class FanoutDeliveryIT {
                         assertThat(ns(fresh.await("change", 1, WAIT))).containsExactly(1000 + k);
                     }
                 }
-                List.of(resumed, beyond, otherRun, within, g).forEach(SseClient::close);
+                List.of(resumed, fromStart, oldFormat, beyond, g).forEach(SseClient::close);
 
                 slowClientIsCutOffWhileOthersKeepUp(fx, big, acme);
             } finally {
@@ -199,6 +231,7 @@ class FanoutDeliveryIT {
         return e.receivedAtMillis() - e.json().get("at").asNumber().longValue();
     }
 
+    /** The tenant of a change's document (not for deletes, which carry none). */
     static String tenantOf(SseClient.Event e) {
         return e.json().getDocument("change").getDocument("document").getString("tenant").getValue();
     }
@@ -207,8 +240,8 @@ class FanoutDeliveryIT {
         return events.stream().map(e -> e.json().getDocument("change").getDocument("document").getInt32("n").getValue()).toList();
     }
 
-    static List<Long> seqs(List<SseClient.Event> events) {
-        return events.stream().map(e -> e.json().get("seq").asNumber().longValue()).toList();
+    static List<Long> offsets(List<SseClient.Event> events) {
+        return events.stream().map(e -> e.json().get("offset").asNumber().longValue()).toList();
     }
 
     static BsonDocument change(SseClient.Event e) {

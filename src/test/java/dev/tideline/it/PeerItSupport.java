@@ -33,6 +33,10 @@ import org.bson.BsonValue;
 /** Clusters for the peer ITs: a mongo-java-server, a peer source and a peer sink each, and what the tests measure. */
 final class PeerItSupport {
     static final String DB = "peer_it";
+    /** the link's heartbeat collection (peer.heartbeat.namespace), added to every link's collections */
+    static final String HEARTBEATS = "heartbeats";
+    /** the link's shared secret (peer.stamp.key) */
+    static final String STAMP_KEY = dev.tideline.config.ConfigExamples.PEER_STAMP_KEY;
 
     private PeerItSupport() {
     }
@@ -40,8 +44,13 @@ final class PeerItSupport {
     /** One cluster: its MongoDB, id, topic prefix and connector names (unique per test through {@code run}). */
     record Cluster(String id, MongoFixture mongo, String prefix, String source, String sink) {
         static Cluster start(String run, String id) {
+            return start(run, id, MongoFixture.withOplog());
+        }
+
+        /** On a MongoDB of the test's choosing (e.g. a stand-in that injects faults). */
+        static Cluster start(String run, String id, MongoFixture mongo) {
             String p = run + id.toLowerCase(java.util.Locale.ROOT);
-            return new Cluster(id, MongoFixture.withOplog(), p, p + "-source", p + "-sink");
+            return new Cluster(id, mongo, p, p + "-source", p + "-sink");
         }
 
         String topic(String coll) {
@@ -65,6 +74,10 @@ final class PeerItSupport {
     static void startLinks(TestStack stack, List<Cluster> clusters, List<String> colls,
                            java.util.function.BiConsumer<Cluster, Map<String, String>> sourceExtra,
                            java.util.function.BiConsumer<Cluster, Map<String, String>> sinkExtra) {
+        if (!colls.contains(HEARTBEATS)) {
+            colls = new ArrayList<>(colls);
+            colls.add(HEARTBEATS); // peer mode requires the link's heartbeats: captured and read like any collection
+        }
         for (Cluster c : clusters) {
             for (String coll : colls) {
                 c.mongo().client().getDatabase(DB).createCollection(coll);
@@ -74,6 +87,7 @@ final class PeerItSupport {
         for (Cluster c : clusters) {
             Map<String, String> source = SourceItSupport.sourceConfig(c.mongo().uri(), DB, c.prefix(), ValueFormat.BSON, 1);
             source.put("peer.cluster.id", c.id());
+            source.put("peer.stamp.key", STAMP_KEY);
             source.put("collection.include", String.join(",", colls.stream().map(x -> DB + "\\." + x).toList()));
             sourceExtra.accept(c, source);
             stack.rest().putConnector(c.source(), source);
@@ -98,6 +112,8 @@ final class PeerItSupport {
     static Map<String, String> sinkConfig(Cluster c, String topics) {
         Map<String, String> sink = SinkItSupport.sinkConfig(topics, c.mongo().uri(), DB, ValueFormat.BSON);
         sink.put("peer.cluster.id", c.id());
+        sink.put("peer.stamp.key", STAMP_KEY);
+        sink.put("peer.heartbeat.namespace", DB + "." + HEARTBEATS);
         sink.put("peer.status.database", DB);
         sink.put("consumer.override.max.poll.records", "2000");
         return sink;
@@ -147,8 +163,8 @@ final class PeerItSupport {
     }
 
     /**
-     * Waits until every cluster holds the same documents (stamps included), every document carries a valid
-     * stamp, and no sink has anything queued; returns how long that took.
+     * Waits until every cluster holds the same documents (stamps included, MACs aside: see {@link #comparable}), every
+     * document carries a stamp matching its content, and no sink has anything queued; returns how long that took.
      */
     static Duration awaitConverged(TestStack stack, List<Cluster> clusters, List<String> colls, Duration timeout) {
         long start = System.nanoTime();
@@ -183,9 +199,28 @@ final class PeerItSupport {
         }
     }
 
+    /**
+     * A document as compared between clusters: its stamp without the MAC ({@code k}, {@code m}), which is bound to the
+     * cluster that holds the document; the content, origin, version and base must be the same everywhere.
+     */
+    static BsonDocument comparable(BsonDocument d) {
+        BsonDocument out = d.clone();
+        if (out.isDocument(PeerStamp.FIELD)) {
+            out.getDocument(PeerStamp.FIELD).remove("k");
+            out.getDocument(PeerStamp.FIELD).remove("m");
+        }
+        return out;
+    }
+
+    static Map<BsonValue, BsonDocument> comparableSnapshot(Cluster c, String coll) {
+        Map<BsonValue, BsonDocument> out = snapshot(c, coll);
+        out.replaceAll((id, d) -> comparable(d));
+        return out;
+    }
+
     static String differences(List<Cluster> clusters, List<String> colls) {
         for (String coll : colls) {
-            Map<BsonValue, BsonDocument> first = snapshot(clusters.get(0), coll);
+            Map<BsonValue, BsonDocument> first = comparableSnapshot(clusters.get(0), coll);
             for (BsonDocument d : first.values()) {
                 PeerStamp s = PeerStamp.read(d);
                 if (s == null || !s.hash().equals(ContentHash.of(d))) {
@@ -193,7 +228,7 @@ final class PeerItSupport {
                 }
             }
             for (Cluster other : clusters.subList(1, clusters.size())) {
-                Map<BsonValue, BsonDocument> docs = snapshot(other, coll);
+                Map<BsonValue, BsonDocument> docs = comparableSnapshot(other, coll);
                 if (!docs.equals(first)) {
                     int diff = 0;
                     String example = "";
@@ -303,6 +338,164 @@ final class PeerItSupport {
             counts.merge(write(col, new BsonInt32(random.nextInt(ids)), c.id() + "-" + i, random), 1, Integer::sum);
         }
         return counts;
+    }
+
+    /**
+     * As {@link #workload}, at a steady {@code rate} of writes per second (the i-th write is due at start + i/rate;
+     * a write that falls behind is made at once).
+     */
+    static Map<String, Integer> pacedWorkload(Cluster c, String coll, int ops, int rate, int ids, long seed) {
+        Random random = new Random(seed);
+        MongoCollection<BsonDocument> col = c.coll(coll);
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        long start = System.nanoTime();
+        for (int i = 0; i < ops; i++) {
+            long due = start + i * 1_000_000_000L / rate;
+            long wait = (due - System.nanoTime()) / 1_000_000;
+            if (wait > 0) {
+                sleep(wait);
+            }
+            counts.merge(write(col, new BsonInt32(random.nextInt(ids)), c.id() + "-" + i, random), 1, Integer::sum);
+        }
+        return counts;
+    }
+
+    /** A document without its peer stamp: what "equal, the stamp aside" compares. */
+    static BsonDocument withoutStamp(BsonDocument d) {
+        BsonDocument out = d.clone();
+        out.remove(PeerStamp.FIELD);
+        return out;
+    }
+
+    /** The ids whose documents differ (stamps aside) between the first cluster and any other, sorted. */
+    static List<BsonValue> contentDifferences(List<Cluster> clusters, String coll) {
+        Map<BsonValue, BsonDocument> first = snapshot(clusters.get(0), coll);
+        List<BsonValue> out = new ArrayList<>();
+        for (Cluster other : clusters.subList(1, clusters.size())) {
+            Map<BsonValue, BsonDocument> docs = snapshot(other, coll);
+            for (BsonValue id : union(first, docs)) {
+                BsonDocument x = first.get(id);
+                BsonDocument y = docs.get(id);
+                if ((x == null) != (y == null) || x != null && !withoutStamp(x).equals(withoutStamp(y))) {
+                    if (!out.contains(id)) {
+                        out.add(id);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The health a cluster's peer sink reports now: its status document's, or "stale" when not rewritten lately. */
+    static String health(Cluster c) {
+        List<BsonDocument> all = statuses(c);
+        if (all.isEmpty()) {
+            return "none";
+        }
+        BsonDocument latest = all.stream().max(java.util.Comparator.comparingLong(s -> s.getInt64("updatedAt").getValue())).get();
+        long age = System.currentTimeMillis() - latest.getInt64("updatedAt").getValue();
+        // expiresAt: a status its task stopped rewriting (a dead worker, a stopped connector) says nothing
+        return latest.getDateTime("expiresAt").getValue() < System.currentTimeMillis() ? "stale(" + age + " ms)"
+                : latest.getString("health").getValue();
+    }
+
+    /**
+     * What a watch of a link after its writes stopped saw: whether (and when) the clusters became equal, stamps
+     * aside, and the samples where documents had differed for over {@code stableMs} while every sink said ok.
+     */
+    record Watch(boolean converged, Duration after, int samples, int maxDiffering, List<String> differedWhileOk, String last) {
+        @Override
+        public String toString() {
+            return (converged ? "equal after " + after.toMillis() + " ms" : "NOT equal after " + after.toMillis() + " ms: " + last)
+                    + " (" + samples + " samples, at most " + maxDiffering + " documents differing, " + differedWhileOk.size()
+                    + " samples where documents differed for over " + DIFFER_STABLE_MS + " ms while every sink reported ok)";
+        }
+    }
+
+    static final long DIFFER_STABLE_MS = 15_000;
+
+    /**
+     * Samples the link every second until the clusters hold equal documents (stamps aside) and nothing is queued,
+     * or until {@code timeout}: counts the documents that differ and the sinks' health at each sample.
+     */
+    static Watch watchUntilConverged(TestStack stack, List<Cluster> clusters, List<String> colls, Duration timeout) {
+        long start = System.nanoTime();
+        long deadline = start + timeout.toNanos();
+        Map<String, Long> differingSince = new HashMap<>();
+        List<String> whileOk = new ArrayList<>();
+        int samples = 0;
+        int max = 0;
+        String last = "";
+        while (true) {
+            failIfAnyFailed(stack, clusters);
+            samples++;
+            long now = System.currentTimeMillis();
+            Map<String, Long> still = new HashMap<>();
+            List<String> differing = new ArrayList<>();
+            for (String coll : colls) {
+                for (BsonValue id : contentDifferences(clusters, coll)) {
+                    String key = coll + " " + id;
+                    differing.add(key);
+                    still.put(key, differingSince.getOrDefault(key, now));
+                }
+            }
+            differingSince.clear();
+            differingSince.putAll(still);
+            max = Math.max(max, differing.size());
+            List<String> health = clusters.stream().map(c -> c.id() + "=" + health(c)).toList();
+            boolean allOk = health.stream().allMatch(h -> h.endsWith("=ok"));
+            long oldest = still.values().stream().mapToLong(t -> now - t).max().orElse(0);
+            last = differing.size() + " differing " + differing.subList(0, Math.min(5, differing.size())) + ", health " + health
+                    + ", queued " + clusters.stream().map(c -> c.id() + "=" + queued(c)).toList();
+            if (allOk && oldest > DIFFER_STABLE_MS) {
+                whileOk.add(last);
+            }
+            if (differing.isEmpty() && clusters.stream().allMatch(c -> queued(c) == 0)) {
+                return new Watch(true, Duration.ofNanos(System.nanoTime() - start), samples, max, whileOk, last);
+            }
+            if (System.nanoTime() > deadline) {
+                return new Watch(false, Duration.ofNanos(System.nanoTime() - start), samples, max, whileOk, last);
+            }
+            sleep(1_000);
+        }
+    }
+
+    /**
+     * For up to {@code limit} documents that differ: each cluster's copy (stamp included) and every record each
+     * cluster's source emitted for it (offset, op, origin, version, base, tag).
+     */
+    static String diagnose(TestStack stack, List<Cluster> clusters, String coll, int limit) {
+        List<BsonValue> ids = contentDifferences(clusters, coll);
+        StringBuilder out = new StringBuilder(ids.size() + " documents differ");
+        Map<String, List<ConsumerRecord<byte[], byte[]>>> topics = new HashMap<>();
+        for (Cluster c : clusters) {
+            topics.put(c.id(), TopicReader.readAll(stack.bootstrapServers(), c.topic(coll), Duration.ofSeconds(3)));
+        }
+        for (BsonValue id : ids.subList(0, Math.min(limit, ids.size()))) {
+            out.append("\n== ").append(id);
+            for (Cluster c : clusters) {
+                out.append("\n  on ").append(c.id()).append(": ").append(snapshot(c, coll).get(id));
+            }
+            for (Cluster c : clusters) {
+                out.append("\n  emitted by ").append(c.id()).append(':');
+                for (ConsumerRecord<byte[], byte[]> r : topics.get(c.id())) {
+                    if (!SourceItSupport.isChange(r)) {
+                        continue;
+                    }
+                    ChangeEvent e = SourceItSupport.decode(r, true);
+                    if (!e.id().equals(id)) {
+                        continue;
+                    }
+                    String w = e.document() != null && e.document().isString("w") ? e.document().getString("w").getValue() : "-";
+                    out.append("\n    ").append(r.offset()).append(' ').append(e.op().wireName()).append(" origin=")
+                            .append(SourceItSupport.header(r, EventHeaders.ORIGIN)).append(" v=")
+                            .append(SourceItSupport.header(r, PeerHeaders.VERSION)).append(" base=")
+                            .append(SourceItSupport.header(r, PeerHeaders.BASE)).append(" ct=").append(e.clusterTime())
+                            .append(" w=").append(w);
+                }
+            }
+        }
+        return out.toString();
     }
 
     /** One write that changes something: an op that finds nothing to change (missing, or present) becomes the other. */

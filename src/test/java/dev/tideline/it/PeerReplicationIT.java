@@ -37,7 +37,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 class PeerReplicationIT {
     private static final int OPS_PER_CLUSTER = Integer.getInteger("peer.it.ops", 10_000);
     private static final int IDS = Integer.getInteger("peer.it.ids", 500);
-    private static final List<String> COLLS = List.of("docs", "races", "stopped", "held", "heartbeats", "gap");
+    private static final List<String> COLLS = List.of("docs", "races", "stopped", "held", "heartbeats", "gap", "forged");
     private static final Duration CONVERGE = Duration.ofSeconds(240);
 
     private static TestStack stack;
@@ -52,6 +52,7 @@ class PeerReplicationIT {
         PeerItSupport.startLinks(stack, List.of(a, b), COLLS, (c, source) -> { }, (c, sink) -> {
             sink.put("peer.heartbeat.namespace", PeerItSupport.DB + ".heartbeats");
             sink.put("peer.heartbeat.interval.ms", "500");
+            sink.put("peer.lag.degraded.ms", "8000");
         });
     }
 
@@ -169,6 +170,15 @@ class PeerReplicationIT {
         PeerItSupport.sleep(3_000);
         String whileStopped = PeerItSupport.differences(List.of(a, b), List.of("stopped"));
         assertThat(whileStopped).as("while the link is stopped the clusters differ").isNotEmpty();
+        // A's heartbeats no longer come back through B (B's sink does not apply them): A's side of the link says so
+        long stoppedAt = System.nanoTime();
+        BsonDocument degraded = awaitStatus(a, "not ok while B's sink is stopped", s -> !"ok".equals(s.getString("health").getValue()));
+        print("stopped link: A reports " + degraded.getString("health").getValue() + " " + degraded.getArray("reasons") + " "
+                + degraded.getArray("details") + " " + Duration.ofNanos(System.nanoTime() - stoppedAt).toMillis()
+                + " ms after the writes");
+        assertThat(degraded.getArray("reasons")).contains(new BsonString("lag"));
+        // B's sink writes nothing while stopped: its last status document expires instead of saying ok
+        SinkItSupport.await("B's last status document expired", Duration.ofSeconds(30), () -> PeerItSupport.health(b).startsWith("stale"));
         stack.rest().resume(b.sink());
         Duration converge = awaitConverged(stack, List.of(a, b), List.of("stopped"), CONVERGE);
         print("stopped link: 1000 writes while A->B was stopped; converged " + converge.toMillis() + " ms after resume, "
@@ -281,6 +291,57 @@ class PeerReplicationIT {
         assertThat(snapshot(b, "gap")).as("B's newer delete wins on B").doesNotContainKey(z);
         assertThat(counter(b, "decisions.undo_resurrection")).as("B's own delete was not applied a second time")
                 .isEqualTo(undoneBefore);
+    }
+
+    /**
+     * Applications on A write stamps and tombstones of their own: a copy of B's stamp (content and all) over A's copy
+     * of a document, a stamp naming B with a matching hash but no valid MAC, one with a time at the end of the clock,
+     * and a tombstone naming B before deleting a document. Each is an ordinary local write (or delete) of A: B
+     * applies it (none is skipped as an echo of B's own write) and both clusters converge.
+     */
+    @Test
+    @Order(7)
+    void forgedStampsAndTombstonesWrittenByAnApplicationAreReplicatedLikeAnyWrite() {
+        for (String id : List.of("copied", "named", "future", "tomb")) {
+            a.coll("forged").insertOne(new BsonDocument("_id", new BsonString(id)).append("w", new BsonString("A-" + id)));
+        }
+        b.coll("forged").insertOne(new BsonDocument("_id", new BsonString("source")).append("w", new BsonString("B-source")));
+        awaitConverged(stack, List.of(a, b), List.of("forged"), CONVERGE);
+
+        // 1. B's document "source", stamp and all, copied over A's "copied" (another document: the _id differs)
+        BsonDocument fromB = b.coll("forged").find(Filters.eq("_id", "source")).first();
+        BsonDocument copied = fromB.clone();
+        copied.put("_id", new BsonString("copied"));
+        a.coll("forged").replaceOne(Filters.eq("_id", "copied"), copied);
+        // 2. a stamp naming B, its hash matching the new content, B's key id and MAC pasted in
+        BsonDocument named = new BsonDocument("_id", new BsonString("named")).append("w", new BsonString("A-named-2"));
+        BsonDocument bStamp = fromB.getDocument("_tl");
+        named.append("_tl", new BsonDocument("o", new BsonString("B")).append("t", new org.bson.BsonTimestamp((int) (System.currentTimeMillis() / 1000), 1))
+                .append("h", new BsonString(dev.tideline.peer.ContentHash.of(named))).append("k", bStamp.get("k")).append("m", bStamp.get("m")));
+        a.coll("forged").replaceOne(Filters.eq("_id", "named"), named);
+        // 3. a stamp at the last second the clock can hold
+        BsonDocument future = new BsonDocument("_id", new BsonString("future")).append("w", new BsonString("A-future-2"));
+        future.append("_tl", new BsonDocument("o", new BsonString("B")).append("t", new org.bson.BsonTimestamp(-1, -1))
+                .append("h", new BsonString(dev.tideline.peer.ContentHash.of(future))));
+        a.coll("forged").replaceOne(Filters.eq("_id", "future"), future);
+        // 4. a tombstone naming B (newer than anything), then a local delete: it must not pass for B's delete
+        a.mongo().client().getDatabase(PeerItSupport.DB).getCollection(dev.tideline.peer.PeerCollections.TOMBSTONES, BsonDocument.class)
+                .insertOne(new BsonDocument("_id", dev.tideline.peer.PeerCollections.tombstoneKey("forged", new BsonString("tomb")))
+                        .append("v", new BsonDocument("t", new org.bson.BsonTimestamp((int) (System.currentTimeMillis() / 1000) + 60, 1))
+                                .append("o", new BsonString("B"))));
+        a.coll("forged").deleteOne(Filters.eq("_id", "tomb"));
+
+        Duration converge = awaitConverged(stack, List.of(a, b), List.of("forged"), CONVERGE);
+        Map<BsonValue, BsonDocument> onB = snapshot(b, "forged");
+        print("forged stamps: converged " + converge.toMillis() + " ms after the forgeries; on B: "
+                + onB.values().stream().map(d -> d.get("_id") + "=" + d.get("w") + " from " + d.getDocument("_tl").get("o")).toList());
+        assertThat(onB.get(new BsonString("copied")).getString("w").getValue()).isEqualTo("B-source");
+        assertThat(onB.get(new BsonString("copied")).getDocument("_tl").getString("o").getValue()).as("A's write").isEqualTo("A");
+        assertThat(onB.get(new BsonString("named")).getString("w").getValue()).isEqualTo("A-named-2");
+        assertThat(onB.get(new BsonString("future")).getString("w").getValue()).isEqualTo("A-future-2");
+        assertThat(onB.get(new BsonString("future")).getDocument("_tl").getTimestamp("t").getTime())
+                .as("labelled by A's clock, not the forged time").isNotEqualTo(-1);
+        assertThat(onB).as("A's local delete reached B").doesNotContainKey(new BsonString("tomb"));
     }
 
     /** The status document of the cluster's current sink task (the latest written) once it satisfies {@code wanted}. */

@@ -106,6 +106,7 @@ class SinkPoisonIT {
         config.put("errors.deadletterqueue.topic.replication.factor", "1");
         config.put("errors.deadletterqueue.context.headers.enable", "true");
         config.put("producer.override.max.request.size", Integer.toString(SinkItSupport.LARGE_MESSAGE_BYTES));
+        config.put("duplicate.key.retry.ms", "2000"); // retried that long before it goes to the DLQ
         stack.rest().putConnector(connector, config);
         stack.rest().awaitRunning(connector, 1, Duration.ofSeconds(60));
 
@@ -146,7 +147,9 @@ class SinkPoisonIT {
             p.flush();
         }
 
-        stack.rest().putConnector(connector, sinkConfig(topic, destination.uri(), dest.db(), ValueFormat.JSON));
+        Map<String, String> config = sinkConfig(topic, destination.uri(), dest.db(), ValueFormat.JSON);
+        config.put("duplicate.key.retry.ms", "1000"); // retried that long before it stops the task
+        stack.rest().putConnector(connector, config);
         JsonNode[] failed = new JsonNode[1];
         await("the task FAILED", Duration.ofSeconds(90), () -> {
             JsonNode status = stack.rest().statusOrEmpty(connector);
@@ -162,9 +165,66 @@ class SinkPoisonIT {
         System.out.printf("default tolerance: 3 records, %d applied, task FAILED with: %s%n",
                 snapshot(destination.client(), dest).size(), trace.lines().filter(l -> l.contains("offset")).findFirst().orElse(trace));
 
-        assertThat(trace).contains("topic " + topic + ", partition 0, offset 1").contains("code 11000");
+        assertThat(trace).contains("topic " + topic + ", partition 0, offset 1").contains("code 11000").contains("still refused after");
         assertThat(snapshot(destination.client(), dest).keySet()).containsExactlyInAnyOrder(new BsonInt32(1), new BsonInt32(3));
         stack.rest().deleteConnector(connector);
+    }
+
+    /**
+     * Two documents swap a unique value (A: x to y, then B: z to x); B's change travels on another partition
+     * and arrives first. The destination refuses it (11000) until A's change lands: it is held and retried,
+     * not sent to the DLQ, and lands as soon as A's does. One task reads both partitions.
+     */
+    @Test
+    void aDuplicateKeyFromASwapBetweenPartitionsIsRetriedUntilTheOtherChangeLands() throws Exception {
+        String topic = "sink-it-swap";
+        String dlq = "sink-it-swap-dlq";
+        String connector = "sink-swap";
+        Namespace dest = new Namespace("swap_dest", "people");
+        stack.createTopic(topic, 2);
+        destination.client().getDatabase(dest.db()).getCollection(dest.coll())
+                .createIndex(Indexes.ascending("email"), new IndexOptions().unique(true));
+        Map<String, String> config = sinkConfig(topic, destination.uri(), dest.db(), ValueFormat.JSON);
+        config.put("errors.tolerance", "all");
+        config.put("errors.deadletterqueue.topic.name", dlq);
+        config.put("errors.deadletterqueue.topic.replication.factor", "1");
+        config.put("errors.deadletterqueue.context.headers.enable", "true");
+        config.put("retry.backoff.initial.ms", "200");
+        stack.rest().putConnector(connector, config);
+        stack.rest().awaitRunning(connector, 1, Duration.ofSeconds(60));
+        try (KafkaProducer<byte[], byte[]> p = SinkItSupport.producer(stack.bootstrapServers())) {
+            p.send(person(topic, 0, "a", "x", 100));
+            p.send(person(topic, 1, "b", "z", 100));
+            p.flush();
+            await("A and B at the destination", Duration.ofSeconds(60), () -> snapshot(destination.client(), dest).size() == 2);
+
+            p.send(person(topic, 1, "b", "x", 102)); // B takes x while A still holds it here
+            p.flush();
+            long sent = System.nanoTime();
+            Thread.sleep(4_000);
+            assertThat(email(dest, "b")).as("refused while A holds x").isEqualTo("z");
+            p.send(person(topic, 0, "a", "y", 101)); // A frees x
+            p.flush();
+            await("B holds x", Duration.ofSeconds(60), () -> "x".equals(email(dest, "b")));
+            System.out.printf("unique swap between partitions: B's write refused (11000) and held, applied %d ms after it was "
+                    + "sent (A's change sent 4,000 ms after it); A=%s B=%s%n", Duration.ofNanos(System.nanoTime() - sent).toMillis(),
+                    email(dest, "a"), email(dest, "b"));
+        }
+        assertThat(email(dest, "a")).isEqualTo("y");
+        assertThat(TopicReader.readAll(stack.bootstrapServers(), dlq, Duration.ofSeconds(3))).as("nothing in the DLQ").isEmpty();
+        stack.rest().deleteConnector(connector);
+    }
+
+    private static ProducerRecord<byte[], byte[]> person(String topic, int partition, String id, String email, int t) {
+        ChangeEvent e = new ChangeEvent(Op.UPDATE, new Namespace("src", "people"), new BsonString(id),
+                new BsonDocument("_id", new BsonString(id)).append("email", new BsonString(email)), new BsonTimestamp(t, 1), 0L, null);
+        return new ProducerRecord<>(topic, partition, keyBytes(topic, e.id(), ValueFormat.JSON), valueBytes(topic, e, ValueFormat.JSON));
+    }
+
+    private static String email(Namespace dest, String id) {
+        var doc = destination.client().getDatabase(dest.db()).getCollection(dest.coll())
+                .find(new org.bson.Document("_id", id)).first();
+        return doc == null ? null : doc.getString("email");
     }
 
     private static String header(ConsumerRecord<byte[], byte[]> r, String name) {

@@ -15,28 +15,48 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
+import java.util.zip.CRC32;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 
 /**
- * tasks.max=2 over 4 collections: each collection on exactly one task, shown both by the task configs
- * (REST) and by the records (one tl.producer per collection, the producers grouping the collections as
- * the configs do). A collection created while running is picked up and captured without a restart.
+ * tasks.max=2: each collection is captured by exactly one task (one tl.producer per collection, the
+ * producers grouping the collections by the namespace hash the tasks share), and a collection created
+ * while running is picked up by its task WITHOUT a reconfiguration: the task configs stay the same and
+ * the tasks keep running (the same producers go on for the other collections, nothing is copied again).
  */
 class SourceTaskSplitIT {
     private static final String DB = "split_it";
     private static final String CONNECTOR = "source-split-it";
 
+    /** The owning task of a namespace, as the connector's tasks compute it (CRC-32 of the name, mod the count). */
+    private static int owner(String coll, int tasks) {
+        CRC32 crc = new CRC32();
+        crc.update((DB + "." + coll).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return (int) (crc.getValue() % tasks);
+    }
+
     @Test
-    void twoTasksShareFourCollectionsEachOnOneTaskAndANewCollectionIsPickedUp() {
+    void twoTasksShareTheCollectionsAndANewCollectionIsPickedUpWithoutRestartingAnything() {
         TestStack stack = TestStack.shared();
+        // collections picked so that each task owns two, and the new one goes to task 0
+        List<String> colls = new ArrayList<>();
+        String late = null;
+        int[] perTask = new int[2];
+        for (int i = 0; colls.size() < 4 || late == null; i++) {
+            String c = "c" + i;
+            int t = owner(c, 2);
+            if (colls.size() < 4 && perTask[t] < 2) {
+                colls.add(c);
+                perTask[t]++;
+            } else if (late == null && t == 0 && colls.size() == 4) {
+                late = c;
+            }
+        }
         try (MongoFixture mongo = MongoFixture.withOplog()) {
             MongoDatabase database = mongo.client().getDatabase(DB);
-            List<String> colls = List.of("c1", "c2", "c3", "c4");
             for (String c : colls) {
                 database.getCollection(c).insertOne(new Document("_id", 0));
             }
@@ -45,11 +65,7 @@ class SourceTaskSplitIT {
             stack.rest().putConnector(CONNECTOR, config);
             try {
                 stack.rest().awaitRunning(CONNECTOR, 2, Duration.ofSeconds(60));
-                List<Set<String>> assigned = assignment(stack);
-                System.out.println("task assignment: " + assigned);
-                assertThat(assigned).hasSize(2).allSatisfy(group -> assertThat(group).hasSize(2));
-                assertThat(union(assigned)).containsExactlyInAnyOrder("split_it.c1", "split_it.c2", "split_it.c3", "split_it.c4");
-
+                List<Map<String, String>> configsBefore = stack.rest().taskConfigs(CONNECTOR);
                 for (String c : colls) {
                     for (int i = 1; i <= 5; i++) {
                         database.getCollection(c).insertOne(new Document("_id", i));
@@ -57,51 +73,40 @@ class SourceTaskSplitIT {
                 }
                 Map<String, String> producerOf = new TreeMap<>();
                 for (String c : colls) {
-                    producerOf.put(DB + "." + c, onlyProducer(stack, c, 6));
+                    producerOf.put(c, onlyProducer(stack, c, 6));
                 }
                 System.out.println("producer per collection: " + producerOf);
-                assertThat(new HashSet<>(producerOf.values())).hasSize(2);
-                for (Set<String> group : assigned) {
-                    Set<String> producers = new HashSet<>();
-                    group.forEach(ns -> producers.add(producerOf.get(ns)));
-                    assertThat(producers).as("collections of one task share its producer").hasSize(1);
+                assertThat(new HashSet<>(producerOf.values())).as("two tasks, each capturing its own collections").hasSize(2);
+                for (String a : colls) {
+                    for (String b : colls) {
+                        assertThat(producerOf.get(a).equals(producerOf.get(b))).as(a + " and " + b + " on one task")
+                                .isEqualTo(owner(a, 2) == owner(b, 2));
+                    }
                 }
 
-                // created while running: the monitor notices, Connect reconfigures the tasks
+                // created while running: its task finds it by itself; nothing is reconfigured or restarted
                 for (int i = 1; i <= 3; i++) {
-                    database.getCollection("c5").insertOne(new Document("_id", i));
+                    database.getCollection(late).insertOne(new Document("_id", i));
                 }
-                onlyProducer(stack, "c5", 3);
-                database.getCollection("c5").insertOne(new Document("_id", 4));
-                String c5Producer = onlyProducer(stack, "c5", 4);
-                List<Set<String>> after = assignment(stack);
-                System.out.println("task assignment after c5 appeared: " + after + ", c5 captured by producer " + c5Producer);
-                assertThat(after).hasSize(2);
-                assertThat(after.get(0)).doesNotContainAnyElementsOf(after.get(1));
-                assertThat(union(after)).containsExactlyInAnyOrder("split_it.c1", "split_it.c2", "split_it.c3", "split_it.c4", "split_it.c5");
+                String lateProducer = onlyProducer(stack, late, 3);
+                for (String c : colls) {
+                    database.getCollection(c).insertOne(new Document("_id", 6));
+                }
+                Map<String, String> producerAfter = new TreeMap<>();
+                for (String c : colls) {
+                    producerAfter.put(c, onlyProducer(stack, c, 7));
+                }
+                List<Map<String, String>> configsAfter = stack.rest().taskConfigs(CONNECTOR);
+                System.out.println("after " + late + " appeared: captured by producer " + lateProducer + "; producers " + producerAfter
+                        + "; task configs unchanged: " + configsAfter.equals(configsBefore));
+                assertThat(producerAfter).as("the same task runs: no restart").isEqualTo(producerOf);
+                assertThat(lateProducer).isEqualTo(producerOf.get(colls.stream().filter(c -> owner(c, 2) == 0).findFirst().orElseThrow()));
+                assertThat(configsAfter).isEqualTo(configsBefore);
+                assertThat(configsAfter).allSatisfy(c -> assertThat(c).doesNotContainKey("tideline.task.collections"));
             } finally {
                 stack.rest().deleteConnector(CONNECTOR);
             }
         }
-    }
-
-    /** The collections each task owns, from GET /connectors/x/tasks. */
-    private static List<Set<String>> assignment(TestStack stack) {
-        List<Set<String>> out = new ArrayList<>();
-        for (Map<String, String> task : stack.rest().taskConfigs(CONNECTOR)) {
-            Set<String> names = new TreeSet<>();
-            for (BsonValue v : BsonDocument.parse(task.get("tideline.task.collections")).getArray("c")) {
-                names.add(v.asString().getValue());
-            }
-            out.add(names);
-        }
-        return out;
-    }
-
-    private static Set<String> union(List<Set<String>> groups) {
-        Set<String> all = new HashSet<>();
-        groups.forEach(all::addAll);
-        return all;
     }
 
     /** Waits until {@code distinctIds} ids of the collection are on its topic; their records must come from one producer. */

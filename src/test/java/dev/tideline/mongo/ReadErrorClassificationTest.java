@@ -30,6 +30,47 @@ class ReadErrorClassificationTest {
         assertThat(MongoErrors.classify(refused(11600, "InterruptedAtShutdown"))).isEqualTo(ErrorClass.RETRIABLE);
     }
 
+    /**
+     * Every resumable code of the driver's change-stream specification (servers before 4.4), and the
+     * ones it leaves to the application (Interrupted, CursorKilled, MaxTimeMSExpired): the capture
+     * reopens from its own last position, which is always safe.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {6, 7, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436, 63, 150,
+            13388, 234, 133, 43, 11601, 237, 50})
+    void everyResumableCodeIsRetriable(int code) {
+        assertThat(MongoErrors.classify(refused(code, "Code" + code))).isEqualTo(ErrorClass.RETRIABLE);
+    }
+
+    @Test
+    void theResumableLabelIsRetriableButNotForLostHistory() {
+        MongoCommandException labelled = refused(999_999, "SomethingNew");
+        labelled.addLabel("ResumableChangeStreamError");
+        assertThat(MongoErrors.classify(labelled)).isEqualTo(ErrorClass.RETRIABLE);
+        MongoCommandException lost = refused(286, "ChangeStreamHistoryLost");
+        lost.addLabel("ResumableChangeStreamError");
+        assertThat(MongoErrors.classify(lost)).isEqualTo(ErrorClass.HISTORY_LOST);
+    }
+
+    @Test
+    void onlyAStandaloneAnswerMeansNoChangeStreamsNeverATimeOut() {
+        assertThat(MongoErrors.isStreamUnsupported(refused(40573, "Location40573"))).isTrue();
+        assertThat(MongoErrors.isStreamUnsupported(new com.mongodb.MongoException(-1, "Unknown error"))).isFalse();
+        assertThat(MongoErrors.isStreamUnsupported(new com.mongodb.MongoTimeoutException("no server"))).isFalse();
+        assertThat(MongoErrors.classify(new com.mongodb.MongoTimeoutException("no server"))).isEqualTo(ErrorClass.RETRIABLE);
+    }
+
+    @Test
+    void anEventTooLargeToSendAndAnUnknownStageOrFieldAreToldApart() {
+        assertThat(MongoErrors.isEventTooLarge(refused(10334, "BSONObjectTooLarge"))).isTrue();
+        assertThat(MongoErrors.isEventTooLarge(new MongoQueryException(new BsonDocument("code", new BsonInt32(10334))
+                .append("errmsg", new BsonString("too large")), ADDRESS))).isTrue();
+        assertThat(MongoErrors.isEventTooLarge(refused(286, "ChangeStreamHistoryLost"))).isFalse();
+        assertThat(MongoErrors.isUnknownPipelineStage(refused(40324, "Location40324"))).isTrue();
+        assertThat(MongoErrors.isUnknownField(refused(40415, "Location40415"))).isTrue();
+        assertThat(MongoErrors.isUnknownPipelineStage(refused(40415, "Location40415"))).isFalse();
+    }
+
     @Test
     void aLostCursorIsReopenedNotResnapshotted() {
         assertThat(MongoErrors.classify(refused(43, "CursorNotFound"))).isEqualTo(ErrorClass.RETRIABLE);

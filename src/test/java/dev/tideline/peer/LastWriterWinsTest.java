@@ -33,7 +33,8 @@ class LastWriterWinsTest {
     @Test
     void ourOwnRecordStampsTheLocalWriteOnlyWhileTheContentIsThatWrite() {
         assertThat(decideA(new DocState.Present("c1", null, null), write("A", "A", v(10, "A"), null, "c1")).action()).isEqualTo(STAMP_LOCAL);
-        assertThat(decideA(new DocState.Present("c2", null, null), write("A", "A", v(10, "A"), null, "c1")).action()).isEqualTo(NOTHING);
+        assertThat(decideA(new DocState.Present("c2", null, null), write("A", "A", v(10, "A"), null, "c1")).action())
+                .as("written again locally since: waits for the record of that write").isEqualTo(WAIT_OWN);
         assertThat(decideA(new DocState.Present("c1", v(10, "A"), null), write("A", "A", v(10, "A"), null, "c1")).action()).isEqualTo(NOTHING);
         assertThat(decideA(new DocState.Absent(v(11, "B")), write("A", "A", v(10, "A"), null, "c1")).action()).isEqualTo(NOTHING);
     }
@@ -43,10 +44,10 @@ class LastWriterWinsTest {
         Incoming own = write("A", "A", v(10, "A"), null, "c1");
         DocState absent = new DocState.Absent(null);
         Decision d = decideA(absent, own);
-        assertThat(d.action()).isEqualTo(EXPECT_LOCAL_DELETE);
+        assertThat(d.action()).isEqualTo(WAIT_OWN);
         assertThat(d.changesState()).isFalse();
         DocState expecting = LastWriterWins.after(absent, own, d);
-        assertThat(expecting).isEqualTo(new DocState.Absent(null, true));
+        assertThat(expecting).isEqualTo(new DocState.Absent(null, true, v(10, "A")));
         assertThat(decideA(expecting, write("B", "B", v(11, "B"), null, "x")).action()).isEqualTo(HOLD);
     }
 
@@ -83,7 +84,52 @@ class LastWriterWinsTest {
         assertThat(undo.action()).isEqualTo(UNDO_RESURRECTION);
         assertThat(undo.conflict()).isTrue();
         assertThat(decideA(new DocState.Present("c", v(12, "B"), null), delete("A", "A", v(10, "A"))).action()).isEqualTo(NOTHING);
-        assertThat(decideA(new DocState.Present("c", null, null), delete("A", "A", v(10, "A"))).action()).isEqualTo(NOTHING);
+        assertThat(decideA(new DocState.Present("c", null, null), delete("A", "A", v(10, "A"))).action())
+                .as("written again locally since the delete: waits for the record of that write").isEqualTo(WAIT_OWN);
+        assertThat(decideA(new DocState.Present("c", v(12, "A"), null), delete("A", "A", v(10, "A"))).action()).isEqualTo(NOTHING);
+        assertThat(decideA(new DocState.Present("c", v(9, "A"), null), delete("A", "A", v(10, "A"))).action())
+                .as("our own newer delete wins over our own older write too").isEqualTo(UNDO_RESURRECTION);
+    }
+
+    /**
+     * Seen after kill -9 of the worker: A's source read an update event late, so the record carried the content of
+     * a LATER local write (A's v31) under the event's time (v18). A's sink stamped the document v18, applied B's v29
+     * over it (newer than v18), and then met A's own record of v31 with B's content in place. A peer applies v31
+     * (the newest); so must A, or the clusters differ for good.
+     */
+    @Test
+    void ourOwnWriteNewerThanWhatReplacedItHereIsWrittenAgainAsEveryPeerDoes() {
+        DocState afterPeer = new DocState.Present("b29", v(29, "B"), null);
+        Decision d = decideA(afterPeer, write("A", "A", v(31, "A"), null, "a31"));
+        assertThat(d.action()).isEqualTo(APPLY_WRITE);
+        assertThat(LastWriterWins.after(afterPeer, write("A", "A", v(31, "A"), null, "a31"), d))
+                .isEqualTo(new DocState.Present("a31", v(31, "A"), null));
+        // the same content stamped with an older version of it (an event read late): stamped again with the newer one
+        assertThat(decideA(new DocState.Present("a31", v(18, "A"), null), write("A", "A", v(31, "A"), null, "a31")).action())
+                .isEqualTo(STAMP_LOCAL);
+        assertThat(decideA(new DocState.Present("a31", v(31, "A"), null), write("A", "A", v(18, "A"), null, "a31")).action())
+                .isEqualTo(NOTHING);
+    }
+
+    @Test
+    void aLocalWriteOlderThanTheTombstoneKeptForTheDocumentLosesAsEveryPeerDecides() {
+        DocState recreated = new DocState.Present("c", null, null, v(12, "B"));
+        Incoming own = write("A", "A", v(11, "A"), null, "c");
+        Decision d = decideA(recreated, own);
+        assertThat(d.action()).isEqualTo(LOCAL_WRITE_LOSES);
+        assertThat(d.conflict()).isTrue();
+        assertThat(LastWriterWins.after(recreated, own, d)).isEqualTo(new DocState.Absent(v(12, "B")));
+        assertThat(decideA(recreated, write("A", "A", v(13, "A"), null, "c")).action()).isEqualTo(STAMP_LOCAL);
+    }
+
+    @Test
+    void anOwnRecordThatWaitedIsDecidedByLastWriterWinsOnceALaterOwnRecordWasProcessed() {
+        Incoming w = write("A", "A", v(20, "A"), null, "c");
+        DocState absent = new DocState.Absent(v(15, "B"));
+        assertThat(LastWriterWins.decide("A", absent, w, false).action()).isEqualTo(WAIT_OWN);
+        // the later own record was an OLDER-labelled delete: the write is the newest, every peer keeps it
+        assertThat(LastWriterWins.decide("A", new DocState.Absent(v(18, "A")), w, true).action()).isEqualTo(APPLY_WRITE);
+        assertThat(LastWriterWins.decide("A", new DocState.Absent(v(21, "A")), w, true).action()).isEqualTo(NOTHING);
     }
 
     @Test

@@ -35,6 +35,14 @@ final class GatewayPart implements Sandbox.Part, AutoCloseable {
         Map<String, String> settings = new HashMap<>();
         file.stringPropertyNames().forEach(k -> settings.put(k, file.getProperty(k)));
         settings.put(GatewaySettings.KAFKA_BOOTSTRAP, bootstrapServers);
+        // the file ships a placeholder the gateway refuses: the sandbox signs with a secret of its own run
+        String secret = System.getenv("FANOUT_HMAC_SECRET");
+        if (secret == null || secret.isEmpty()) {
+            byte[] random = new byte[36];
+            new java.security.SecureRandom().nextBytes(random);
+            secret = java.util.Base64.getEncoder().encodeToString(random);
+        }
+        settings.put(GatewaySettings.AUTH_SECRET, secret);
         FanoutGateway gateway = FanoutGateway.start(settings);
         String token = gateway.issueToken(tenant, List.of("*.*." + tenant), Duration.ofHours(8));
         System.out.println("Fanout gateway at " + gateway.baseUrl() + "; live changes of tenant " + tenant + ": "

@@ -105,4 +105,98 @@ class TidelineSinkTaskTest {
     void versionComesFromTheBuild() {
         assertThat(new TidelineSinkTask().version()).isEqualTo(new TidelineSinkConnector().version()).doesNotContain("${");
     }
+
+    /**
+     * Two documents swap a unique value at the source (A: x to y, then B: z to x) and B's change, on
+     * another partition, reaches the destination first: held, not reported, and applied once A's lands.
+     */
+    @Test
+    void aDuplicateKeyOnAUniqueIndexIsRetriedUntilTheSwapCompletesAndOffsetsWaitForIt() {
+        MongoServer server = new MongoServer(new MemoryBackend());
+        server.bind("127.0.0.1", 0);
+        String uri = "mongodb://127.0.0.1:" + server.getLocalAddress().getPort();
+        List<Object> reported = new ArrayList<>();
+        SinkTaskContext withReporter = new SinkTaskContext() {
+            @Override public Map<String, String> configs() { return Map.of(); }
+            @Override public void offset(Map<TopicPartition, Long> offsets) { }
+            @Override public void offset(TopicPartition tp, long offset) { }
+            @Override public void timeout(long timeoutMs) { timeouts.add(timeoutMs); }
+            @Override public Set<TopicPartition> assignment() { return Set.of(); }
+            @Override public void pause(TopicPartition... partitions) { }
+            @Override public void resume(TopicPartition... partitions) { }
+            @Override public void requestCommit() { }
+            @Override public ErrantRecordReporter errantRecordReporter() {
+                return (record, error) -> {
+                    reported.add(error.getMessage());
+                    return java.util.concurrent.CompletableFuture.completedFuture(null);
+                };
+            }
+        };
+        try (MongoClient client = MongoClients.create(uri)) {
+            var people = client.getDatabase("dest").getCollection("people");
+            people.createIndex(new BsonDocument("email", new BsonInt32(1)), new com.mongodb.client.model.IndexOptions().unique(true));
+            TidelineSinkTask task = new TidelineSinkTask();
+            task.initialize(withReporter);
+            task.start(Map.of("mongodb.uri", uri, "database", "dest", "errors.tolerance", "all",
+                    "retry.backoff.initial.ms", "50", "duplicate.key.retry.ms", "60000"));
+            try {
+                task.put(List.of(person(0, 0, "a", "x", 10), person(1, 0, "b", "z", 10)));
+                SinkRecord bTakesX = person(1, 1, "b", "x", 12);
+                task.put(List.of(bTakesX)); // A still holds x: refused, held
+                assertThat(reported).isEmpty();
+                Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed = task.preCommit(Map.of(
+                        new TopicPartition("people", 1), new org.apache.kafka.clients.consumer.OffsetAndMetadata(2)));
+                assertThat(committed.get(new TopicPartition("people", 1)).offset()).as("not past the held record").isEqualTo(1);
+                assertThat(timeouts).contains(50L);
+
+                task.put(List.of(person(0, 1, "a", "y", 11))); // A frees x; B is retried ahead of it in this batch
+                task.put(List.of()); // and again on its own if the unordered bulk write applied it first
+                assertThat(reported).isEmpty();
+                assertThat(people.find(new BsonDocument("_id", new org.bson.BsonString("b"))).first().getString("email"))
+                        .isEqualTo("x");
+                assertThat(people.find(new BsonDocument("_id", new org.bson.BsonString("a"))).first().getString("email"))
+                        .isEqualTo("y");
+                assertThat(task.preCommit(Map.of(new TopicPartition("people", 1),
+                        new org.apache.kafka.clients.consumer.OffsetAndMetadata(2))).get(new TopicPartition("people", 1)).offset())
+                        .isEqualTo(2);
+            } finally {
+                task.stop();
+            }
+        } finally {
+            server.shutdownNow();
+        }
+    }
+
+    @Test
+    void aDuplicateKeyThatNeverClearsIsReportedOnceTheRetryTimeIsOver() throws Exception {
+        MongoServer server = new MongoServer(new MemoryBackend());
+        server.bind("127.0.0.1", 0);
+        String uri = "mongodb://127.0.0.1:" + server.getLocalAddress().getPort();
+        try (MongoClient client = MongoClients.create(uri)) {
+            client.getDatabase("dest").getCollection("people")
+                    .createIndex(new BsonDocument("email", new BsonInt32(1)), new com.mongodb.client.model.IndexOptions().unique(true));
+            TidelineSinkTask task = new TidelineSinkTask();
+            task.initialize(context);
+            task.start(Map.of("mongodb.uri", uri, "database", "dest", "retry.backoff.initial.ms", "50", "duplicate.key.retry.ms", "300"));
+            try {
+                task.put(List.of(person(0, 0, "a", "x", 10)));
+                task.put(List.of(person(1, 0, "b", "x", 11))); // held, errors.tolerance=none does not stop the task yet
+                Thread.sleep(350);
+                assertThatThrownBy(() -> task.put(List.of())).isInstanceOf(org.apache.kafka.connect.errors.ConnectException.class)
+                        .hasMessageContaining("E11000").hasMessageContaining("still refused after 1 retries");
+            } finally {
+                task.stop();
+            }
+        } finally {
+            server.shutdownNow();
+        }
+    }
+
+    private static SinkRecord person(int partition, long offset, String id, String email, int clusterSeconds) {
+        var e = new dev.tideline.event.ChangeEvent(Op.UPDATE, new dev.tideline.event.Namespace("src", "people"),
+                new org.bson.BsonString(id), new BsonDocument("_id", new org.bson.BsonString(id))
+                .append("email", new org.bson.BsonString(email)), new org.bson.BsonTimestamp(clusterSeconds, 1), 0, null);
+        return new SinkRecord("people", partition, null, dev.tideline.event.EnvelopeCodec.toKey(e.id(), ValueFormat.BSON), null,
+                dev.tideline.event.EnvelopeCodec.toValue(e, ValueFormat.BSON), offset);
+    }
 }

@@ -2,7 +2,6 @@ package dev.tideline.source;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.mongodb.client.MongoCollection;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.ResnapshotMarker;
 import java.util.ArrayList;
@@ -11,17 +10,23 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonTimestamp;
 import org.bson.Document;
-import org.bson.RawBsonDocument;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The backfill copies in _id order in batches, resumes after a copied _id, and ends with the switch to streaming. */
+/**
+ * The backfill copies in _id order in batches, resumes after a copied _id, and ends with its complete
+ * marker and the switch to streaming at the copy's stream start.
+ */
 class BackfillReaderTest {
     private static final BsonTimestamp START = new BsonTimestamp(1_700_000_000, 0);
     private static final Namespace NS = new Namespace("b", "docs");
     private static InProcessMongo mongo;
-    private static MongoCollection<RawBsonDocument> docs;
+    private static final java.util.concurrent.ThreadFactory THREADS = r -> {
+        Thread t = new Thread(r, "backfill-test");
+        t.setDaemon(true);
+        return t;
+    };
 
     @BeforeAll
     static void load() {
@@ -31,7 +36,6 @@ class BackfillReaderTest {
             all.add(new Document("_id", i).append("v", 0));
         }
         mongo.db("b").getCollection("docs").insertMany(all);
-        docs = mongo.db("b").getCollection("docs", RawBsonDocument.class);
     }
 
     @AfterAll
@@ -55,58 +59,61 @@ class BackfillReaderTest {
         return ids;
     }
 
+    private static BackfillReader reader(Namespace ns, BsonDocument filter, int batch, SourceOffset from, int partitions, long estimate) {
+        return new BackfillReader(mongo.client, ns, filter, batch, from, partitions, new BackfillProgress(estimate,
+                System.currentTimeMillis()), THREADS);
+    }
+
     @Test
-    void copiesEverythingInIdOrderInBatchesAndEndsWithTheStreamStart() throws InterruptedException {
-        List<List<Captured>> batches = readAll(new BackfillReader(docs, NS, new BsonDocument(), 1000, START, null,
-                new BackfillProgress(2_500, System.currentTimeMillis())));
+    void copiesEverythingInIdOrderInBatchesAndEndsWithTheMarkerAndTheStreamStart() throws InterruptedException {
+        List<List<Captured>> batches = readAll(reader(NS, new BsonDocument(), 1000, SourceOffset.backfill(START, null), 1, 2_500));
 
         assertThat(batches).hasSize(3);
         assertThat(batches.get(0)).hasSize(1000);
         assertThat(copiedIds(batches)).hasSize(2_500).isSorted().startsWith(1).endsWith(2_500);
-        Captured last = batches.get(2).get(batches.get(2).size() - 1);
+        List<Captured> lastBatch = batches.get(2);
+        assertThat(lastBatch.get(lastBatch.size() - 2)).isEqualTo(new Captured.Marker(
+                new ResnapshotMarker(ResnapshotMarker.Stage.COMPLETE, NS, START, 1), SourceOffset.backfill(START, new BsonInt32(2_500))));
+        Captured last = lastBatch.get(lastBatch.size() - 1);
         assertThat(last).isInstanceOf(Captured.Heartbeat.class);
-        assertThat(last.offset()).isEqualTo(SourceOffset.streamFrom(START));
+        assertThat(last.offset()).isEqualTo(SourceOffset.streamAfterCopy(START));
+        assertThat(last.offset().isAfterCopy()).isTrue();
         Captured.Change firstOfSecond = (Captured.Change) batches.get(1).get(0);
         assertThat(firstOfSecond.offset()).isEqualTo(SourceOffset.backfill(START, new BsonInt32(1001)));
     }
 
     @Test
     void resumesAfterTheLastCopiedIdAndAppliesTheFilter() throws InterruptedException {
-        List<Integer> ids = copiedIds(readAll(new BackfillReader(docs, NS, BsonDocument.parse("{\"_id\": {\"$lte\": 2000}}"), 300, START,
-                new BsonInt32(1_000), new BackfillProgress(2_500, System.currentTimeMillis()))));
+        List<Integer> ids = copiedIds(readAll(reader(NS, BsonDocument.parse("{\"_id\": {\"$lte\": 2000}}"), 300,
+                SourceOffset.backfill(START, new BsonInt32(1_000)), 1, 2_500)));
 
         assertThat(ids).hasSize(1_000).isSorted().startsWith(1_001).endsWith(2_000);
     }
 
     @Test
-    void anEmptyCollectionSwitchesToStreamingAtOnce() throws InterruptedException {
-        List<List<Captured>> batches = readAll(new BackfillReader(mongo.db("b").getCollection("none", RawBsonDocument.class), NS,
-                new BsonDocument(), 1000, START, null, new BackfillProgress(0, System.currentTimeMillis())));
+    void anEmptyCollectionEndsItsCopyAtOnce() throws InterruptedException {
+        List<List<Captured>> batches = readAll(reader(new Namespace("b", "none"), new BsonDocument(), 1000,
+                SourceOffset.backfill(START, null), 2, 0));
 
         assertThat(batches).hasSize(1);
-        assertThat(batches.get(0)).containsExactly(new Captured.Heartbeat(SourceOffset.streamFrom(START)));
+        assertThat(batches.get(0)).containsExactly(
+                new Captured.Marker(new ResnapshotMarker(ResnapshotMarker.Stage.COMPLETE, new Namespace("b", "none"), START, 2),
+                        SourceOffset.backfill(START, null)),
+                new Captured.Heartbeat(SourceOffset.streamAfterCopy(START)));
     }
 
     @Test
-    void aResnapshotEndsWithItsCompleteMarkerBeforeTheSwitchToStreaming() throws InterruptedException {
-        List<List<Captured>> batches = readAll(new BackfillReader(docs, NS, BsonDocument.parse("{\"_id\": {\"$lte\": 1500}}"), 1000,
-                SourceOffset.resnapshot(START, new BsonInt32(1_200)), 3, new BackfillProgress(2_500, System.currentTimeMillis())));
+    void aCopyResumedAfterARestartStillEndsWithItsCompleteMarkerOnEveryPartition() throws InterruptedException {
+        List<List<Captured>> batches = readAll(reader(NS, BsonDocument.parse("{\"_id\": {\"$lte\": 1500}}"), 1000,
+                SourceOffset.backfill(START, new BsonInt32(1_200)), 3, 2_500));
 
         List<Captured> all = batches.stream().flatMap(List::stream).toList();
         assertThat(copiedIds(batches)).hasSize(300).startsWith(1_201).endsWith(1_500);
-        assertThat(all.get(1).offset()).as("copies keep the resnapshot's kind across a restart")
-                .isEqualTo(SourceOffset.resnapshot(START, new BsonInt32(1_202)));
+        assertThat(all.get(1).offset()).isEqualTo(SourceOffset.backfill(START, new BsonInt32(1_202)));
         Captured marker = all.get(all.size() - 2);
         assertThat(marker).isEqualTo(new Captured.Marker(new ResnapshotMarker(ResnapshotMarker.Stage.COMPLETE, NS, START, 3),
-                SourceOffset.resnapshot(START, new BsonInt32(1_500))));
-        assertThat(all.get(all.size() - 1)).isEqualTo(new Captured.Heartbeat(SourceOffset.streamFrom(START)));
+                SourceOffset.backfill(START, new BsonInt32(1_500))));
+        assertThat(all.get(all.size() - 1)).isEqualTo(new Captured.Heartbeat(SourceOffset.streamAfterCopy(START)));
         assertThat(all.stream().filter(c -> c instanceof Captured.Marker)).hasSize(1);
-    }
-
-    @Test
-    void aFirstCopyHasNoMarker() throws InterruptedException {
-        List<List<Captured>> batches = readAll(new BackfillReader(docs, NS, new BsonDocument(), 1000,
-                SourceOffset.backfill(START, new BsonInt32(2_400)), 3, new BackfillProgress(2_500, System.currentTimeMillis())));
-        assertThat(batches.stream().flatMap(List::stream).filter(c -> c instanceof Captured.Marker)).isEmpty();
     }
 }

@@ -35,9 +35,12 @@ class SourceOffsetTest {
                 Arguments.of("backfill after string", SourceOffset.backfill(START, new BsonString("order-42 ✓"))),
                 Arguments.of("backfill after int64", SourceOffset.backfill(START, new BsonInt64(5L))),
                 Arguments.of("backfill after int32", SourceOffset.backfill(START, new BsonInt32(5))),
-                Arguments.of("resnapshot after int32", SourceOffset.resnapshot(START, new BsonInt32(5))),
                 Arguments.of("stream with token", SourceOffset.streamAfter(TOKEN)),
+                Arguments.of("stream with an unreadable token and its cluster time", SourceOffset.streamAt(
+                        dev.tideline.source.stream.StreamPosition.afterToken(new BsonDocument("_data", new BsonBinary(new byte[] {7})),
+                                START))),
                 Arguments.of("stream from startAt", SourceOffset.streamFrom(START)),
+                Arguments.of("stream after a copy", SourceOffset.streamAfterCopy(START)),
                 Arguments.of("scan from start", SourceOffset.scan(null, null)),
                 Arguments.of("scan key only", SourceOffset.scan(new BsonDateTime(1_714_521_600_000L), null)),
                 Arguments.of("scan all four", SourceOffset.scan(new BsonDateTime(1_714_521_600_000L), new BsonInt64(9L),
@@ -53,6 +56,10 @@ class SourceOffsetTest {
         assertThat(actual.scanId()).isEqualTo(expected.scanId());
         assertThat(actual.deleteAt()).isEqualTo(expected.deleteAt());
         assertThat(actual.deleteId()).isEqualTo(expected.deleteId());
+        assertThat(actual.isAfterCopy()).isEqualTo(expected.isAfterCopy());
+        if (expected.phase() == SourceOffset.Phase.STREAM) {
+            assertThat(actual.streamPosition()).isEqualTo(expected.streamPosition());
+        }
         assertThat(actual).isEqualTo(expected);
     }
 
@@ -79,7 +86,7 @@ class SourceOffsetTest {
     @Test
     void mapHoldsOnlyStringsAndNumbers() {
         Map<String, Object> m = SourceOffset.scan(new BsonDateTime(1L), new BsonInt64(2L), new BsonDateTime(3L), new BsonInt32(4)).toMap();
-        assertThat(m).containsEntry("v", 1).containsEntry("phase", "scan");
+        assertThat(m).containsEntry("v", 2).containsEntry("phase", "scan");
         assertThat(m.values()).allMatch(v -> v instanceof String || v instanceof Number);
         assertThat(SourceOffset.backfill(START, null).toMap()).containsEntry("startAt", START.getValue()).doesNotContainKey("lastId");
     }
@@ -105,14 +112,27 @@ class SourceOffsetTest {
     void rejectsMissingVersion() {
         Map<String, Object> m = valid(SourceOffset.streamFrom(START));
         m.remove("v");
-        assertRejected(m, "'v'", "must be 1", "got null");
+        assertRejected(m, "'v'", "must be 2", "got null");
     }
 
     @Test
-    void rejectsVersion2() {
+    void rejectsAVersionItDoesNotKnow() {
         Map<String, Object> m = valid(SourceOffset.streamFrom(START));
-        m.put("v", 2L);
-        assertRejected(m, "'v'", "got 2");
+        m.put("v", 3L);
+        assertRejected(m, "'v'", "got 3");
+    }
+
+    @Test
+    void aTokenKeepsItsClusterTimeSoEveryStoredPositionCanBeOrdered() {
+        Map<String, Object> m = SourceOffset.streamAfter(TOKEN).toMap();
+        assertThat(m).containsEntry("ct", new BsonTimestamp(0x66F1A2B3, 1).getValue());
+        BsonDocument unreadable = new BsonDocument("_data", new BsonBinary(new byte[] {1}));
+        Map<String, Object> noTime = new HashMap<>(m);
+        noTime.put("token", unreadable.toJson());
+        noTime.remove("ct");
+        assertRejected(noTime, "'token'", "cluster time", "'ct'");
+        noTime.put("ct", "soon");
+        assertRejected(noTime, "'ct'", "soon");
     }
 
     @Test
@@ -223,23 +243,9 @@ class SourceOffsetTest {
     }
 
     @Test
-    void aResnapshotBackfillRoundTripsAndAFirstCopyIsNone() {
-        SourceOffset resnap = SourceOffset.resnapshot(START, new BsonInt32(9));
-        assertThat(SourceOffset.fromMap(resnap.toMap())).isEqualTo(resnap);
-        assertThat(SourceOffset.fromMap(resnap.toMap()).isResnapshot()).isTrue();
-        assertThat(SourceOffset.fromMap(resnap.toMap()).lastId()).isEqualTo(new BsonInt32(9));
-        assertThat(resnap.copiedUpTo(new BsonInt32(10))).isEqualTo(SourceOffset.resnapshot(START, new BsonInt32(10)));
-        SourceOffset first = SourceOffset.backfill(START, null);
-        assertThat(first.isResnapshot()).isFalse();
-        assertThat(first.toMap()).doesNotContainKey(SourceOffset.K_RESNAPSHOT); // offsets stored before resnap existed read the same
-        assertThat(first.copiedUpTo(new BsonInt32(1))).isEqualTo(SourceOffset.backfill(START, new BsonInt32(1)));
-    }
-
-    @Test
-    void rejectsAResnapshotFlagThatIsNotABoolean() {
-        Map<String, Object> m = valid(SourceOffset.resnapshot(START, null));
-        m.put(SourceOffset.K_RESNAPSHOT, "yes");
-        assertThatThrownBy(() -> SourceOffset.fromMap(m)).isInstanceOf(InvalidOffsetException.class)
-                .hasMessageContaining("'" + SourceOffset.K_RESNAPSHOT + "'");
+    void rejectsACopiedFlagThatIsNotABoolean() {
+        Map<String, Object> m = valid(SourceOffset.streamAfterCopy(START));
+        m.put(SourceOffset.K_COPIED, "yes");
+        assertRejected(m, "'" + SourceOffset.K_COPIED + "'");
     }
 }

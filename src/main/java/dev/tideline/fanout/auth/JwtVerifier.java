@@ -23,6 +23,7 @@ import org.bson.json.JsonParseException;
  */
 public final class JwtVerifier {
     static final String HMAC = "HmacSHA256";
+    static final String ADMIN = "admin";
     private static final Base64.Decoder B64 = Base64.getUrlDecoder();
 
     private final SecretKeySpec key;
@@ -37,7 +38,48 @@ public final class JwtVerifier {
         this.leewayMillis = leewayMillis;
     }
 
+    /** The claims of a subscriber token: signature, expiry, tenant and channel patterns checked. */
     public TokenClaims verify(String token, long nowMillis) throws TokenRejectedException {
+        BsonDocument claims = verifiedClaims(token, nowMillis);
+        long exp = secondsClaim(claims, "exp", true);
+        BsonValue tenant = claims.get("tenant");
+        if (tenant == null || !tenant.isString() || !ChannelName.isValidTenant(tenant.asString().getValue())) {
+            throw new TokenRejectedException("malformed", "the token has no valid 'tenant' claim");
+        }
+        BsonValue channels = claims.get("channels");
+        if (channels == null || !channels.isArray()) {
+            throw new TokenRejectedException("malformed", "the token has no 'channels' array claim");
+        }
+        List<String> patterns = new ArrayList<>();
+        for (BsonValue v : channels.asArray()) {
+            if (!v.isString()) {
+                throw new TokenRejectedException("malformed", "'channels' must hold strings");
+            }
+            patterns.add(v.asString().getValue());
+        }
+        BsonValue sub = claims.get("sub");
+        return new TokenClaims(sub != null && sub.isString() ? sub.asString().getValue() : null,
+                tenant.asString().getValue(), patterns, exp * 1000);
+    }
+
+    /** Checks an operator token ({@code "role":"admin"}), which /stats requires. */
+    public void verifyAdmin(String token, long nowMillis) throws TokenRejectedException {
+        BsonDocument claims = verifiedClaims(token, nowMillis);
+        BsonValue role = claims.get("role");
+        if (role == null || !role.isString() || !ADMIN.equals(role.asString().getValue())) {
+            throw new TokenRejectedException("not-admin", "this needs an operator token (role admin): ./gateway token --admin");
+        }
+    }
+
+    /** An operator token, for /stats. */
+    public String issueAdmin(long expiresAtSeconds) {
+        BsonDocument payload = new BsonDocument("role", new org.bson.BsonString(ADMIN))
+                .append("exp", new org.bson.BsonInt64(expiresAtSeconds));
+        return signRaw("{\"alg\":\"HS256\",\"typ\":\"JWT\"}", payload.toJson());
+    }
+
+    /** The payload of a token whose algorithm, signature, expiry and not-before hold. */
+    private BsonDocument verifiedClaims(String token, long nowMillis) throws TokenRejectedException {
         if (token == null || token.isEmpty()) {
             throw new TokenRejectedException("missing", "no token: pass ?token= or an Authorization: Bearer header");
         }
@@ -70,24 +112,7 @@ public final class JwtVerifier {
         if (nbf > 0 && nowMillis + leewayMillis < nbf * 1000) {
             throw new TokenRejectedException("not-yet-valid", "the token is not valid before " + nbf + " (epoch seconds)");
         }
-        BsonValue tenant = claims.get("tenant");
-        if (tenant == null || !tenant.isString() || !ChannelName.isValidTenant(tenant.asString().getValue())) {
-            throw new TokenRejectedException("malformed", "the token has no valid 'tenant' claim");
-        }
-        BsonValue channels = claims.get("channels");
-        if (channels == null || !channels.isArray()) {
-            throw new TokenRejectedException("malformed", "the token has no 'channels' array claim");
-        }
-        List<String> patterns = new ArrayList<>();
-        for (BsonValue v : channels.asArray()) {
-            if (!v.isString()) {
-                throw new TokenRejectedException("malformed", "'channels' must hold strings");
-            }
-            patterns.add(v.asString().getValue());
-        }
-        BsonValue sub = claims.get("sub");
-        return new TokenClaims(sub != null && sub.isString() ? sub.asString().getValue() : null,
-                tenant.asString().getValue(), patterns, exp * 1000);
+        return claims;
     }
 
     /** Issues a token with this verifier's key: for tests, the benchmark and the demo's operator. */

@@ -1,65 +1,105 @@
 package dev.tideline.fanout.channel;
 
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Optional;
+import java.util.Map;
 import java.util.Set;
+import org.apache.kafka.common.TopicPartition;
 
 /**
- * One channel of one gateway run: numbers its changes from 1, keeps the history, hands every
- * change to every listener. One lock orders publishing and subscribing, so a subscriber gets each
- * change exactly once: from the backlog or live, never both, never neither.
+ * One channel: hands every change to every listener and keeps the history. One lock orders
+ * publishing and registering, so a subscriber gets each change exactly once: caught up (from the
+ * history or Kafka) or live, never both, never neither.
  */
 final class Channel {
     private final ChannelName name;
-    private final String epoch;
     private final ChannelHistory history;
+    private final ConsumerProgress progress;
+    /** Per partition: where the history began, as the consumer's progress said when this channel was created. */
+    private final Map<TopicPartition, Long> begin;
     private final Set<ChannelListener> listeners = new LinkedHashSet<>();
-    private long seq;
+    /** Per partition: the offset after the last change published here. */
+    private final Map<TopicPartition, Long> through = new HashMap<>();
+    private boolean removed;
+    private long lastUsedMillis;
 
-    Channel(ChannelName name, String epoch, ChannelHistory history) {
+    Channel(ChannelName name, ChannelHistory history, ConsumerProgress progress, Set<TopicPartition> partitions, long nowMillis) {
         this.name = name;
-        this.epoch = epoch;
         this.history = history;
+        this.progress = progress;
+        this.begin = new HashMap<>();
+        for (TopicPartition tp : partitions) {
+            begin.put(tp, progress.completeFrom(tp));
+        }
+        this.lastUsedMillis = nowMillis;
     }
 
-    synchronized SequencedChange publish(String changeJson, long kafkaTimestamp, long nowMillis) {
-        // history ages by when the change was written to Kafka, so a start-up refill keeps what is still young
-        long acceptedAt = kafkaTimestamp > 0 ? Math.min(kafkaTimestamp, nowMillis) : nowMillis;
-        SequencedChange change = SequencedChange.render(name, epoch, ++seq, acceptedAt, kafkaTimestamp, nowMillis, changeJson);
+    ChannelName name() {
+        return name;
+    }
+
+    /** False when the channel was removed meanwhile (the caller uses a new one). */
+    synchronized boolean publish(RoutedChange change, long nowMillis) {
+        if (removed) {
+            return false;
+        }
+        through.merge(change.source(), change.offset() + 1, Math::max);
         history.append(change, nowMillis);
         for (ChannelListener l : listeners) {
             l.change(change);
         }
-        return change;
+        lastUsedMillis = nowMillis;
+        return true;
     }
 
-    /**
-     * Registers a listener after replaying what it asked for: {@code resume} is the client's
-     * position (epoch and last seq seen) or empty to start live.
-     */
-    synchronized void subscribe(ChannelListener listener, Optional<ResumePoint> resume, long nowMillis) {
-        history.prune(nowMillis);
-        listener.subscribed(name, epoch, seq);
-        if (resume.isPresent()) {
-            ResumePoint p = resume.get();
-            if (p.fromEarliest()) {
-                history.since(Math.max(0, history.oldestSeq() - 1), seq).orElse(List.of()).forEach(listener::change);
-            } else if (!epoch.equals(p.epoch())) {
-                listener.unrecoverable(name, epoch, seq, p.lastSeen() < 0 ? "bad-cursor" : "epoch-changed");
-            } else {
-                Optional<List<SequencedChange>> missed = history.since(p.lastSeen(), seq);
-                if (missed.isPresent()) {
-                    missed.get().forEach(listener::change);
-                } else {
-                    listener.unrecoverable(name, epoch, seq, p.lastSeen() > seq ? "unknown-position" : "beyond-history");
-                }
-            }
+    /** Plans the listener's start and registers it; null when the channel was removed meanwhile. */
+    synchronized ResumePlan register(ChannelListener listener, StartPoint start, Set<TopicPartition> partitions,
+                                     long timeMarginMillis, long nowMillis) {
+        if (removed) {
+            return null;
         }
+        history.prune(nowMillis);
+        ResumePlan plan = ResumePlanner.plan(start, new ResumePlanner.View() {
+            @Override
+            public Set<TopicPartition> channelPartitions() {
+                return partitions;
+            }
+
+            @Override
+            public int partitionCount(String topic) {
+                return progress.partitionCount(topic);
+            }
+
+            @Override
+            public long boundary(TopicPartition tp) {
+                return Math.max(through.getOrDefault(tp, 0L), Math.max(0, progress.next(tp)));
+            }
+
+            @Override
+            public boolean covers(Map<TopicPartition, Long> from) {
+                for (Map.Entry<TopicPartition, Long> e : from.entrySet()) {
+                    long beganAt = begin.getOrDefault(e.getKey(), progress.startOf(e.getKey()));
+                    if (e.getValue() < history.completeFrom(e.getKey(), beganAt)) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+
+            @Override
+            public List<RoutedChange> since(Map<TopicPartition, Long> from) {
+                return history.since(from);
+            }
+        }, timeMarginMillis);
+        listener.registered(name, plan);
         listeners.add(listener);
+        lastUsedMillis = nowMillis;
+        return plan;
     }
 
-    synchronized void unsubscribe(ChannelListener listener) {
+    synchronized void unregister(ChannelListener listener) {
         listeners.remove(listener);
     }
 
@@ -67,7 +107,33 @@ final class Channel {
         return listeners.size();
     }
 
-    synchronized long currentSeq() {
-        return seq;
+    synchronized int historySize() {
+        return history.size();
+    }
+
+    synchronized boolean evictOldest() {
+        return history.evictOldest();
+    }
+
+    /**
+     * Removes the channel when nobody listens and, unless {@code force}, its history has aged out:
+     * the changes it held are then only in Kafka, which the consumer's progress records.
+     */
+    synchronized boolean removeIfUnused(long nowMillis, boolean force) {
+        history.prune(nowMillis);
+        if (removed || !listeners.isEmpty() || (!force && history.size() > 0)) {
+            return false;
+        }
+        removed = true;
+        history.clear();
+        Set<TopicPartition> tps = new HashSet<>(through.keySet());
+        for (TopicPartition tp : tps) {
+            progress.lostThrough(tp, through.get(tp));
+        }
+        return true;
+    }
+
+    synchronized long lastUsedMillis() {
+        return lastUsedMillis;
     }
 }

@@ -2,66 +2,84 @@ package dev.tideline.fanout.channel;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Iterator;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Optional;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.common.TopicPartition;
 
 /**
- * The recent changes of one channel, bounded by count and by age, from which a client resumes.
- * Not thread-safe: its {@link Channel} guards it.
+ * The recent changes of one channel, bounded by count, age and bytes (its own and, through
+ * {@code totalBytes}, all channels' together). A cache: a client whose position is older than what
+ * it holds is served from Kafka instead. Not thread-safe: its {@link Channel} guards it.
  */
-public final class ChannelHistory {
-    private final int maxSize;
-    private final long maxAgeMillis;
-    private final ArrayDeque<SequencedChange> entries = new ArrayDeque<>();
-    /** Highest seq ever evicted; 0 while nothing was. A resume from below it is unrecoverable. */
-    private long evictedThrough;
+final class ChannelHistory {
+    private final HistoryLimits limits;
+    private final AtomicLong totalBytes;
+    private final ArrayDeque<RoutedChange> entries = new ArrayDeque<>();
+    private long bytes;
+    /** Per partition: the offset after the last change evicted; the history is complete from there. */
+    private final Map<TopicPartition, Long> evictedThrough = new HashMap<>();
 
-    public ChannelHistory(int maxSize, long maxAgeMillis) {
-        if (maxSize < 0 || maxAgeMillis < 0) {
-            throw new IllegalArgumentException("history size and age must be >= 0");
-        }
-        this.maxSize = maxSize;
-        this.maxAgeMillis = maxAgeMillis;
+    ChannelHistory(HistoryLimits limits, AtomicLong totalBytes) {
+        this.limits = limits;
+        this.totalBytes = totalBytes;
     }
 
-    public void append(SequencedChange change, long nowMillis) {
+    void append(RoutedChange change, long nowMillis) {
         entries.addLast(change);
+        bytes += change.sizeBytes();
+        totalBytes.addAndGet(change.sizeBytes());
         prune(nowMillis);
     }
 
-    public void prune(long nowMillis) {
-        while (!entries.isEmpty() && (entries.size() > maxSize
-                || nowMillis - entries.peekFirst().acceptedAtMillis() > maxAgeMillis)) {
-            evictedThrough = entries.removeFirst().seq();
+    void prune(long nowMillis) {
+        while (!entries.isEmpty() && (entries.size() > limits.maxCount() || bytes > limits.maxBytes()
+                || nowMillis - entries.peekFirst().acceptedAtMillis() > limits.maxAgeMillis())) {
+            evictOldest();
         }
     }
 
-    /**
-     * What a client that has seen everything through {@code lastSeen} missed, up to
-     * {@code currentSeq}; empty when part of it is no longer held.
-     */
-    public Optional<List<SequencedChange>> since(long lastSeen, long currentSeq) {
-        if (lastSeen < 0 || lastSeen > currentSeq || lastSeen < evictedThrough) {
-            return Optional.empty();
+    /** Drops the oldest change; false when there is none. */
+    boolean evictOldest() {
+        RoutedChange c = entries.pollFirst();
+        if (c == null) {
+            return false;
         }
-        List<SequencedChange> out = new ArrayList<>();
-        Iterator<SequencedChange> it = entries.iterator();
-        while (it.hasNext()) {
-            SequencedChange c = it.next();
-            if (c.seq() > lastSeen) {
+        bytes -= c.sizeBytes();
+        totalBytes.addAndGet(-c.sizeBytes());
+        evictedThrough.merge(c.source(), c.offset() + 1, Math::max);
+        return true;
+    }
+
+    void clear() {
+        while (evictOldest()) {
+            // accounted one by one
+        }
+    }
+
+    /** The offset from which this history holds every change of the partition it was given, given where it began. */
+    long completeFrom(TopicPartition tp, long begin) {
+        return Math.max(begin, evictedThrough.getOrDefault(tp, -1L));
+    }
+
+    /** The changes at or after {@code from} on each partition it names, in the order they were appended. */
+    List<RoutedChange> since(Map<TopicPartition, Long> from) {
+        List<RoutedChange> out = new ArrayList<>();
+        for (RoutedChange c : entries) {
+            Long start = from.get(c.source());
+            if (start != null && c.offset() >= start) {
                 out.add(c);
             }
         }
-        return Optional.of(out);
+        return out;
     }
 
-    public int size() {
+    int size() {
         return entries.size();
     }
 
-    /** The oldest seq still held, or 0 when empty. */
-    public long oldestSeq() {
-        return entries.isEmpty() ? 0 : entries.peekFirst().seq();
+    long bytes() {
+        return bytes;
     }
 }

@@ -11,6 +11,8 @@ public enum DisconnectReason {
     OVERLOADED("overloaded"),
     /** Its token's {@code exp} passed: reconnect with a fresh token. */
     TOKEN_EXPIRED("token-expired"),
+    /** The gateway cannot read Kafka to catch the client up (or has too many catch-ups queued): retry later. */
+    UNAVAILABLE("unavailable"),
     /** The gateway is stopping. */
     SHUTDOWN("shutdown");
 

@@ -4,65 +4,86 @@ import dev.tideline.fanout.GatewayStats;
 import dev.tideline.fanout.channel.ChannelHub;
 import dev.tideline.fanout.channel.ChannelListener;
 import dev.tideline.fanout.channel.ChannelName;
-import dev.tideline.fanout.channel.EventCursor;
-import dev.tideline.fanout.channel.ResumePoint;
-import dev.tideline.fanout.channel.SequencedChange;
+import dev.tideline.fanout.channel.ConsumerProgress;
+import dev.tideline.fanout.channel.Positions;
+import dev.tideline.fanout.channel.ResumeCursor;
+import dev.tideline.fanout.channel.ResumePlan;
+import dev.tideline.fanout.channel.RoutedChange;
+import dev.tideline.fanout.channel.StartPoint;
 import dev.tideline.fanout.delivery.ByteBudget;
 import dev.tideline.fanout.delivery.DisconnectReason;
+import dev.tideline.fanout.resume.CatchUpExecutor;
+import dev.tideline.fanout.resume.CatchUpTarget;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One subscriber connection, whatever the transport: tracks the last seq sent per channel (the
- * event id a client resumes from), bounds the bytes waiting for the socket, and closes the
- * connection with a reason. Channel callbacks run under channel locks on the consumer thread or
- * the event loop, so every method only enqueues.
+ * One subscriber connection, whatever the transport. It keeps, per channel, the Kafka positions it
+ * has delivered up to (the event id a client resumes from, valid on any gateway), never delivers a
+ * change below them (so a resume, a catch-up and the live stream can overlap without duplicates),
+ * holds a channel's live changes while that channel is caught up, bounds the bytes waiting for the
+ * socket, and closes the connection with a reason. Channel callbacks run under channel locks on the
+ * consumer thread, catch-ups on their own threads: every method only enqueues.
  */
-abstract class Connection implements ChannelListener {
+abstract class Connection implements ChannelListener, CatchUpTarget {
     /** How long a final disconnect event may take to reach the client before the socket is closed anyway. */
     private static final long GOODBYE_MILLIS = 1000;
-    /** A quiet stream still sends something this often, so proxies keep it and a dead peer is noticed. */
-    private static final long KEEPALIVE_MILLIS = 20_000;
+    /** A quiet stream still sends its position this often, so proxies keep it and a dead peer is noticed. */
+    static final long KEEPALIVE_MILLIS = 20_000;
 
     protected final Channel socket;
     private final LoopOutbox outbox;
     private final ChannelHub hub;
+    private final ConsumerProgress progress;
     private final GatewayStats stats;
     private final ByteBudget budget;
     /** Shared by all connections: what the gateway holds for slow sockets altogether. */
     private final ByteBudget total;
     private final List<ChannelName> channels;
-    private final long[] seqs;
-    private String epoch;
+    private final Positions[] positions;
+    private final boolean[] catchingUp;
+    private final ArrayDeque<RoutedChange>[] waiting;
+    private long waitingBytes;
+    private final long subscribedAtMillis;
     private boolean closing;
-    private java.util.Map<ChannelName, ResumePoint> resume = java.util.Map.of();
 
+    @SuppressWarnings("unchecked")
     Connection(Channel socket, ChannelHub hub, GatewayStats stats, ByteBudget budget, ByteBudget total, List<ChannelName> channels,
-                  LoopOutbox.Registry outboxes) {
+               long subscribedAtMillis, LoopOutbox.Registry outboxes) {
         this.socket = socket;
         this.outbox = outboxes.of(socket.eventLoop());
         this.hub = hub;
+        this.progress = hub.progress();
         this.stats = stats;
         this.budget = budget;
         this.total = total;
         this.channels = List.copyOf(channels);
-        this.seqs = new long[channels.size()];
-        this.epoch = hub.epoch();
+        this.positions = new Positions[channels.size()];
+        this.catchingUp = new boolean[channels.size()];
+        this.waiting = new ArrayDeque[channels.size()];
+        for (int i = 0; i < positions.length; i++) {
+            positions[i] = new Positions();
+            waiting[i] = new ArrayDeque<>();
+        }
+        this.subscribedAtMillis = subscribedAtMillis;
         stats.openConnections.incrementAndGet();
         socket.closeFuture().addListener(f -> {
             hub.unsubscribe(this, this.channels);
             stats.openConnections.decrementAndGet();
+            synchronized (this) {
+                closing = true;
+                releaseWaiting();
+            }
         });
     }
 
-    /** Subscribes, and closes the connection when its token expires. */
-    void start(java.util.Map<ChannelName, ResumePoint> resumeFrom, long tokenExpiresAtMillis) {
-        synchronized (this) {
-            resume = resumeFrom;
-        }
+    /** Subscribes each channel where it starts, and closes the connection when its token expires. */
+    void start(List<StartPoint> starts, long tokenExpiresAtMillis, CatchUpExecutor catchUp) {
         long untilExpiry = Math.max(0, tokenExpiresAtMillis - System.currentTimeMillis());
         var expiry = socket.eventLoop().schedule(() -> disconnect(DisconnectReason.TOKEN_EXPIRED), untilExpiry, TimeUnit.MILLISECONDS);
         var keepalive = socket.eventLoop().scheduleAtFixedRate(this::keepalive, KEEPALIVE_MILLIS, KEEPALIVE_MILLIS, TimeUnit.MILLISECONDS);
@@ -71,13 +92,27 @@ abstract class Connection implements ChannelListener {
             expiry.cancel(false);
             keepalive.cancel(false);
         });
-        synchronized (this) {
-            // until a channel's subscribed event, the cursor says "live from here" for it
-            for (int i = 0; i < channels.size(); i++) {
-                seqs[i] = hub.currentSeq(channels.get(i));
+        for (int i = 0; i < channels.size(); i++) {
+            ResumePlan plan;
+            try {
+                plan = hub.subscribe(this, channels.get(i), starts.get(i));
+            } catch (ChannelHub.ChannelsFullException e) {
+                disconnect(DisconnectReason.OVERLOADED);
+                break;
+            }
+            stats.resumed(plan.kind() == ResumePlan.Kind.UNRECOVERABLE ? "unrecoverable:" + plan.reason() : plan.wire());
+            switch (plan.kind()) {
+                case LIVE -> { }
+                case CACHE -> catchUp.fromCache(this, i, plan);
+                case KAFKA -> {
+                    if (!catchUp.fromKafka(this, i, channels.get(i), plan)) {
+                        stats.resumed("queue-full");
+                        disconnect(DisconnectReason.UNAVAILABLE);
+                    }
+                }
+                case UNRECOVERABLE -> unrecoverable(i, plan.reason(), plan.boundary());
             }
         }
-        hub.subscribe(this, channels, resumeFrom);
         if (!socket.isActive()) {
             // closed before it was subscribed: the close listener ran too early to take it out
             hub.unsubscribe(this, channels);
@@ -87,42 +122,162 @@ abstract class Connection implements ChannelListener {
     /** The transport's frame for one event; {@code data} is JSON. */
     protected abstract Object frame(String event, String id, byte[] data);
 
-    /** A frame that carries nothing (an SSE comment, a WebSocket ping). */
-    protected abstract Object keepaliveFrame();
-
-    private synchronized void keepalive() {
-        if (!closing && budget.tryReserve(16)) {
-            outbox.write(socket, keepaliveFrame(), f -> budget.release(16));
-        }
-    }
-
     protected abstract int frameSize(String event, String id, byte[] data);
 
     @Override
-    public synchronized void subscribed(ChannelName channel, String runEpoch, long currentSeq) {
-        // until the backlog is through, the cursor must stay where the client resumed from: a
-        // connection lost half way resumes from there again
-        ResumePoint from = resume.get(channel);
-        seqs[channels.indexOf(channel)] = from == null ? currentSeq
-                : from.fromEarliest() || !runEpoch.equals(from.epoch()) ? 0 : Math.min(from.lastSeen(), currentSeq);
-        epoch = runEpoch;
-        send("subscribed", ("{\"channel\":\"" + channel + "\",\"epoch\":\"" + runEpoch + "\",\"seq\":" + currentSeq + "}"));
-    }
-
-    @Override
-    public synchronized void change(SequencedChange change) {
-        int i = channels.indexOf(change.channel());
-        seqs[i] = change.seq();
-        if (send("change", change.json())) {
-            stats.deliveries.increment();
+    public synchronized void registered(ChannelName channel, ResumePlan plan) {
+        int i = channels.indexOf(channel);
+        positions[i] = plan.positions().copy();
+        catchingUp[i] = plan.kind() != ResumePlan.Kind.LIVE;
+        send("subscribed", "{\"channel\":\"" + channel + "\",\"resume\":\"" + plan.wire() + "\"}");
+        if (!catchingUp[i]) {
+            send("live", "{\"channel\":\"" + channel + "\"}");
         }
     }
 
     @Override
-    public synchronized void unrecoverable(ChannelName channel, String runEpoch, long currentSeq, String reason) {
-        seqs[channels.indexOf(channel)] = currentSeq;
-        send("unrecoverable", ("{\"channel\":\"" + channel + "\",\"epoch\":\"" + runEpoch + "\",\"seq\":" + currentSeq
-                + ",\"reason\":\"" + reason + "\"}"));
+    public synchronized void change(RoutedChange change) {
+        int i = channels.indexOf(change.channel());
+        if (i < 0 || closing) {
+            return;
+        }
+        if (catchingUp[i]) {
+            // held until the catch-up reaches where live changes began, within the connection's bound
+            if (waitingBytes + change.sizeBytes() > budget.maxBytes() || !total.tryReserve(change.sizeBytes())) {
+                disconnect(waitingBytes + change.sizeBytes() > budget.maxBytes() ? DisconnectReason.SLOW_CONSUMER : DisconnectReason.OVERLOADED);
+                return;
+            }
+            waitingBytes += change.sizeBytes();
+            waiting[i].addLast(change);
+            return;
+        }
+        deliverNow(i, change);
+    }
+
+    /** Sends a change unless the subscriber's position is already past it. */
+    private boolean deliverNow(int i, RoutedChange change) {
+        if (change.offset() < positions[i].get(change.source())) {
+            return true;
+        }
+        positions[i].set(change.source(), change.offset() + 1);
+        if (send("change", change.json())) {
+            stats.deliveries.increment();
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    public synchronized boolean deliver(int channel, RoutedChange change) {
+        return !closing && deliverNow(channel, change) && !closing;
+    }
+
+    @Override
+    public synchronized void advance(int channel, org.apache.kafka.common.TopicPartition tp, long next) {
+        positions[channel].advance(tp, next);
+    }
+
+    @Override
+    public synchronized void finish(int channel, Map<org.apache.kafka.common.TopicPartition, Long> boundary) {
+        boundary.forEach(positions[channel]::advance);
+        goLive(channel);
+    }
+
+    @Override
+    public synchronized void unrecoverable(int channel, String reason, Map<org.apache.kafka.common.TopicPartition, Long> boundary) {
+        boundary.forEach(positions[channel]::advance);
+        send("unrecoverable", "{\"channel\":\"" + channels.get(channel) + "\",\"reason\":\"" + reason + "\"}");
+        goLive(channel);
+    }
+
+    private void goLive(int i) {
+        catchingUp[i] = false;
+        for (RoutedChange c; (c = waiting[i].pollFirst()) != null; ) {
+            waitingBytes -= c.sizeBytes();
+            total.release(c.sizeBytes());
+            deliverNow(i, c);
+        }
+        send("live", "{\"channel\":\"" + channels.get(i) + "\"}");
+    }
+
+    private void releaseWaiting() {
+        for (ArrayDeque<RoutedChange> w : waiting) {
+            for (RoutedChange c; (c = w.pollFirst()) != null; ) {
+                total.release(c.sizeBytes());
+            }
+        }
+        waitingBytes = 0;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return socket.isActive() && !closingNow();
+    }
+
+    private synchronized boolean closingNow() {
+        return closing;
+    }
+
+    @Override
+    public long pendingBytes() {
+        return budget.pendingBytes();
+    }
+
+    @Override
+    public long queueMaxBytes() {
+        return budget.maxBytes();
+    }
+
+    @Override
+    public void abort(DisconnectReason reason) {
+        disconnect(reason);
+    }
+
+    /**
+     * A position event, in place of a bare keep-alive: a live channel's positions move up to where the
+     * consumer is, so a quiet channel's cursor stays close to the head and a resume reads little.
+     */
+    private synchronized void keepalive() {
+        if (closing) {
+            return;
+        }
+        for (int i = 0; i < channels.size(); i++) {
+            if (!catchingUp[i]) {
+                for (org.apache.kafka.common.TopicPartition tp : positions[i].known().keySet()) {
+                    positions[i].advanceKnown(tp, progress.next(tp));
+                }
+            }
+        }
+        String id = cursor();
+        byte[] data = {'{', '}'};
+        int size = frameSize("position", id, data);
+        // a keep-alive never cuts a client off: skipped when its queue is full
+        if (budget.tryReserve(size)) {
+            if (!total.tryReserve(size)) {
+                budget.release(size);
+                return;
+            }
+            outbox.write(socket, frame("position", id, data), f -> {
+                budget.release(size);
+                total.release(size);
+            });
+        }
+    }
+
+    /** Queues a transport control frame (a WebSocket pong) within the connection's budget. */
+    synchronized void sendControl(Object controlFrame, int size) {
+        if (closing) {
+            return;
+        }
+        if (!budget.tryReserve(size)) {
+            disconnect(DisconnectReason.SLOW_CONSUMER);
+            return;
+        }
+        outbox.write(socket, controlFrame, f -> budget.release(size));
+    }
+
+    private String cursor() {
+        return ResumeCursor.format(subscribedAtMillis, channels, positions);
     }
 
     private boolean send(String event, String json) {
@@ -133,7 +288,7 @@ abstract class Connection implements ChannelListener {
         if (closing) {
             return false;
         }
-        String id = EventCursor.format(epoch, seqs);
+        String id = cursor();
         int size = frameSize(event, id, data);
         if (!budget.tryReserve(size)) {
             disconnect(DisconnectReason.SLOW_CONSUMER);
@@ -157,15 +312,12 @@ abstract class Connection implements ChannelListener {
             return;
         }
         closing = true;
+        releaseWaiting();
         stats.disconnected(reason.wire());
         byte[] data = ("{\"reason\":\"" + reason.wire() + "\"}").getBytes(StandardCharsets.UTF_8);
-        outbox.write(socket, frame("disconnect", EventCursor.format(epoch, seqs), data), ChannelFutureListener.CLOSE);
+        outbox.write(socket, frame("disconnect", cursor(), data), ChannelFutureListener.CLOSE);
         // a client that reads nothing never takes the goodbye: close regardless
         socket.eventLoop().schedule(() -> socket.close(), GOODBYE_MILLIS, TimeUnit.MILLISECONDS);
     }
 
-    /** Bytes waiting for this connection's socket. */
-    long pendingBytes() {
-        return budget.pendingBytes();
-    }
 }

@@ -1,9 +1,5 @@
 package dev.tideline.fanout.http;
 
-import dev.tideline.fanout.GatewayStats;
-import dev.tideline.fanout.auth.JwtVerifier;
-import dev.tideline.fanout.channel.ChannelHub;
-import dev.tideline.fanout.delivery.ByteBudget;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.Channel;
@@ -18,21 +14,50 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
+import dev.tideline.fanout.GatewayStats;
+import dev.tideline.fanout.auth.JwtVerifier;
+import dev.tideline.fanout.channel.ChannelHub;
+import dev.tideline.fanout.delivery.ByteBudget;
+import dev.tideline.fanout.resume.CatchUpExecutor;
 import java.net.InetSocketAddress;
-import java.util.concurrent.TimeUnit;
+import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import java.util.concurrent.TimeUnit;
 
 /** The non-blocking HTTP server (Netty): a few event-loop threads serve every connection. */
 public final class HttpGateway implements AutoCloseable {
+    /** A request line may carry a resume cursor (up to 8 KB, percent-encoded). */
+    private static final int MAX_REQUEST_LINE = 32 * 1024;
+    private static final int MAX_HEADERS = 16 * 1024;
+    private static final int MAX_BODY = 16 * 1024;
+
     private final EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final EventLoopGroup workers = new MultiThreadIoEventLoopGroup(NioIoHandler.newFactory());
     private final Channel server;
 
-    public HttpGateway(String bindAddress, int port, int sendBufferBytes, ChannelHub hub, JwtVerifier verifier,
-                       GatewayStats stats, Budgets budgets, int maxChannels, Supplier<String> statsJson)
-            throws InterruptedException {
-        LoopOutbox.Registry outboxes = new LoopOutbox.Registry();
-        ByteBudget total = new ByteBudget(budgets.total());
+    /** How connections are admitted: caps and the request read time-out. */
+    public record Admission(ConnectionLimiter limiter, long requestTimeoutMillis) {
+    }
+
+    /**
+     * The queue bounds: {@code perConnection} bytes waiting for one socket, {@code total} for all of
+     * them together (the gateway's memory).
+     */
+    public record Budgets(long perConnection, long total) {
+    }
+
+    /** Everything a subscription needs besides the network settings. */
+    public record Services(ChannelHub hub, JwtVerifier verifier, GatewayStats stats, CatchUpExecutor catchUp,
+                           Supplier<String> statsJson, Supplier<String> healthJson, BooleanSupplier healthy) {
+    }
+
+    /** Binds and serves until {@link #close()}. */
+    public HttpGateway(String bindAddress, int port, int sendBufferBytes, Admission admission, Budgets budgets, int maxChannels,
+                       List<String> allowedOrigins, Services services) throws InterruptedException {
+        RequestHandler.Shared shared = new RequestHandler.Shared(services.hub(), services.verifier(), services.stats(), budgets,
+                new ByteBudget(budgets.total()), maxChannels, new OriginPolicy(allowedOrigins), services.catchUp(),
+                new LoopOutbox.Registry(), services.statsJson(), services.healthJson(), services.healthy());
         ServerBootstrap b = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(NioServerSocketChannel.class)
@@ -46,9 +71,11 @@ public final class HttpGateway implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         ch.pipeline()
-                                .addLast("http", new HttpServerCodec())
-                                .addLast("aggregate", new HttpObjectAggregator(16 * 1024))
-                                .addLast("route", new RequestHandler(hub, verifier, stats, budgets, maxChannels, statsJson, outboxes, total))
+                                .addLast("gate", new ConnectionGate(admission.limiter(), shared.stats()))
+                                .addLast(RequestTimeout.NAME, new RequestTimeout(admission.requestTimeoutMillis(), shared.stats()))
+                                .addLast("http", new HttpServerCodec(MAX_REQUEST_LINE, MAX_HEADERS, 8192))
+                                .addLast("aggregate", new HttpObjectAggregator(MAX_BODY))
+                                .addLast("route", new RequestHandler(shared))
                                 .addLast("errors", new ErrorCloser());
                     }
                 });
@@ -58,16 +85,9 @@ public final class HttpGateway implements AutoCloseable {
         try {
             server = b.bind(bindAddress, port).sync().channel();
         } catch (RuntimeException | InterruptedException e) {
-            close();
+            close0();
             throw e;
         }
-    }
-
-    /**
-     * The queue bounds: {@code perConnection} bytes waiting for one socket, {@code total} for all of
-     * them together (the gateway's memory).
-     */
-    public record Budgets(long perConnection, long total) {
     }
 
     public int port() {
@@ -79,6 +99,10 @@ public final class HttpGateway implements AutoCloseable {
         if (server != null) {
             server.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         }
+        close0();
+    }
+
+    private void close0() {
         boss.shutdownGracefully(0, 2, TimeUnit.SECONDS);
         workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
     }

@@ -2,8 +2,10 @@ package dev.tideline.fanout.http;
 
 import dev.tideline.fanout.GatewayStats;
 import dev.tideline.fanout.auth.JwtVerifier;
+import dev.tideline.fanout.auth.TokenRejectedException;
 import dev.tideline.fanout.channel.ChannelHub;
 import dev.tideline.fanout.delivery.ByteBudget;
+import dev.tideline.fanout.resume.CatchUpExecutor;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -23,97 +25,142 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.websocketx.WebSocketServerHandshaker;
 import io.netty.handler.codec.http.websocketx.WebSocketServerHandshakerFactory;
 import java.nio.charset.StandardCharsets;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
  * Routes one HTTP request: {@code /sse} and {@code /ws} subscribe, {@code /fanout-client.js} and
- * {@code /demo.html} are the served client, {@code /health} and {@code /stats} are for operators.
+ * {@code /demo.html} are the served client, {@code /health} (open, for load balancers) and
+ * {@code /stats} (operator token) are for operators.
  */
 final class RequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
-    private final ChannelHub hub;
-    private final JwtVerifier verifier;
-    private final GatewayStats stats;
-    private final HttpGateway.Budgets budgets;
-    private final ByteBudget total;
-    private final int maxChannels;
-    private final Supplier<String> statsJson;
-    private final LoopOutbox.Registry outboxes;
+    /** WebSocket frames a subscriber may send: pings and closes only need 125 bytes (RFC 6455 5.5). */
+    private static final int MAX_INBOUND_FRAME = 1024;
 
-    RequestHandler(ChannelHub hub, JwtVerifier verifier, GatewayStats stats, HttpGateway.Budgets budgets, int maxChannels,
-                   Supplier<String> statsJson, LoopOutbox.Registry outboxes, ByteBudget total) {
-        this.budgets = budgets;
-        this.total = total;
-        this.outboxes = outboxes;
-        this.hub = hub;
-        this.verifier = verifier;
-        this.stats = stats;
-        this.maxChannels = maxChannels;
-        this.statsJson = statsJson;
+    /** What every request handler of one server shares. */
+    record Shared(ChannelHub hub, JwtVerifier verifier, GatewayStats stats, HttpGateway.Budgets budgets, ByteBudget total,
+                  int maxChannels, OriginPolicy origins, CatchUpExecutor catchUp, LoopOutbox.Registry outboxes,
+                  Supplier<String> statsJson, Supplier<String> healthJson, BooleanSupplier healthy) {
+    }
+
+    private final Shared s;
+
+    RequestHandler(Shared shared) {
+        this.s = shared;
     }
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
+        RequestTimeout.requestArrived(ctx);
         if (!req.decoderResult().isSuccess()) {
-            respond(ctx, HttpResponseStatus.BAD_REQUEST, "application/json", error("bad-request", "not a valid HTTP request"));
+            s.stats().refused("400:bad-request");
+            respond(ctx, HttpResponseStatus.BAD_REQUEST, error("bad-request", "not a valid HTTP request (or a line or header too long)"));
             return;
         }
         if (!HttpMethod.GET.equals(req.method())) {
-            respond(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, "application/json", error("method", "only GET is served"));
+            respond(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, error("method", "only GET is served"));
             return;
         }
         QueryStringDecoder query = new QueryStringDecoder(req.uri());
         switch (query.path()) {
             case "/sse" -> subscribe(ctx, req, query, false);
             case "/ws" -> subscribe(ctx, req, query, true);
-            case "/health" -> respond(ctx, HttpResponseStatus.OK, "application/json", "{\"status\":\"ok\"}");
-            case "/stats" -> respond(ctx, HttpResponseStatus.OK, "application/json", statsJson.get());
+            case "/health" -> respond(ctx, s.healthy().getAsBoolean() ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
+                    s.healthJson().get());
+            case "/stats" -> stats(ctx, req, query);
             case "/", "/demo.html" -> resource(ctx, "demo.html", "text/html; charset=utf-8");
             case "/fanout-client.js" -> resource(ctx, "fanout-client.js", "text/javascript; charset=utf-8");
-            default -> respond(ctx, HttpResponseStatus.NOT_FOUND, "application/json", error("not-found", query.path()));
+            default -> respond(ctx, HttpResponseStatus.NOT_FOUND, error("not-found", query.path()));
         }
     }
 
+    private void stats(ChannelHandlerContext ctx, FullHttpRequest req, QueryStringDecoder query) {
+        String token = SubscriptionRequest.first(query.parameters(), "token");
+        String authorization = req.headers().get(HttpHeaderNames.AUTHORIZATION);
+        if (token == null && authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            token = authorization.substring(7).trim();
+        }
+        try {
+            s.verifier().verifyAdmin(token, System.currentTimeMillis());
+        } catch (TokenRejectedException e) {
+            s.stats().refused("401:stats-" + e.reason());
+            respond(ctx, HttpResponseStatus.UNAUTHORIZED, error(e.reason(), e.getMessage()));
+            return;
+        }
+        respond(ctx, HttpResponseStatus.OK, s.statsJson().get());
+    }
+
     private void subscribe(ChannelHandlerContext ctx, FullHttpRequest req, QueryStringDecoder query, boolean webSocket) {
+        String origin = req.headers().get(HttpHeaderNames.ORIGIN);
+        String host = req.headers().get(HttpHeaderNames.HOST);
+        if (!s.origins().allows(origin, host)) {
+            refuse(ctx, 403, "origin-not-allowed", "pages of origin " + origin + " may not subscribe: add it to http.allowed.origins");
+            return;
+        }
+        if (!s.hub().progress().ready()) {
+            refuse(ctx, 503, "starting", "the gateway has not reached Kafka yet: retry shortly");
+            return;
+        }
         SubscriptionRequest.Decision decision = SubscriptionRequest.decide(query.parameters(),
                 req.headers().get(HttpHeaderNames.AUTHORIZATION), req.headers().get("Last-Event-ID"),
-                verifier, maxChannels, System.currentTimeMillis());
+                s.verifier(), s.maxChannels(), System.currentTimeMillis());
         if (decision instanceof SubscriptionRequest.Refused refused) {
-            stats.refused(refused.status() + ":" + refused.reason());
-            respond(ctx, HttpResponseStatus.valueOf(refused.status()), "application/json", error(refused.reason(), refused.message()));
+            refuse(ctx, refused.status(), refused.reason(), refused.message());
             return;
         }
         SubscriptionRequest.Accepted accepted = (SubscriptionRequest.Accepted) decision;
+        try {
+            s.hub().ensureChannels(accepted.channels());
+        } catch (ChannelHub.ChannelsFullException e) {
+            refuse(ctx, 503, "channels-full", e.getMessage() + ": retry later");
+            return;
+        }
         Connection connection;
+        ByteBudget budget = new ByteBudget(s.budgets().perConnection());
         if (webSocket) {
             WebSocketServerHandshaker handshaker = new WebSocketServerHandshakerFactory(
-                    "ws://" + req.headers().get(HttpHeaderNames.HOST) + "/ws", null, false).newHandshaker(req);
+                    "ws://" + host + "/ws", null, false, MAX_INBOUND_FRAME).newHandshaker(req);
             if (handshaker == null) {
                 WebSocketServerHandshakerFactory.sendUnsupportedVersionResponse(ctx.channel());
                 return;
             }
             handshaker.handshake(ctx.channel(), req);
-            ctx.pipeline().replace(this, "ws-frames", new WebSocketFrameHandler(handshaker));
-            connection = new WebSocketConnection(ctx.channel(), hub, stats, new ByteBudget(budgets.perConnection()), total, accepted.channels(), outboxes);
+            WebSocketFrameHandler frames = new WebSocketFrameHandler(handshaker);
+            ctx.pipeline().replace(this, "ws-frames", frames);
+            WebSocketConnection ws = new WebSocketConnection(ctx.channel(), s.hub(), s.stats(), budget, s.total(), accepted.channels(),
+                    accepted.subscribedAtMillis(), s.outboxes());
+            frames.attach(ws);
+            connection = ws;
         } else {
             HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
             head.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8");
             head.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-cache");
             head.headers().set("X-Accel-Buffering", "no");
+            if (s.origins().isCrossOrigin(origin, host)) {
+                head.headers().set(HttpHeaderNames.ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+                head.headers().set(HttpHeaderNames.VARY, HttpHeaderNames.ORIGIN);
+            }
             HttpUtil.setTransferEncodingChunked(head, true);
             ctx.write(head);
             ctx.writeAndFlush(new io.netty.handler.codec.http.DefaultHttpContent(
                     Unpooled.copiedBuffer("retry: 2000\n\n", StandardCharsets.US_ASCII)));
-            connection = new SseConnection(ctx.channel(), hub, stats, new ByteBudget(budgets.perConnection()), total, accepted.channels(), outboxes);
+            connection = new SseConnection(ctx.channel(), s.hub(), s.stats(), budget, s.total(), accepted.channels(),
+                    accepted.subscribedAtMillis(), s.outboxes());
             // nothing more is read from an event stream; a client's bytes now are not a request
             ctx.pipeline().remove(this);
         }
-        connection.start(accepted.resume(), accepted.claims().expiresAtMillis());
+        connection.start(accepted.starts(), accepted.claims().expiresAtMillis(), s.catchUp());
+    }
+
+    private void refuse(ChannelHandlerContext ctx, int status, String reason, String message) {
+        s.stats().refused(status + ":" + reason);
+        respond(ctx, HttpResponseStatus.valueOf(status), error(reason, message));
     }
 
     private void resource(ChannelHandlerContext ctx, String name, String type) {
         try (var in = RequestHandler.class.getResourceAsStream("/dev/tideline/fanout/web/" + name)) {
             if (in == null) {
-                respond(ctx, HttpResponseStatus.NOT_FOUND, "application/json", error("not-found", name));
+                respond(ctx, HttpResponseStatus.NOT_FOUND, error("not-found", name));
                 return;
             }
             FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
@@ -121,14 +168,14 @@ final class RequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             res.headers().set(HttpHeaderNames.CONTENT_TYPE, type);
             send(ctx, res);
         } catch (java.io.IOException e) {
-            respond(ctx, HttpResponseStatus.INTERNAL_SERVER_ERROR, "application/json", error("io", e.getMessage()));
+            respond(ctx, HttpResponseStatus.INTERNAL_SERVER_ERROR, error("io", e.getMessage()));
         }
     }
 
-    private static void respond(ChannelHandlerContext ctx, HttpResponseStatus status, String type, String body) {
+    private static void respond(ChannelHandlerContext ctx, HttpResponseStatus status, String body) {
         FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
                 Unpooled.copiedBuffer(body, StandardCharsets.UTF_8));
-        res.headers().set(HttpHeaderNames.CONTENT_TYPE, type);
+        res.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json");
         send(ctx, res);
     }
 

@@ -16,22 +16,16 @@ import java.util.List;
  */
 final class SseConnection extends Connection {
     private static final byte[] END = "\n\n".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] KEEPALIVE = ":\n\n".getBytes(StandardCharsets.US_ASCII);
 
     SseConnection(Channel socket, ChannelHub hub, GatewayStats stats, ByteBudget budget, ByteBudget total, List<ChannelName> channels,
-                  LoopOutbox.Registry outboxes) {
-        super(socket, hub, stats, budget, total, channels, outboxes);
+                  long subscribedAtMillis, LoopOutbox.Registry outboxes) {
+        super(socket, hub, stats, budget, total, channels, subscribedAtMillis, outboxes);
     }
 
     @Override
     protected Object frame(String event, String id, byte[] data) {
         byte[] head = head(event, id);
         return new DefaultHttpContent(Unpooled.wrappedBuffer(head, data, END));
-    }
-
-    @Override
-    protected Object keepaliveFrame() {
-        return new DefaultHttpContent(Unpooled.wrappedBuffer(KEEPALIVE));
     }
 
     @Override

@@ -5,10 +5,10 @@ import dev.tideline.fanout.auth.JwtVerifier;
 import dev.tideline.fanout.auth.TokenClaims;
 import dev.tideline.fanout.auth.TokenRejectedException;
 import dev.tideline.fanout.channel.ChannelName;
-import dev.tideline.fanout.channel.EventCursor;
-import dev.tideline.fanout.channel.ResumePoint;
+import dev.tideline.fanout.channel.Positions;
+import dev.tideline.fanout.channel.ResumeCursor;
+import dev.tideline.fanout.channel.StartPoint;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,9 +16,10 @@ import java.util.Optional;
 /**
  * A subscription as asked for (query parameters {@code channel}, {@code token}, {@code lastEventId},
  * {@code from}; headers {@code Authorization: Bearer} and {@code Last-Event-ID}) and decided:
- * accepted with its channels and resume points, or refused with an HTTP status. Isolation is
+ * accepted with its channels and where each starts, or refused with an HTTP status. Isolation is
  * decided here, before anything is subscribed: every channel must be well formed, in the token's
- * tenant and matched by one of its patterns.
+ * tenant and matched by one of its patterns. The cursor only says where to start reading; what is
+ * read is routed by the gateway, so a forged cursor cannot reach another tenant's changes.
  */
 public final class SubscriptionRequest {
     private SubscriptionRequest() {
@@ -27,9 +28,16 @@ public final class SubscriptionRequest {
     public sealed interface Decision permits Accepted, Refused {
     }
 
-    /** @param resume where each channel resumes from; a channel absent from it starts live */
-    public record Accepted(TokenClaims claims, List<ChannelName> channels, Map<ChannelName, ResumePoint> resume)
+    /**
+     * @param starts             where each channel starts, in the order of {@code channels}
+     * @param subscribedAtMillis when the client first subscribed (carried by its cursor across resumes)
+     */
+    public record Accepted(TokenClaims claims, List<ChannelName> channels, List<StartPoint> starts, long subscribedAtMillis)
             implements Decision {
+        public Accepted {
+            channels = List.copyOf(channels);
+            starts = List.copyOf(starts);
+        }
     }
 
     public record Refused(int status, String reason, String message) implements Decision {
@@ -74,23 +82,34 @@ public final class SubscriptionRequest {
             }
             channels.add(parsed.get());
         }
-        Map<ChannelName, ResumePoint> resume = new LinkedHashMap<>();
+        List<StartPoint> starts = new ArrayList<>();
+        long subscribedAt = nowMillis;
         String lastEventId = Optional.ofNullable(first(params, "lastEventId")).orElse(lastEventIdHeader);
         if (lastEventId != null && !lastEventId.isEmpty()) {
-            Optional<EventCursor> cursor = EventCursor.parse(lastEventId, channels.size());
-            for (int i = 0; i < channels.size(); i++) {
-                // a cursor that does not parse is another run's or another subscription's: unrecoverable
-                resume.put(channels.get(i), cursor.isPresent()
-                        ? ResumePoint.after(cursor.get().epoch(), cursor.get().seqs().get(i))
-                        : ResumePoint.after("", -1));
+            Optional<ResumeCursor> cursor = ResumeCursor.parse(lastEventId);
+            if (cursor.isPresent()) {
+                subscribedAt = Math.min(cursor.get().subscribedAtMillis(), nowMillis);
+            }
+            for (ChannelName c : channels) {
+                if (cursor.isEmpty()) {
+                    // another version's or a damaged cursor: the client must reload
+                    starts.add(StartPoint.BAD_CURSOR);
+                } else {
+                    Positions p = cursor.get().channels().get(c);
+                    // a channel the cursor does not know is a new one in this subscription: live
+                    starts.add(p == null ? StartPoint.LIVE : new StartPoint.After(p, subscribedAt));
+                }
             }
         } else if ("earliest".equals(first(params, "from"))) {
-            channels.forEach(c -> resume.put(c, ResumePoint.earliest()));
+            subscribedAt = 0;
+            channels.forEach(c -> starts.add(StartPoint.EARLIEST));
+        } else {
+            channels.forEach(c -> starts.add(StartPoint.LIVE));
         }
-        return new Accepted(claims, channels, resume);
+        return new Accepted(claims, channels, starts, subscribedAt);
     }
 
-    private static String first(Map<String, List<String>> params, String name) {
+    static String first(Map<String, List<String>> params, String name) {
         List<String> v = params.get(name);
         return v == null || v.isEmpty() ? null : v.get(0);
     }

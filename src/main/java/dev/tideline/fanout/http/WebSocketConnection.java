@@ -4,8 +4,10 @@ import dev.tideline.fanout.GatewayStats;
 import dev.tideline.fanout.channel.ChannelHub;
 import dev.tideline.fanout.channel.ChannelName;
 import dev.tideline.fanout.delivery.ByteBudget;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -15,8 +17,8 @@ final class WebSocketConnection extends Connection {
     private static final byte[] END = "}".getBytes(StandardCharsets.US_ASCII);
 
     WebSocketConnection(Channel socket, ChannelHub hub, GatewayStats stats, ByteBudget budget, ByteBudget total, List<ChannelName> channels,
-                  LoopOutbox.Registry outboxes) {
-        super(socket, hub, stats, budget, total, channels, outboxes);
+                        long subscribedAtMillis, LoopOutbox.Registry outboxes) {
+        super(socket, hub, stats, budget, total, channels, subscribedAtMillis, outboxes);
     }
 
     @Override
@@ -26,12 +28,13 @@ final class WebSocketConnection extends Connection {
     }
 
     @Override
-    protected Object keepaliveFrame() {
-        return new io.netty.handler.codec.http.websocketx.PingWebSocketFrame();
-    }
-
-    @Override
     protected int frameSize(String event, String id, byte[] data) {
         return 10 + event.length() + 8 + id.length() + 9 + data.length + 1;
+    }
+
+    /** Answers a client's ping within the connection's byte budget (a client that pings and never reads is cut off). */
+    void pong(ByteBuf payload) {
+        // a pong frame: 2 header bytes plus the ping's payload (at most 125 bytes, RFC 6455 5.5)
+        sendControl(new PongWebSocketFrame(payload), 2 + payload.readableBytes());
     }
 }

@@ -1,35 +1,50 @@
 package dev.tideline.sink.config;
 
+import dev.tideline.sink.check.DestinationPolicy;
+import java.util.List;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 
 /**
- * {@code database} must be a name MongoDB accepts (empty means "the source database"). Caught here,
- * a typo is one config error instead of every record failing at write time.
- * Rules: https://www.mongodb.com/docs/manual/reference/limits/#naming-restrictions
+ * Database names in the settings must be names MongoDB accepts, and never one the sink refuses to write
+ * (admin, config, local): caught here, a typo or a bad idea is one config error instead of every record
+ * failing at write time. Validates a string ({@code database}, empty means "the source database") or a
+ * list ({@code database.allow}). Rules: {@link DestinationPolicy#databaseProblem}.
  */
 final class DatabaseNameValidator implements ConfigDef.Validator {
-    private static final String FORBIDDEN = "/\\. \"$*<>:|?";
-    private static final int MAX_BYTES = 63;
+    private final String emptyMeans;
+
+    /** As the sink's {@code database} setting reads an empty value. */
+    DatabaseNameValidator() {
+        this("the source database");
+    }
+
+    /** @param emptyMeans how the docs describe an empty value */
+    DatabaseNameValidator(String emptyMeans) {
+        this.emptyMeans = emptyMeans;
+    }
 
     @Override
     public void ensureValid(String name, Object value) {
-        String db = value == null ? "" : ((String) value).trim();
-        if (db.isEmpty()) {
-            return;
-        }
-        for (char c : db.toCharArray()) {
-            if (FORBIDDEN.indexOf(c) >= 0 || c == 0) {
-                throw new ConfigException(name, value, "a database name cannot contain '" + c + "'");
+        if (value instanceof List<?> list) {
+            for (Object o : list) {
+                check(name, value, String.valueOf(o).trim());
             }
+        } else {
+            check(name, value, value == null ? "" : ((String) value).trim());
         }
-        if (db.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_BYTES) {
-            throw new ConfigException(name, value, "a database name is at most " + MAX_BYTES + " bytes");
+    }
+
+    private static void check(String name, Object value, String db) {
+        if (!db.isEmpty()) {
+            DestinationPolicy.databaseProblem(db).ifPresent(p -> {
+                throw new ConfigException(name, value, p);
+            });
         }
     }
 
     @Override
     public String toString() {
-        return "a MongoDB database name, or empty for the source database";
+        return "MongoDB database names other than admin, config and local; empty: " + emptyMeans;
     }
 }

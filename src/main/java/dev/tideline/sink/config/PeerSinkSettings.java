@@ -1,6 +1,9 @@
 package dev.tideline.sink.config;
 
 import dev.tideline.peer.ClusterId;
+import dev.tideline.peer.PeerKeySettings;
+import dev.tideline.peer.PeerLimits;
+import dev.tideline.peer.StampKeys;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -11,7 +14,8 @@ import org.apache.kafka.common.config.ConfigDef.Width;
 
 /** Peer (active-active) mode of the sink: this cluster's id turns it on. */
 public record PeerSinkSettings(Optional<String> clusterId, long tombstoneTtlMs, String statusDatabase, long lagDegradedMs,
-                               List<String> tenants, Optional<String> heartbeatNamespace, long heartbeatIntervalMs) {
+                               List<String> tenants, Optional<String> heartbeatNamespace, long heartbeatIntervalMs,
+                               StampKeys keys, long clockMaxAheadMs) {
     public static final String GROUP = "Peer replication";
     public static final String CLUSTER_ID = "peer.cluster.id";
     public static final String TOMBSTONE_TTL_MS = "peer.tombstone.ttl.ms";
@@ -20,6 +24,7 @@ public record PeerSinkSettings(Optional<String> clusterId, long tombstoneTtlMs, 
     public static final String TENANTS = "peer.tenants";
     public static final String HEARTBEAT_NAMESPACE = "peer.heartbeat.namespace";
     public static final String HEARTBEAT_INTERVAL_MS = "peer.heartbeat.interval.ms";
+    public static final String CLOCK_MAX_AHEAD_MS = "peer.clock.max.ahead.ms";
 
     static void define(ConfigDef def) {
         int order = 0;
@@ -55,7 +60,8 @@ public record PeerSinkSettings(Optional<String> clusterId, long tombstoneTtlMs, 
                 GROUP, ++order, Width.LONG, "Tenants");
         def.define(HEARTBEAT_NAMESPACE, Type.STRING, "", NAMESPACE_OR_EMPTY, Importance.LOW,
                 "Namespace ('database.collection') where this sink writes its cluster's heartbeat document ({_id: "
-                        + "peer.cluster.id, at: wall time}) every peer.heartbeat.interval.ms; empty (default): no heartbeats. "
+                        + "peer.cluster.id, at: wall time}) every peer.heartbeat.interval.ms; required in peer mode (a link "
+                        + "whose heartbeats do not come back is reported 'degraded': a dead link is never 'ok'). "
                         + "The sources of the link must capture it and the sinks read its topics, like any replicated "
                         + "collection: the heartbeat crosses to each peer and comes back as an echo, and the time it took is "
                         + "the link's round-trip lag (status field 'roundTripLagMs' per peer; 'lag' when the newest one back "
@@ -64,6 +70,13 @@ public record PeerSinkSettings(Optional<String> clusterId, long tombstoneTtlMs, 
         def.define(HEARTBEAT_INTERVAL_MS, Type.LONG, 5_000L, ConfigDef.Range.atLeast(100L), Importance.LOW,
                 "How often the heartbeat document is written (see peer.heartbeat.namespace).",
                 GROUP, ++order, Width.SHORT, "Heartbeat interval (ms)");
+        def.define(CLOCK_MAX_AHEAD_MS, Type.LONG, PeerLimits.MAX_CLOCK_AHEAD_SECONDS * 1000, ConfigDef.Range.between(1_000L, 86_400_000L),
+                Importance.LOW, "A record whose version (origin cluster time) is further ahead of this worker's clock than this is "
+                        + "held (health 'stalled', with the reason) until the clocks agree, instead of winning every later "
+                        + "comparison: MongoDB cluster times follow the servers' clocks, so a version far in the future is a "
+                        + "broken clock or a forged value.",
+                GROUP, ++order, Width.SHORT, "Max clock lead (ms)");
+        order = PeerKeySettings.define(def, GROUP, order);
     }
 
     private static final ConfigDef.Validator NAMESPACE_OR_EMPTY = new ConfigDef.Validator() {
@@ -73,13 +86,19 @@ public record PeerSinkSettings(Optional<String> clusterId, long tombstoneTtlMs, 
             int dot = v.indexOf('.');
             if (!v.isEmpty() && (dot <= 0 || dot == v.length() - 1)) {
                 throw new org.apache.kafka.common.config.ConfigException(name, value,
-                        "must be 'database.collection' (e.g. app._tideline_peer_heartbeats), or empty for no heartbeats");
+                        "must be 'database.collection' (e.g. app.tideline_peer_heartbeats)");
+            }
+            String coll = v.isEmpty() ? "" : v.substring(dot + 1);
+            if (coll.startsWith("_tideline") || coll.startsWith("system.")) {
+                throw new org.apache.kafka.common.config.ConfigException(name, value, "the sources never capture system.* and "
+                        + "_tideline* collections, so heartbeats there would never cross the link: use another collection "
+                        + "name (e.g. " + v.substring(0, dot) + ".tideline_peer_heartbeats)");
             }
         }
 
         @Override
         public String toString() {
-            return "'database.collection', or empty";
+            return "'database.collection' (not a system.* or _tideline* collection)";
         }
     };
 
@@ -88,7 +107,34 @@ public record PeerSinkSettings(Optional<String> clusterId, long tombstoneTtlMs, 
         return new PeerSinkSettings(id.isEmpty() ? Optional.empty() : Optional.of(id), c.getLong(TOMBSTONE_TTL_MS),
                 c.getString(STATUS_DATABASE).trim(), c.getLong(LAG_DEGRADED_MS),
                 c.getList(TENANTS).stream().map(String::trim).filter(t -> !t.isEmpty()).toList(),
-                Optional.of(c.getString(HEARTBEAT_NAMESPACE).trim()).filter(n -> !n.isEmpty()), c.getLong(HEARTBEAT_INTERVAL_MS));
+                Optional.of(c.getString(HEARTBEAT_NAMESPACE).trim()).filter(n -> !n.isEmpty()), c.getLong(HEARTBEAT_INTERVAL_MS),
+                PeerKeySettings.keys(c), c.getLong(CLOCK_MAX_AHEAD_MS));
+    }
+
+    /**
+     * What validate() reports beyond the per-key checks, on the key at fault: in peer mode, the stamp key and the
+     * heartbeat namespace are required (without heartbeats a dead link cannot be told from a quiet one), and ONE
+     * task (two tasks would race on the same document's tombstone).
+     */
+    public static void check(java.util.Map<String, String> props, java.util.Map<String, org.apache.kafka.common.config.ConfigValue> values) {
+        if (props.getOrDefault(CLUSTER_ID, "").isBlank()) {
+            return;
+        }
+        String missingKey = PeerKeySettings.missing(props, CLUSTER_ID);
+        if (missingKey != null && values.containsKey(PeerKeySettings.KEY)) {
+            values.get(PeerKeySettings.KEY).addErrorMessage(missingKey);
+        }
+        if (props.getOrDefault(HEARTBEAT_NAMESPACE, "").isBlank() && values.containsKey(HEARTBEAT_NAMESPACE)) {
+            values.get(HEARTBEAT_NAMESPACE).addErrorMessage(HEARTBEAT_NAMESPACE + " is required when " + CLUSTER_ID + " is set: "
+                    + "the heartbeats crossing the link are how a dead link (a stopped source, an unreachable broker, a peer "
+                    + "sink that does not run) is told from a quiet one; use the same namespace on every cluster, captured by "
+                    + "the sources (e.g. app.tideline_peer_heartbeats)");
+        }
+        String tasks = props.getOrDefault("tasks.max", "1").trim();
+        if (!tasks.equals("1") && values.containsKey(CLUSTER_ID)) {
+            values.get(CLUSTER_ID).addErrorMessage("peer mode runs ONE task per sink connector (tasks.max is " + tasks
+                    + "): two tasks would write the same document and its tombstone concurrently; set tasks.max=1");
+        }
     }
 
     public boolean enabled() {

@@ -7,11 +7,15 @@ import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigDef.Width;
 import org.apache.kafka.common.config.ConfigException;
 
-/** Backoff between redeliveries of a batch that failed for a transient reason. */
-public record RetrySettings(long initialBackoffMs, long maxBackoffMs) {
+/**
+ * Backoff between redeliveries of a batch that failed for a transient reason, and how long a write a
+ * unique index refused is retried before it is reported.
+ */
+public record RetrySettings(long initialBackoffMs, long maxBackoffMs, long duplicateKeyRetryMs) {
     public static final String GROUP = "Retries";
     public static final String BACKOFF_INITIAL_MS = "retry.backoff.initial.ms";
     public static final String BACKOFF_MAX_MS = "retry.backoff.max.ms";
+    public static final String DUPLICATE_KEY_RETRY_MS = "duplicate.key.retry.ms";
 
     public RetrySettings {
         if (maxBackoffMs < initialBackoffMs) {
@@ -30,9 +34,17 @@ public record RetrySettings(long initialBackoffMs, long maxBackoffMs) {
                 "Longest wait between redeliveries. Transient errors are retried until they stop; the task stays "
                         + "RUNNING and logs each retry.",
                 GROUP, ++order, Width.SHORT, "Max retry backoff (ms)");
+        def.define(DUPLICATE_KEY_RETRY_MS, Type.LONG, 60_000L, ConfigDef.Range.between(0, 86_400_000), Importance.LOW,
+                "How long a write that a unique index refuses (duplicate key, 11000) is retried before it goes to the "
+                        + "dead letter queue (or stops the task under errors.tolerance=none). Often transient: two "
+                        + "documents swapped a unique value, and the change that frees it travels on another partition. "
+                        + "The record is applied again ahead of each later batch (every " + BACKOFF_INITIAL_MS + " at "
+                        + "least) while the other records flow on, and the committed offset of its partition stays at "
+                        + "it until it lands or is reported. 0: reported at once.",
+                GROUP, ++order, Width.SHORT, "Duplicate key retry (ms)");
     }
 
     static RetrySettings from(AbstractConfig c) {
-        return new RetrySettings(c.getLong(BACKOFF_INITIAL_MS), c.getLong(BACKOFF_MAX_MS));
+        return new RetrySettings(c.getLong(BACKOFF_INITIAL_MS), c.getLong(BACKOFF_MAX_MS), c.getLong(DUPLICATE_KEY_RETRY_MS));
     }
 }

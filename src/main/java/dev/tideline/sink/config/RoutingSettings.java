@@ -21,7 +21,7 @@ public record RoutingSettings(Optional<String> database, TopicNamespaceMap topic
 
     static void define(ConfigDef def) {
         int order = 0;
-        def.define(DATABASE, Type.STRING, "", new DatabaseNameValidator(), Importance.HIGH,
+        def.define(DATABASE, Type.STRING, "", new DatabaseNameValidator("the source database"), Importance.HIGH,
                 "Destination database. Empty (default): each change lands in the database it came from. "
                         + "Also the database of plain-document records that carry no namespace (their collection "
                         + "is then the topic name, unless topic.namespace.map says otherwise).",

@@ -19,6 +19,7 @@ public final class SinkConfig extends AbstractConfig {
     private final WriteSettings writes;
     private final RetrySettings retry;
     private final PeerSinkSettings peer;
+    private final RecordSafetySettings safety;
     private final boolean tolerateAll;
 
     public SinkConfig(Map<String, String> props) {
@@ -28,6 +29,7 @@ public final class SinkConfig extends AbstractConfig {
         this.writes = WriteSettings.from(this);
         this.retry = RetrySettings.from(this);
         this.peer = PeerSinkSettings.from(this);
+        this.safety = RecordSafetySettings.from(this);
         this.tolerateAll = "all".equals(props.getOrDefault(ERRORS_TOLERANCE, "none").trim().toLowerCase(Locale.ROOT));
     }
 
@@ -38,6 +40,7 @@ public final class SinkConfig extends AbstractConfig {
         WriteSettings.define(def);
         RetrySettings.define(def);
         PeerSinkSettings.define(def);
+        RecordSafetySettings.define(def);
         return def;
     }
 
@@ -59,6 +62,10 @@ public final class SinkConfig extends AbstractConfig {
 
     public PeerSinkSettings peer() {
         return peer;
+    }
+
+    public RecordSafetySettings safety() {
+        return safety;
     }
 
     /** {@code errors.tolerance=all}: refused and malformed records are reported (DLQ) and skipped. */

@@ -1,21 +1,25 @@
 package dev.tideline.sink.config;
 
+import dev.tideline.sink.check.ShardKeys;
+import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigDef.Width;
+import org.apache.kafka.common.config.ConfigException;
 
 /** How changes are written. */
 public record WriteSettings(WriteMode writeMode, TombstoneAction tombstoneAction, StaleGuardMode staleGuard,
-                            Optional<String> versionField, int bulkChunkSize) {
+                            Optional<String> versionField, int bulkChunkSize, List<String> shardKeyFields) {
     public static final String GROUP = "Writes";
     public static final String WRITE_MODE = "write.mode";
     public static final String TOMBSTONE_ACTION = "tombstone.action";
     public static final String STALE_GUARD = "stale.guard";
     public static final String VERSION_FIELD = "version.field";
     public static final String BULK_CHUNK_SIZE = "bulk.chunk.size";
+    public static final String SHARD_KEY_FIELDS = "shard.key.fields";
     /** MongoDB caps one bulk write call at this many operations (maxWriteBatchSize is 100,000; seed 001 uses 1,000). */
     public static final int MAX_BULK_CHUNK_SIZE = 1000;
 
@@ -44,7 +48,32 @@ public record WriteSettings(WriteMode writeMode, TombstoneAction tombstoneAction
         def.define(BULK_CHUNK_SIZE, Type.INT, MAX_BULK_CHUNK_SIZE, ConfigDef.Range.between(1, MAX_BULK_CHUNK_SIZE),
                 Importance.LOW, "Largest number of writes sent in one unordered bulk write.",
                 GROUP, ++order, Width.SHORT, "Bulk chunk size");
+        def.define(SHARD_KEY_FIELDS, Type.LIST, "", SHARD_KEY_PATHS, Importance.MEDIUM,
+                "The destination's shard key fields (dotted paths), added to the _id of every write filter. Empty "
+                        + "(default): the shard key fields each change carries from its source documentKey, which is "
+                        + "right when the destination is sharded like the source. When it is sharded differently, name "
+                        + "its shard key here (e.g. region,customerId): writes take the values from the document, "
+                        + "deletes those the change carries. Set _id for an unsharded destination fed by a sharded "
+                        + "source whose shard key values change. Copies (backfill) carry no documentKey: on a sharded "
+                        + "destination set this, or their upserts name no shard key.",
+                GROUP, ++order, Width.LONG, "Destination shard key fields");
     }
+
+    private static final ConfigDef.Validator SHARD_KEY_PATHS = new ConfigDef.Validator() {
+        @Override
+        public void ensureValid(String name, Object value) {
+            for (Object o : (List<?>) value) {
+                ShardKeys.pathProblem(String.valueOf(o).trim()).ifPresent(p -> {
+                    throw new ConfigException(name, value, "field " + p);
+                });
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "comma-separated field paths (a.b), none starting with $";
+        }
+    };
 
     static WriteSettings from(AbstractConfig c) {
         String versionField = c.getString(VERSION_FIELD).trim();
@@ -53,6 +82,6 @@ public record WriteSettings(WriteMode writeMode, TombstoneAction tombstoneAction
                 ConfigChoices.parse(TombstoneAction.class, TOMBSTONE_ACTION, c.getString(TOMBSTONE_ACTION)),
                 ConfigChoices.parse(StaleGuardMode.class, STALE_GUARD, c.getString(STALE_GUARD)),
                 versionField.isEmpty() ? Optional.empty() : Optional.of(versionField),
-                c.getInt(BULK_CHUNK_SIZE));
+                c.getInt(BULK_CHUNK_SIZE), c.getList(SHARD_KEY_FIELDS).stream().map(String::trim).toList());
     }
 }

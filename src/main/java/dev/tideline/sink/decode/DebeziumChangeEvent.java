@@ -2,6 +2,7 @@ package dev.tideline.sink.decode;
 
 import dev.tideline.event.MalformedRecordException;
 import dev.tideline.event.Namespace;
+import dev.tideline.event.ValueShape;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.bson.BsonDocument;
 import org.bson.BsonInvalidOperationException;
@@ -82,6 +83,7 @@ public final class DebeziumChangeEvent {
 
     /** An id as Debezium writes it in keys: Extended JSON of the value alone, e.g. {@code {"$oid": "..."}} or {@code 1004}. */
     static BsonValue parseId(String json) {
+        ValueShape.requireJson(json, "Debezium key id");
         try {
             return BsonDocument.parse("{\"_id\": " + json + "}").get("_id");
         } catch (JsonParseException | BsonInvalidOperationException e) {
@@ -99,6 +101,7 @@ public final class DebeziumChangeEvent {
         if (!v.isString()) {
             throw new MalformedRecordException("Debezium field '" + field + "' must be Extended JSON text, got " + v.getBsonType());
         }
+        ValueShape.requireJson(v.asString().getValue(), "Debezium field '" + field + "'");
         try {
             return BsonDocument.parse(v.asString().getValue());
         } catch (JsonParseException | BsonInvalidOperationException e) {

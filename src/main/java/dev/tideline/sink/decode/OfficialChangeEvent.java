@@ -1,5 +1,6 @@
 package dev.tideline.sink.decode;
 
+import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.MalformedRecordException;
 import dev.tideline.event.Namespace;
 import java.util.Set;
@@ -45,6 +46,14 @@ public final class OfficialChangeEvent {
         Namespace ns = namespace(d.get("ns"));
         BsonValue keyId = documentKeyId(d);
         BsonTimestamp clusterTime = d.get("clusterTime") instanceof BsonTimestamp t ? t : null;
+        Decoded decoded = decode(record, type, ns, keyId, clusterTime, d);
+        // the shard key fields of documentKey travel with the change, as in Tideline's own envelope
+        BsonDocument shardKey = d.get("documentKey") instanceof BsonDocument key ? ChangeEvent.shardKeyOf(key) : null;
+        return decoded instanceof SinkChange c ? c.withShardKey(shardKey) : decoded;
+    }
+
+    private static Decoded decode(SinkRecord record, String type, Namespace ns, BsonValue keyId, BsonTimestamp clusterTime,
+                                  BsonDocument d) {
         switch (type) {
             case "delete":
                 if (keyId == null) {

@@ -7,6 +7,12 @@ import dev.tideline.event.EventHeaders;
 import dev.tideline.event.MalformedRecordException;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
+import dev.tideline.sink.check.DocumentRules;
+import dev.tideline.sink.check.IdRules;
+import dev.tideline.sink.check.RecordShape;
+import dev.tideline.sink.check.ShardKeys;
+import dev.tideline.event.RefusedRecordException;
+import dev.tideline.sink.config.RecordSafetySettings;
 import dev.tideline.sink.config.TombstoneAction;
 import java.util.Optional;
 import org.apache.kafka.connect.data.Struct;
@@ -34,10 +40,17 @@ public final class RecordDecoder {
     private final TombstoneAction tombstoneAction;
     private final Optional<String> versionField;
     private final boolean rawDocuments;
+    private final RecordShape shape;
 
     /** A decoder whose documents are objects (what peer mode reads field by field). */
     public RecordDecoder(TombstoneAction tombstoneAction, Optional<String> versionField) {
         this(tombstoneAction, versionField, false);
+    }
+
+    /** With the default size limit ({@link RecordSafetySettings#DEFAULT_RECORD_MAX_BYTES}). */
+    public RecordDecoder(TombstoneAction tombstoneAction, Optional<String> versionField, boolean rawDocuments) {
+        this(tombstoneAction, versionField, rawDocuments, new RecordShape(RecordSafetySettings.DEFAULT_RECORD_MAX_BYTES,
+                RecordSafetySettings.RECORD_MAX_BYTES));
     }
 
     /**
@@ -45,13 +58,47 @@ public final class RecordDecoder {
      *                     (checked by reading it all the same): for a writer that only sends it on,
      *                     it then costs no second encoding; reading its fields one by one costs more
      */
-    public RecordDecoder(TombstoneAction tombstoneAction, Optional<String> versionField, boolean rawDocuments) {
+    public RecordDecoder(TombstoneAction tombstoneAction, Optional<String> versionField, boolean rawDocuments,
+                         RecordShape shape) {
         this.tombstoneAction = tombstoneAction;
         this.versionField = versionField;
         this.rawDocuments = rawDocuments;
+        this.shape = shape;
     }
 
+    /**
+     * @throws MalformedRecordException for a record that cannot be read as a change
+     * @throws dev.tideline.event.RefusedRecordException for one that could harm the destination (see {@link #checked})
+     */
     public Decoded decode(SinkRecord record) {
+        return checked(read(record));
+    }
+
+    /**
+     * What every change must pass whatever form it came in: an {@code _id} that matches by value only
+     * ({@link IdRules}), and a document MongoDB can take as a replacement.
+     */
+    private static Decoded checked(Decoded d) {
+        if (d instanceof SinkChange c) {
+            IdRules.problem(c.id()).ifPresent(p -> {
+                throw new RefusedRecordException("refused: its " + p);
+            });
+            ShardKeys.problem(c.shardKey()).ifPresent(p -> {
+                throw new RefusedRecordException("refused: its " + p);
+            });
+            if (c.document() != null) {
+                DocumentRules.replacementProblem(c.document()).ifPresent(p -> {
+                    throw new RefusedRecordException("refused: the document of _id " + Ids.show(c.id()) + " " + p);
+                });
+            }
+        }
+        return d;
+    }
+
+    private Decoded read(SinkRecord record) {
+        // size (and a Struct's depth) before anything decodes: the codecs recurse once per level
+        shape.check(record.key(), "record key");
+        shape.check(record.value(), "record value");
         String kind = header(record, EventHeaders.KIND);
         if (kind != null && !EventHeaders.KIND_CHANGE.equals(kind)) {
             return new Decoded.Skip("a " + kind + " record, not a change");
@@ -84,7 +131,8 @@ public final class RecordDecoder {
     /** A foreign change without a cluster time takes the configured version field of its document, as ours do. */
     private Decoded withVersion(Decoded d) {
         if (d instanceof SinkChange c && c.version() == null && c.document() != null) {
-            return new SinkChange(c.record(), c.kind(), c.sourceNs(), c.id(), c.document(), versionOf(c.document()));
+            return new SinkChange(c.record(), c.kind(), c.sourceNs(), c.id(), c.document(), versionOf(c.document()),
+                    c.updates(), c.shardKey());
         }
         return d;
     }
@@ -100,7 +148,7 @@ public final class RecordDecoder {
     /** @param value the record value the envelope was read from */
     private Decoded envelope(SinkRecord record, ChangeEvent e, Object value) {
         if (e.op() == Op.DELETE) {
-            return new SinkChange(record, SinkChange.Kind.DELETE, e.ns(), e.id(), null, e.clusterTime());
+            return new SinkChange(record, SinkChange.Kind.DELETE, e.ns(), e.id(), null, e.clusterTime()).withShardKey(e.shardKey());
         }
         BsonDocument doc = e.document();
         if (doc == null || !doc.containsKey(ID)) {
@@ -117,7 +165,7 @@ public final class RecordDecoder {
         BsonValue version = e.clusterTime() != null ? e.clusterTime() : versionOf(doc);
         // BSON bytes (ByteArrayConverter): the document is written as the bytes it came in, not encoded again
         BsonDocument written = rawDocuments && value instanceof byte[] bytes ? EnvelopeCodec.rawDocument(bytes) : doc;
-        return new SinkChange(record, SinkChange.Kind.WRITE, e.ns(), e.id(), written, version);
+        return new SinkChange(record, SinkChange.Kind.WRITE, e.ns(), e.id(), written, version).withShardKey(e.shardKey());
     }
 
     private Decoded plainDocument(SinkRecord record, BsonDocument doc) {

@@ -21,9 +21,11 @@ import org.bson.BsonValue;
  *                 configured version field); null when the record carries none
  * @param updates  for an update: the change descriptions to apply in order (several once changes of
  *                 one batch are folded together); empty otherwise
+ * @param shardKey the shard key fields of the source's {@code documentKey} besides {@code _id} (field
+ *                 name or dotted path → value), empty when the record carries none
  */
 public record SinkChange(SinkRecord record, Kind kind, Namespace sourceNs, BsonValue id, BsonDocument document,
-                         BsonValue version, List<UpdateDescription> updates) implements Decoded {
+                         BsonValue version, List<UpdateDescription> updates, BsonDocument shardKey) implements Decoded {
     public enum Kind { WRITE, DELETE, UPDATE }
 
     public SinkChange {
@@ -31,6 +33,7 @@ public record SinkChange(SinkRecord record, Kind kind, Namespace sourceNs, BsonV
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(id, "id");
         updates = List.copyOf(updates);
+        shardKey = shardKey == null ? new BsonDocument() : shardKey;
         if ((kind == Kind.WRITE) != (document != null)) {
             throw new IllegalArgumentException("a write carries a document, a delete or an update does not");
         }
@@ -39,7 +42,13 @@ public record SinkChange(SinkRecord record, Kind kind, Namespace sourceNs, BsonV
         }
     }
 
-    /** A whole-document write or a delete. */
+    /** A change without shard key fields. */
+    public SinkChange(SinkRecord record, Kind kind, Namespace sourceNs, BsonValue id, BsonDocument document, BsonValue version,
+                      List<UpdateDescription> updates) {
+        this(record, kind, sourceNs, id, document, version, updates, null);
+    }
+
+    /** A whole-document write or a delete, without shard key fields. */
     public SinkChange(SinkRecord record, Kind kind, Namespace sourceNs, BsonValue id, BsonDocument document, BsonValue version) {
         this(record, kind, sourceNs, id, document, version, List.of());
     }
@@ -48,6 +57,16 @@ public record SinkChange(SinkRecord record, Kind kind, Namespace sourceNs, BsonV
     public static SinkChange update(SinkRecord record, Namespace sourceNs, BsonValue id, UpdateDescription description,
                                     BsonValue version) {
         return new SinkChange(record, Kind.UPDATE, sourceNs, id, null, version, List.of(description));
+    }
+
+    /** The same change with the shard key fields the record carries (null: none). */
+    public SinkChange withShardKey(BsonDocument fields) {
+        return new SinkChange(record, kind, sourceNs, id, document, version, updates, fields);
+    }
+
+    /** The same change as a whole-document write of {@code newDocument} (a partial update made whole), keeping the rest. */
+    public SinkChange asWrite(BsonDocument newDocument) {
+        return new SinkChange(record, Kind.WRITE, sourceNs, id, newDocument, version, List.of(), shardKey);
     }
 
     public boolean isDelete() {

@@ -1,6 +1,7 @@
 package dev.tideline.sink.decode;
 
 import dev.tideline.event.MalformedRecordException;
+import dev.tideline.event.ValueShape;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -62,6 +63,7 @@ public record UpdateDescription(BsonDocument updatedFields, List<String> removed
             return v.asDocument();
         }
         if (v.isString()) {
+            ValueShape.requireJson(v.asString().getValue(), where + ".updatedFields");
             try {
                 return BsonDocument.parse(v.asString().getValue());
             } catch (JsonParseException | BsonInvalidOperationException e) {

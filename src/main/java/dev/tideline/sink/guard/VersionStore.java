@@ -14,6 +14,7 @@ import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.Updates;
 import dev.tideline.event.Namespace;
 import dev.tideline.mongo.MongoErrors;
+import dev.tideline.sink.check.ExactMatch;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -127,7 +128,11 @@ public final class VersionStore {
         }
     }
 
-    /** {@code {_id: {$in: [<key>, ...]}}} as BSON bytes, written directly like {@link #entry}. */
+    /**
+     * {@code {_id: {$in: [<key>, ...]}}} as BSON bytes, written directly like {@link #entry}. Exact whatever
+     * the ids: each element is a document whose first field is {@code ns}, which {@code $in} compares as a
+     * whole value (field order included), never as an operator or a pattern.
+     */
     private static BsonDocument keysIn(Namespace ns, List<BsonValue> ids) {
         BasicOutputBuffer out = new BasicOutputBuffer(64 + 32 * ids.size());
         try (BsonBinaryWriter writer = new BsonBinaryWriter(out)) {
@@ -154,7 +159,7 @@ public final class VersionStore {
     }
 
     private static WriteModel<BsonDocument> replace(BsonDocument entry) {
-        return new ReplaceOneModel<>(Filters.eq("_id", entry.get("_id")), entry, UPSERT);
+        return new ReplaceOneModel<>(ExactMatch.eq("_id", entry.get("_id")), entry, UPSERT);
     }
 
     /**

@@ -8,7 +8,7 @@ import dev.tideline.peer.DocState;
 import dev.tideline.peer.LastWriterWins;
 import dev.tideline.peer.LastWriterWins.Action;
 import dev.tideline.peer.LastWriterWins.Decision;
-import dev.tideline.peer.OriginDetector;
+import dev.tideline.peer.PeerLimits;
 import dev.tideline.peer.RoundTripLag;
 import dev.tideline.peer.TenantScope;
 import dev.tideline.peer.Version;
@@ -23,7 +23,6 @@ import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.bson.BsonDocument;
-import org.bson.BsonNull;
 import org.bson.BsonString;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
@@ -48,10 +47,15 @@ final class PeerApplier {
     private final TenantScope scope;
     private final Namespace heartbeats;
     private final LocalDeleteWatcher localDeletes;
+    private final StampTrust trust;
+    private final long maxAheadSeconds;
     private final LocalDeleteBarrier barrier = new LocalDeleteBarrier();
     private final RoundTripLag roundTrips = new RoundTripLag();
     private final Map<PeerChange.DocKey, Deque<PeerChange>> pending = new LinkedHashMap<>();
     private long lastRecordTimestamp = -1;
+    /** the oldest record (by its timestamp: when the change was made) of the last records received, and when they came */
+    private long lastReceivedOldest = -1;
+    private long lastReceivedAt = -1;
     /**
      * Documents this task last left present (bounded): one found absent without a tombstone was deleted
      * locally, and the peer changes wait for this cluster's own record of that delete instead of
@@ -73,8 +77,10 @@ final class PeerApplier {
      * @param localDeletes this cluster's deletes, read after each read of the documents (the barrier's input)
      */
     PeerApplier(String self, PeerRecordReader reader, PeerStore store, PeerCounters counters, TenantScope scope,
-                Namespace heartbeats, LocalDeleteWatcher localDeletes) {
+                Namespace heartbeats, LocalDeleteWatcher localDeletes, StampTrust trust, long maxAheadMs) {
         this.self = self;
+        this.trust = trust;
+        this.maxAheadSeconds = maxAheadMs / 1000;
         this.localDeletes = localDeletes;
         this.scope = scope;
         this.heartbeats = heartbeats;
@@ -85,9 +91,10 @@ final class PeerApplier {
 
     /**
      * Queues the records in scope (malformed ones throw: in peer mode nothing is skipped; writes of tenants outside
-     * the link's scope are left out and counted), then moves every queue it can.
+     * the link's scope are left out and counted); {@link #drain} moves them.
      */
-    void put(Collection<SinkRecord> records) {
+    void queue(Collection<SinkRecord> records) {
+        long oldest = Long.MAX_VALUE;
         for (SinkRecord r : records) {
             counters.record();
             reader.read(r).ifPresent(c -> {
@@ -104,9 +111,13 @@ final class PeerApplier {
             });
             if (r.timestamp() != null) {
                 lastRecordTimestamp = Math.max(lastRecordTimestamp, r.timestamp());
+                oldest = Math.min(oldest, r.timestamp());
             }
         }
-        drain();
+        if (oldest != Long.MAX_VALUE) {
+            lastReceivedOldest = oldest;
+            lastReceivedAt = System.currentTimeMillis();
+        }
     }
 
     /** Our own heartbeat, back through a peer: the link's round trip. */
@@ -146,7 +157,7 @@ final class PeerApplier {
                 // the document changed under every round (a busy writer): held, visible, retried on the next drain;
                 // a write the destination refuses throws instead (see settle)
                 pending.get(k).forEach(c -> hold(c, "the conditional write failed " + ROUNDS + " times in a row (the document "
-                        + "changed under every attempt); retried", false));
+                        + "changed under every attempt); retried", false, Action.HOLD));
             }
         }
     }
@@ -158,7 +169,7 @@ final class PeerApplier {
     private boolean settle(PeerChange.DocKey key, PeerStore.Held held) {
         Deque<PeerChange> queue = pending.get(key);
         BsonDocument current = held.document();
-        DocState start = current != null ? DocState.of(OriginDetector.detect(current))
+        DocState start = current != null ? trust.state(key.ns(), key.id(), current, held.tombstone())
                 : new DocState.Absent(held.tombstone(), lastLeftPresent.containsKey(key),
                         lastLeftPresent.containsKey(key) ? lastLeftPresent.get(key).version() : null);
         DocState state = start;
@@ -167,46 +178,67 @@ final class PeerApplier {
         List<PeerChange> keep = new ArrayList<>();
         List<Step> steps = new ArrayList<>();
         List<BsonDocument> conflicts = new ArrayList<>();
+        // this cluster's own records that wait for a later record of the document from this cluster, and how many of
+        // them have been released by one (a later record emitted by this cluster was processed after them)
+        List<PeerChange> waitingOwn = new ArrayList<>();
+        int released = 0;
         BsonTimestamp ownSince = null; // the latest cluster time among this cluster's own records in this fold
         for (PeerChange c : queue) {
-            boolean ownRecord = c.incoming.fromCluster().equals(self);
-            if (ownRecord && c.sourceTime != null && (ownSince == null || c.sourceTime.compareTo(ownSince) > 0)) {
+            boolean ownCluster = c.incoming.fromCluster().equals(self);
+            if (ownCluster && c.sourceTime != null && (ownSince == null || c.sourceTime.compareTo(ownSince) > 0)) {
                 // this cluster's source got this far, even when the record itself waits below (an echo of a peer's
                 // write: what it says, the sink wrote itself, tombstone included)
                 ownSince = c.sourceTime;
             }
-            if (blocked && !c.incoming.origin().equals(self)) {
+            if (blocked && !ownCluster) {
                 keep.add(c);
                 continue;
             }
-            BsonTimestamp deletedAt = ownRecord ? null : barrier.waitingFor(key, ownSince);
+            String refused = refusal(c);
+            if (refused != null) {
+                blocked = true;
+                hold(c, refused, true, Action.HOLD);
+                keep.add(c);
+                continue;
+            }
+            BsonTimestamp deletedAt = ownCluster ? null : barrier.waitingFor(key, ownSince);
             if (deletedAt != null) {
                 blocked = true;
                 if (c.heldSince == 0) {
                     counters.heldForLocalDelete();
                 }
                 hold(c, "deleted on this cluster at " + deletedAt + " (its change stream shows it) and this cluster's own "
-                        + "record of that delete has not been processed yet; the peer change waits for it", false);
+                        + "record of that delete has not been processed yet; the peer change waits for it", false, Action.HOLD);
                 keep.add(c);
                 continue;
             }
             Decision d = LastWriterWins.decide(self, state, c.incoming);
-            if (d.action() == Action.HOLD) {
+            if (d.waits()) {
                 blocked = true;
-                hold(c, d.reason(), false);
+                hold(c, d.reason(), false, d.action());
                 keep.add(c);
+                if (d.action() == Action.WAIT_OWN) {
+                    waitingOwn.add(c);
+                }
+                state = LastWriterWins.after(state, c.incoming, d);
                 continue;
             }
-            c.heldReason = null;
-            c.heldSince = 0;
-            c.refused = false;
-            if (d.conflict()) {
-                conflicts.add(conflict(key, c, d, state, doc));
+            if (ownCluster) {
+                released = waitingOwn.size();
             }
-            steps.add(new Step(c, d));
-            if (d.changesState()) {
-                doc = c.document;
+            doc = step(key, c, d, state, doc, steps, conflicts);
+            state = LastWriterWins.after(state, c.incoming, d);
+        }
+        // own records released by a later one: decided now, against what that later record revealed (last-writer-wins
+        // does not depend on the order of the writes it compares)
+        for (PeerChange c : waitingOwn.subList(0, released)) {
+            Decision d = LastWriterWins.decide(self, state, c.incoming, true);
+            if (d.waits()) {
+                hold(c, d.reason(), false, d.action());
+                continue;
             }
+            keep.remove(c);
+            doc = step(key, c, d, state, doc, steps, conflicts);
             state = LastWriterWins.after(state, c.incoming, d);
         }
         if (!sameStored(state, start)) {
@@ -229,12 +261,16 @@ final class PeerApplier {
                 }
                 String reason = "refused by the destination (code " + e.getCode() + "): " + e.getMessage()
                         + "; held and retried: fix the document or the destination's rules";
-                queue.forEach(c -> hold(c, reason, true));
+                queue.forEach(c -> hold(c, reason, true, Action.HOLD));
                 return true;
             }
         }
         for (Step s : steps) {
-            counters.decided(s.decision().action(), s.change().incoming.origin());
+            PeerChange c = s.change();
+            c.heldReason = null;
+            c.heldSince = 0;
+            c.refused = false;
+            counters.decided(s.decision().action(), c.incoming.origin());
         }
         if (ownSince != null) {
             barrier.ownRecordProcessed(key, ownSince);
@@ -259,6 +295,28 @@ final class PeerApplier {
         return true;
     }
 
+    /**
+     * Why a record cannot be decided at all, null when it can: it does not authenticate (read once), or its version
+     * is further ahead of this machine's clock than allowed (checked again each round: it lands once the clock has
+     * caught up, if that clock was only wrong).
+     */
+    private String refusal(PeerChange c) {
+        if (c.unauthentic != null) {
+            return c.unauthentic;
+        }
+        return PeerLimits.tooFarAhead(c.incoming.version(), System.currentTimeMillis() / 1000, maxAheadSeconds);
+    }
+
+    /** Notes one decided record of the fold; returns the document the fold now ends on. */
+    private BsonDocument step(PeerChange.DocKey key, PeerChange c, Decision d, DocState state, BsonDocument doc, List<Step> steps,
+                              List<BsonDocument> conflicts) {
+        if (d.conflict()) {
+            conflicts.add(ConflictRecord.of(self, key, c, d, state, doc));
+        }
+        steps.add(new Step(c, d));
+        return d.changesState() && d.action() != Action.LOCAL_WRITE_LOSES ? c.document : doc;
+    }
+
     /** Whether two states need the same thing stored (what the sink only expects does not count). */
     private static boolean sameStored(DocState a, DocState b) {
         if (a instanceof DocState.Absent x && b instanceof DocState.Absent y) {
@@ -267,19 +325,20 @@ final class PeerApplier {
         return a.equals(b);
     }
 
-    private void hold(PeerChange c, String reason, boolean refused) {
+    private void hold(PeerChange c, String reason, boolean refused, Action why) {
         c.heldReason = reason;
         c.refused = refused;
         if (c.heldSince == 0) {
             c.heldSince = System.currentTimeMillis();
-            counters.decided(Action.HOLD, c.incoming.origin()); // counted once per record
+            counters.decided(why, c.incoming.origin()); // counted once per record
         }
     }
 
     private boolean transition(PeerChange.DocKey key, PeerStore.Held held, BsonDocument current, DocState next, BsonDocument doc) {
         if (next instanceof DocState.Present) {
-            boolean written = current != null ? store.replace(key.ns(), current, doc) : store.insert(key.ns(), doc);
-            if (written && held.tombstone() != null) {
+            BsonDocument signed = trust.signedHere(key.ns(), key.id(), doc);
+            boolean written = current != null ? store.replace(key.ns(), current, signed) : store.insert(key.ns(), signed);
+            if (written && held.tombstoneRead() != null) {
                 // the document exists again and its stamp protects it; a tombstone left behind would make
                 // this cluster's source take a later local delete of it for the peer's
                 store.dropTombstone(key.ns(), key.id());
@@ -287,28 +346,10 @@ final class PeerApplier {
             return written;
         }
         Version tomb = ((DocState.Absent) next).tombstone();
-        if (!store.keepTombstone(key.ns(), key.id(), held.tombstone(), tomb)) {
+        if (!store.keepTombstone(key.ns(), key.id(), held.tombstoneRead(), tomb)) {
             return false;
         }
         return current == null || store.delete(key.ns(), current);
-    }
-
-    private BsonDocument conflict(PeerChange.DocKey key, PeerChange c, Decision d, DocState state, BsonDocument doc) {
-        Version here = state instanceof DocState.Present p ? p.version() : ((DocState.Absent) state).tombstone();
-        BsonDocument incoming = side(c.incoming.version(), c.document);
-        BsonDocument existing = side(here, doc);
-        boolean incomingWins = d.action() != Action.STALE;
-        return new BsonDocument("ns", new BsonString(key.ns().fullName())).append("docId", key.id())
-                .append("resolvedBy", new BsonString(self)).append("resolvedAt", PeerStore.now())
-                .append("decision", new BsonString(d.action().name().toLowerCase(java.util.Locale.ROOT)))
-                .append("reason", new BsonString(d.reason()))
-                .append("winner", incomingWins ? incoming : existing)
-                .append("loser", incomingWins ? existing : incoming);
-    }
-
-    private static BsonDocument side(Version v, BsonDocument doc) {
-        return new BsonDocument("version", v == null ? BsonNull.VALUE : v.toBson())
-                .append("document", doc == null ? BsonNull.VALUE : doc);
     }
 
     /**
@@ -334,6 +375,15 @@ final class PeerApplier {
 
     long lastRecordTimestamp() {
         return lastRecordTimestamp;
+    }
+
+    /**
+     * How far behind the changes this sink was last given are (ms from when the oldest of them was made to when they
+     * arrived), when they arrived within {@code withinMs} of {@code now}; 0 otherwise. A sink catching up (after a
+     * restart, or behind a lagging source) is given old changes, whatever the heartbeats of other collections say.
+     */
+    long behindMs(long now, long withinMs) {
+        return lastReceivedAt >= 0 && now - lastReceivedAt <= withinMs ? Math.max(0, lastReceivedAt - lastReceivedOldest) : 0;
     }
 
     /** The lowest offset still queued per partition: offsets are committed only below it. */

@@ -6,6 +6,7 @@ import dev.tideline.peer.ContentHash;
 import dev.tideline.peer.Incoming;
 import dev.tideline.peer.PeerHeaders;
 import dev.tideline.peer.PeerStamp;
+import dev.tideline.peer.StampKeys;
 import dev.tideline.peer.Version;
 import dev.tideline.sink.decode.Decoded;
 import dev.tideline.sink.decode.RecordDecoder;
@@ -25,10 +26,12 @@ import org.apache.kafka.connect.sink.SinkRecord;
 final class PeerRecordReader {
     private final RecordDecoder decoder;
     private final NamespaceRouter router;
+    private final StampKeys keys;
 
-    PeerRecordReader(RecordDecoder decoder, NamespaceRouter router) {
+    PeerRecordReader(RecordDecoder decoder, NamespaceRouter router, StampKeys keys) {
         this.decoder = decoder;
         this.router = router;
+        this.keys = keys;
     }
 
     /** @return empty for records that are not changes, or that the scope leaves out */
@@ -53,7 +56,12 @@ final class PeerRecordReader {
             throw new MalformedRecordException("header " + PeerHeaders.VERSION + " (" + version + ") names another origin than "
                     + EventHeaders.ORIGIN + " (" + origin + ")");
         }
+        if (change.sourceNs() == null) {
+            throw new MalformedRecordException("a record of " + record.topic() + " does not say where the change happened: peer "
+                    + "mode reads only topics of Tideline sources running with peer.cluster.id");
+        }
         String content = null;
+        String unauthentic = null;
         if (!change.isDelete()) {
             content = ContentHash.of(change.document());
             PeerStamp stamp = PeerStamp.read(change.document());
@@ -61,10 +69,31 @@ final class PeerRecordReader {
                 throw new MalformedRecordException("the document of a peer write must carry a '_tl' stamp matching its content "
                         + "and version " + version + ": is the source running with peer.cluster.id?");
             }
+            if (!stamp.authentic(keys, cluster, change.sourceNs(), change.id())) {
+                unauthentic = notSigned(cluster, version, stamp.mac());
+            }
+        } else {
+            StampKeys.Mac128 mac = macHeader(record);
+            if (!keys.verify(mac, new StampKeys.Bound(cluster, change.sourceNs().fullName(), change.id(), version, null, base))) {
+                unauthentic = notSigned(cluster, version, mac);
+            }
         }
         return Optional.of(new PeerChange(record, routed.get().destination(), change.id(),
                 new Incoming(origin, cluster, version, base, content), change.document(), header(record, EventHeaders.TENANT),
-                change.version() != null && change.version().isTimestamp() ? change.version().asTimestamp() : null));
+                change.version() != null && change.version().isTimestamp() ? change.version().asTimestamp() : null, unauthentic));
+    }
+
+    private String notSigned(String cluster, Version version, StampKeys.Mac128 mac) {
+        return "the record of version " + version + " emitted by " + cluster + " is not signed with this link's peer.stamp.key ("
+                + (mac == null ? "no MAC" : "key " + mac.keyId() + ", this sink verifies " + keys.keyId() + " and its previous key")
+                + "): held, never applied. Set the same peer.stamp.key on every peer source and sink of the link (a record "
+                + "made before the key was set, or by a producer outside the link, never verifies)";
+    }
+
+    private static StampKeys.Mac128 macHeader(SinkRecord record) {
+        String v = header(record, PeerHeaders.MAC);
+        int colon = v == null ? -1 : v.indexOf(':');
+        return colon <= 0 ? null : new StampKeys.Mac128(v.substring(0, colon), v.substring(colon + 1));
     }
 
     private static Version version(SinkRecord record, String name, String text) {

@@ -11,6 +11,9 @@ import dev.tideline.mongo.MongoErrors;
 import dev.tideline.peer.LinkHealth;
 import dev.tideline.peer.TenantScope;
 import dev.tideline.mongo.Backoff;
+import dev.tideline.health.TaskIdentity;
+import dev.tideline.peer.PeerKeySettings;
+import dev.tideline.sink.config.PeerSinkSettings;
 import dev.tideline.sink.config.SinkConfig;
 import dev.tideline.sink.decode.RecordDecoder;
 import dev.tideline.sink.route.NamespaceRouter;
@@ -52,6 +55,8 @@ public class PeerSinkTask extends SinkTask {
     private long heartbeatIntervalMs;
     private long nextHeartbeat;
     private LocalDeleteWatcher localDeletes;
+    private StampTrust trust;
+    private String statusDatabase;
 
     @Override
     public String version() {
@@ -62,7 +67,16 @@ public class PeerSinkTask extends SinkTask {
     public void start(Map<String, String> props) {
         SinkConfig config = new SinkConfig(props);
         self = config.peer().clusterId().orElseThrow(() -> new ConnectException("peer.cluster.id is not set"));
-        heartbeats = config.peer().heartbeatNamespace().map(Namespace::parse).orElse(null);
+        if (config.peer().keys() == null) {
+            throw new ConnectException(PeerKeySettings.missing(props, PeerSinkSettings.CLUSTER_ID));
+        }
+        if (TaskIdentity.of(props).task() > 0) {
+            throw new ConnectException("peer mode runs ONE task per sink connector (two tasks would race on the same "
+                    + "document's tombstone): set tasks.max=1");
+        }
+        heartbeats = config.peer().heartbeatNamespace().map(Namespace::parse).orElseThrow(() -> new ConnectException(
+                PeerSinkSettings.HEARTBEAT_NAMESPACE + " is required in peer mode: without heartbeats a dead link cannot be told "
+                        + "from a quiet one"));
         heartbeatIntervalMs = config.peer().heartbeatIntervalMs();
         String uri = config.connection().uri().value();
         TenantScope scope = TenantScope.of(config.peer().tenants());
@@ -71,12 +85,18 @@ public class PeerSinkTask extends SinkTask {
             var writes = config.writes();
             var routing = config.routing();
             PeerRecordReader reader = new PeerRecordReader(new RecordDecoder(writes.tombstoneAction(), writes.versionField()),
-                    new NamespaceRouter(routing.database(), routing.topicMap(), routing.filter()));
+                    new NamespaceRouter(routing.database(), routing.topicMap(), routing.filter()), config.peer().keys());
             counters = new PeerCounters();
             store = new PeerStore(c, config.peer().tombstoneTtlMs());
+            trust = new StampTrust(self, config.peer().keys());
+            statusDatabase = config.peer().statusDatabase();
+            store.trust(trust);
             localDeletes = new LocalDeleteWatcher(c);
-            applier = new PeerApplier(self, reader, store, counters, scope, heartbeats, localDeletes);
-            String taskId = props.getOrDefault("name", "peer-sink") + "-" + Integer.toHexString(System.identityHashCode(this));
+            applier = new PeerApplier(self, reader, store, counters, scope, heartbeats, localDeletes, trust,
+                    config.peer().clockMaxAheadMs());
+            // peer mode runs one task per connector (validate() refuses more): the connector's name identifies it, so a
+            // restarted task rewrites the same status document instead of leaving a stale one behind
+            String taskId = props.getOrDefault("name", "peer-sink");
             status = new PeerStatus(c, config.peer().statusDatabase(), taskId, self, config.peer().lagDegradedMs());
             backoff = new Backoff(config.retry().initialBackoffMs(), config.retry().maxBackoffMs());
             client = c;
@@ -104,12 +124,14 @@ public class PeerSinkTask extends SinkTask {
     }
 
     private void attempt(Collection<SinkRecord> records) {
+        applier.queue(records); // first: from here on the records wait in the queue, whatever fails below
         try {
-            if (records.isEmpty()) {
-                applier.drain();
-            } else {
-                applier.put(records);
+            if (!trust.ready()) {
+                // read here, not in start(): a destination down while the worker starts is retried like any other failure
+                trust.unsignedBefore(store.unsignedBefore(statusDatabase, self));
+                status.expectPeersOfEarlierRuns(applier);
             }
+            applier.drain();
             long now = System.currentTimeMillis();
             if (heartbeats != null && now >= nextHeartbeat) {
                 store.writeHeartbeat(heartbeats, self, now);

@@ -8,6 +8,7 @@ import dev.tideline.peer.PeerCollections;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonArray;
+import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
@@ -25,6 +26,8 @@ final class PeerStatus {
     static final long WRITE_EVERY_MS = 2_000;
     static final long LOG_EVERY_MS = 30_000;
     static final long STALLED_AFTER_MS = 30_000;
+    /** a status document not rewritten for this long comes from a task that no longer runs */
+    static final long STALE_AFTER_MS = 5 * WRITE_EVERY_MS;
 
     private final MongoClient client;
     private final String database;
@@ -56,6 +59,19 @@ final class PeerStatus {
         failure = null;
     }
 
+    /**
+     * The peers this sink's earlier runs saw heartbeats back through (kept in its status document): their heartbeats
+     * are expected back in this run too, so a link that stays dead across a restart is reported, not forgotten.
+     */
+    void expectPeersOfEarlierRuns(PeerApplier applier) {
+        BsonDocument earlier = client.getDatabase(database).getCollection(PeerCollections.STATUS, BsonDocument.class)
+                .find(Filters.eq("_id", taskId)).first();
+        if (earlier != null && earlier.isArray("peers")) {
+            earlier.getArray("peers").stream().filter(v -> v.isString() && !v.asString().getValue().equals(self))
+                    .forEach(v -> applier.roundTrips().expect(v.asString().getValue()));
+        }
+    }
+
     void report(PeerApplier applier, PeerCounters counters, boolean force) {
         long now = System.currentTimeMillis();
         List<LinkHealth.Reason> reasons = new ArrayList<>();
@@ -76,6 +92,13 @@ final class PeerStatus {
         if (applier.queued() > 0 && lag > lagDegradedMs) {
             reasons.add(LinkHealth.Reason.LAG);
             details.add("last record is " + lag + " ms old");
+        }
+        long behind = applier.behindMs(now, WRITE_EVERY_MS * 2);
+        if (behind > lagDegradedMs) {
+            if (!reasons.contains(LinkHealth.Reason.LAG)) {
+                reasons.add(LinkHealth.Reason.LAG);
+            }
+            details.add("catching up: the changes received last were made " + behind + " ms before they arrived");
         }
         List<String> lagging = applier.roundTrips().lagging(now, lagDegradedMs);
         if (!lagging.isEmpty()) {
@@ -111,10 +134,15 @@ final class PeerStatus {
                 .append("health", new BsonString(health.text())).append("reasons", r).append("details", d)
                 .append("queued", new BsonInt32(applier.queued()))
                 .append("updatedAt", new BsonInt64(System.currentTimeMillis()))
+                // a reader must not trust a status its task stopped rewriting (a dead worker leaves its last one behind)
+                .append("expiresAt", new BsonDateTime(System.currentTimeMillis() + STALE_AFTER_MS))
                 .append("counters", counters.toBson());
         BsonDocument roundTrips = new BsonDocument();
         applier.roundTrips().lastRoundTripMs().forEach((peer, ms) -> roundTrips.append(peer, new BsonInt64(ms)));
         doc.append("roundTripLagMs", roundTrips);
+        BsonArray peers = new BsonArray();
+        applier.roundTrips().peers().forEach(p -> peers.add(new BsonString(p)));
+        doc.append("peers", peers);
         try {
             client.getDatabase(database).getCollection(PeerCollections.STATUS, BsonDocument.class)
                     .replaceOne(Filters.eq("_id", taskId), doc, new ReplaceOptions().upsert(true));

@@ -38,17 +38,45 @@ import org.slf4j.LoggerFactory;
 final class PeerStore {
     private static final Logger log = LoggerFactory.getLogger(PeerStore.class);
 
-    /** What the destination holds for one document: the document (null when absent) and its tombstone. */
-    record Held(BsonDocument document, Version tombstone) {
+    /**
+     * What the destination holds for one document: the document (null when absent), the version of its tombstone
+     * when one is kept and trusted (null otherwise), and the tombstone document as read, trusted or not (null when
+     * none: a write replaces exactly that one).
+     */
+    record Held(BsonDocument document, Version tombstone, BsonDocument tombstoneRead) {
     }
 
     private final MongoClient client;
     private final long tombstoneTtlMs;
     private final Set<String> indexedDatabases = new HashSet<>();
+    private StampTrust trust;
 
     PeerStore(MongoClient client, long tombstoneTtlMs) {
         this.client = client;
         this.tombstoneTtlMs = tombstoneTtlMs;
+    }
+
+    /** Set once the link's trust is known (it needs {@link #unsignedBefore}). */
+    void trust(StampTrust trust) {
+        this.trust = trust;
+    }
+
+    /**
+     * When this cluster's peer sink first ran with a stamp key (epoch seconds), kept in the status database
+     * ({@value PeerCollections#KEYS}, one document per cluster) so every later start agrees: stamps and tombstones
+     * without a MAC older than that were written before the key.
+     */
+    long unsignedBefore(String statusDatabase, String self) {
+        MongoCollection<BsonDocument> keys = client.getDatabase(statusDatabase).getCollection(PeerCollections.KEYS, BsonDocument.class);
+        BsonDocument id = new BsonDocument("_id", new org.bson.BsonString(self));
+        keys.updateOne(id, new BsonDocument("$setOnInsert", new BsonDocument("unsignedBefore",
+                new org.bson.BsonInt64(System.currentTimeMillis() / 1000))), new com.mongodb.client.model.UpdateOptions().upsert(true));
+        BsonDocument found = keys.find(id).first();
+        if (found == null || !found.isNumber("unsignedBefore")) {
+            throw new IllegalStateException(statusDatabase + "." + PeerCollections.KEYS + " has no unsignedBefore for cluster " + self
+                    + " right after it was written: is something else writing that collection?");
+        }
+        return found.getNumber("unsignedBefore").longValue();
     }
 
     Map<BsonValue, Held> read(Namespace ns, Collection<BsonValue> ids) {
@@ -60,17 +88,23 @@ final class PeerStore {
         List<BsonDocument> keys = new ArrayList<>(ids.size());
         ids.forEach(id -> keys.add(PeerCollections.tombstoneKey(ns.coll(), id)));
         Map<BsonValue, Version> tombs = new HashMap<>();
+        Map<BsonValue, BsonDocument> tombsRead = new HashMap<>();
         long now = System.currentTimeMillis();
         for (BsonDocument t : tombstones(ns.db()).find(Filters.in("_id", keys))) {
+            BsonValue id = t.getDocument("_id").get("id");
+            tombsRead.put(id, t);
             BsonValue expire = t.get("expireAt");
             if (expire != null && expire.isDateTime() && expire.asDateTime().getValue() < now) {
                 continue; // expired: the TTL monitor has not removed it yet
             }
-            tombs.put(t.getDocument("_id").get("id"), Version.fromBson(t.get("v")));
+            Version v = trust.tombstone(ns, id, t); // one that does not authenticate here counts as none
+            if (v != null) {
+                tombs.put(id, v);
+            }
         }
         Map<BsonValue, Held> out = new HashMap<>();
         for (BsonValue id : ids) {
-            out.put(id, new Held(docs.get(id), tombs.get(id)));
+            out.put(id, new Held(docs.get(id), tombs.get(id), tombsRead.get(id)));
         }
         return out;
     }
@@ -104,12 +138,17 @@ final class PeerStore {
         return r.getDeletedCount() == 1;
     }
 
-    /** Sets the tombstone to {@code version}, provided it still is {@code expected} (null: none). */
-    boolean keepTombstone(Namespace ns, BsonValue id, Version expected, Version version) {
+    /**
+     * Sets the tombstone to {@code version}, provided the tombstone document still is {@code expected} as read (null:
+     * none). One that was not trusted (expired, forged, or made with a key no longer configured) is replaced too.
+     */
+    boolean keepTombstone(Namespace ns, BsonValue id, BsonDocument expected, Version version) {
         ensureTtlIndex(ns.db());
         BsonDocument key = PeerCollections.tombstoneKey(ns.coll(), id);
+        dev.tideline.peer.StampKeys.Mac128 mac = trust.tombstoneMac(ns, id, version);
         BsonDocument tomb = new BsonDocument("_id", key).append("v", version.toBson())
-                .append("expireAt", new BsonDateTime(System.currentTimeMillis() + tombstoneTtlMs));
+                .append("expireAt", new BsonDateTime(System.currentTimeMillis() + tombstoneTtlMs))
+                .append("k", new org.bson.BsonString(mac.keyId())).append("m", new org.bson.BsonString(mac.mac()));
         if (expected == null) {
             try {
                 tombstones(ns.db()).insertOne(tomb);
@@ -121,8 +160,8 @@ final class PeerStore {
                 throw e;
             }
         }
-        UpdateResult r = tombstones(ns.db()).replaceOne(new BsonDocument("_id", key).append("v", expected.toBson()), tomb,
-                new ReplaceOptions().upsert(false));
+        // every field as read: the document, not only its version, must be the one the decision was made on
+        UpdateResult r = tombstones(ns.db()).replaceOne(expected.clone(), tomb, new ReplaceOptions().upsert(false));
         return r.getMatchedCount() == 1;
     }
 

@@ -84,10 +84,10 @@ public final class WritePlanner {
         if (p.isPartial()) {
             List<UpdateDescription> both = new ArrayList<>(p.updates());
             both.addAll(u.updates());
-            folded = new SinkChange(u.record(), SinkChange.Kind.UPDATE, u.sourceNs(), u.id(), null, u.version(), both);
+            folded = new SinkChange(u.record(), SinkChange.Kind.UPDATE, u.sourceNs(), u.id(), null, u.version(), both,
+                    u.shardKey());
         } else {
-            BsonDocument doc = UpdateApplier.apply(p.document(), u.updates());
-            folded = new SinkChange(u.record(), SinkChange.Kind.WRITE, u.sourceNs(), u.id(), doc, u.version());
+            folded = u.asWrite(UpdateApplier.apply(p.document(), u.updates()));
         }
         return new RoutedChange(folded, update.destination());
     }

@@ -1,6 +1,7 @@
 package dev.tideline.sink.route;
 
 import dev.tideline.event.Namespace;
+import dev.tideline.sink.check.DestinationPolicy;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -68,6 +69,11 @@ public final class TopicNamespaceMap {
         return new TopicNamespaceMap(exact, patterns);
     }
 
+    /** The databases the map's targets name (targets naming only a collection name none). */
+    public List<String> databases() {
+        return exact.values().stream().flatMap(t -> t.db().stream()).distinct().toList();
+    }
+
     public Optional<Target> lookup(String topic) {
         Target t = exact.get(topic);
         if (t != null) {
@@ -86,14 +92,16 @@ public final class TopicNamespaceMap {
         if (v.isEmpty()) {
             throw new IllegalArgumentException("the target of '" + key + "' is empty: give \"db.collection\" or \"collection\"");
         }
-        if (v.indexOf('.') < 0) {
-            return new Target(Optional.empty(), v);
-        }
+        Namespace ns;
         try {
-            Namespace ns = Namespace.parse(v);
-            return new Target(Optional.of(ns.db()), ns.coll());
+            // a bare collection is checked under a stand-in database: its own database is checked elsewhere
+            ns = v.indexOf('.') < 0 ? new Namespace("db", v) : Namespace.parse(v);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("the target of '" + key + "': " + e.getMessage(), e);
         }
+        DestinationPolicy.anyDatabase().problem(ns).ifPresent(p -> {
+            throw new IllegalArgumentException("the target of '" + key + "' is refused: " + p);
+        });
+        return v.indexOf('.') < 0 ? new Target(Optional.empty(), v) : new Target(Optional.of(ns.db()), ns.coll());
     }
 }

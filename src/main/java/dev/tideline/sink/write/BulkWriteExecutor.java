@@ -10,14 +10,17 @@ import com.mongodb.client.model.WriteModel;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.sink.config.WriteMode;
+import dev.tideline.sink.check.DocumentRules;
 import dev.tideline.sink.decode.Ids;
+import dev.tideline.sink.decode.SinkChange;
+import dev.tideline.sink.plan.WriteFilter;
 import dev.tideline.sink.plan.NamespaceBatch;
 import dev.tideline.sink.route.RoutedChange;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.connect.errors.ConnectException;
-import org.apache.kafka.connect.errors.RetriableException;
 import org.bson.BsonDocument;
+import org.bson.BsonSerializationException;
 import org.bson.RawBsonDocument;
 
 /**
@@ -31,10 +34,16 @@ import org.bson.RawBsonDocument;
 public final class BulkWriteExecutor {
     private final MongoClient client;
     private final WriteMode mode;
+    private final WriteFilter filter;
 
     public BulkWriteExecutor(MongoClient client, WriteMode mode) {
+        this(client, mode, WriteFilter.fromChange());
+    }
+
+    public BulkWriteExecutor(MongoClient client, WriteMode mode, WriteFilter filter) {
         this.client = client;
         this.mode = mode;
+        this.filter = filter;
     }
 
     /** @return the records the server refused; throws for failures that are not about one record */
@@ -48,7 +57,19 @@ public final class BulkWriteExecutor {
             for (RoutedChange rc : chunk) {
                 RawBsonDocument encoded = null;
                 if (!rc.change().isDelete()) {
-                    encoded = DocumentSize.encoded(rc.change().document());
+                    java.util.Optional<String> unwritable = unwritable(rc.change());
+                    if (unwritable.isPresent()) {
+                        failures.add(new RecordFailure(rc.change().record(), "document _id " + Ids.show(rc.change().id())
+                                + " for " + batch.destination() + " " + unwritable.get(), null));
+                        continue;
+                    }
+                    try {
+                        encoded = DocumentSize.encoded(rc.change().document());
+                    } catch (BsonSerializationException | IllegalArgumentException e) {
+                        failures.add(new RecordFailure(rc.change().record(), "document _id " + Ids.show(rc.change().id())
+                                + " for " + batch.destination() + " cannot be encoded as BSON: " + e.getMessage(), e));
+                        continue;
+                    }
                     int size = encoded.getByteBuffer().remaining();
                     if (size > DocumentSize.MAX_BYTES) {
                         failures.add(new RecordFailure(rc.change().record(), "document _id " + Ids.show(rc.change().id())
@@ -59,13 +80,21 @@ public final class BulkWriteExecutor {
                     }
                 }
                 sent.add(rc);
-                models.add(WriteModels.of(rc.change(), mode, encoded));
+                models.add(WriteModels.of(rc.change(), mode, encoded, filter));
             }
             if (!models.isEmpty()) {
                 write(coll, batch, sent, models, failures);
             }
         }
         return failures;
+    }
+
+    /**
+     * What makes a document unwritable whatever the server: a top-level $-prefixed field (a partial update may
+     * have set one), a shard key field holding an array.
+     */
+    private java.util.Optional<String> unwritable(SinkChange c) {
+        return DocumentRules.replacementProblem(c.document()).or(() -> filter.problem(c).map(p -> "cannot be matched: " + p));
     }
 
     private static void write(MongoCollection<BsonDocument> coll, NamespaceBatch batch, List<RoutedChange> sent,
@@ -75,9 +104,8 @@ public final class BulkWriteExecutor {
             coll.bulkWrite(models, new BulkWriteOptions().ordered(false));
         } catch (MongoBulkWriteException e) {
             if (e.getWriteConcernError() != null) {
-                throw new RetriableException("write concern not satisfied while " + what + " (code "
-                        + e.getWriteConcernError().getCode() + ": " + e.getWriteConcernError().getMessage()
-                        + "); the batch will be re-delivered", e);
+                // the writes are applied on the primary; a timeout clears up (retry), a wrong w never does (stop)
+                throw WriteFailures.translate(e, what);
             }
             for (BulkWriteError err : e.getWriteErrors()) {
                 ErrorClass c = MongoErrors.classifyWriteError(err.getCode());
@@ -87,7 +115,7 @@ public final class BulkWriteExecutor {
                 RoutedChange rc = sent.get(err.getIndex());
                 failures.add(new RecordFailure(rc.change().record(), "the destination refused the write of _id "
                         + Ids.show(rc.change().id()) + " to " + batch.destination() + ": code " + err.getCode() + ": "
-                        + err.getMessage(), e));
+                        + err.getMessage(), e, MongoErrors.isUniqueIndexConflict(err.getCode())));
             }
         } catch (MongoException e) {
             throw WriteFailures.translate(e, what);

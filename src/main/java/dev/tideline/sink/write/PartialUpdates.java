@@ -2,7 +2,7 @@ package dev.tideline.sink.write;
 
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
-import com.mongodb.client.model.Filters;
+import dev.tideline.sink.check.ExactMatch;
 import dev.tideline.sink.decode.Ids;
 import dev.tideline.sink.decode.SinkChange;
 import dev.tideline.sink.plan.NamespaceBatch;
@@ -77,8 +77,7 @@ public final class PartialUpdates {
             }
             try {
                 BsonDocument doc = UpdateApplier.apply(base, c.updates());
-                writes.add(new RoutedChange(new SinkChange(c.record(), SinkChange.Kind.WRITE, c.sourceNs(), c.id(), doc,
-                        c.version()), rc.destination()));
+                writes.add(new RoutedChange(c.asWrite(doc), rc.destination()));
             } catch (UpdateApplier.NotApplicable e) {
                 refused.add(new RecordFailure(c.record(), "the update of _id " + Ids.show(c.id()) + " does not fit the "
                         + "document at the destination " + batch.destination() + " (it differs from the source's): "
@@ -92,7 +91,7 @@ public final class PartialUpdates {
         var coll = client.getDatabase(batch.destination().db()).getCollection(batch.destination().coll(), BsonDocument.class);
         Map<BsonValue, BsonDocument> found = new HashMap<>();
         for (int i = 0; i < ids.size(); i += IN_CHUNK) {
-            for (BsonDocument d : coll.find(Filters.in("_id", ids.subList(i, Math.min(ids.size(), i + IN_CHUNK))))) {
+            for (BsonDocument d : coll.find(ExactMatch.idIn(ids.subList(i, Math.min(ids.size(), i + IN_CHUNK))))) {
                 found.put(d.get("_id"), d);
             }
         }

@@ -2,8 +2,8 @@ package dev.tideline.sink.write;
 
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
-import com.mongodb.client.model.Filters;
 import dev.tideline.event.Namespace;
+import dev.tideline.sink.check.ExactMatch;
 import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -20,7 +20,7 @@ public final class SweepWriter {
     public long delete(Namespace destination, List<BsonValue> ids) {
         try {
             return client.getDatabase(destination.db()).getCollection(destination.coll(), BsonDocument.class)
-                    .deleteMany(Filters.in("_id", ids)).getDeletedCount();
+                    .deleteMany(ExactMatch.idIn(ids)).getDeletedCount();
         } catch (MongoException e) {
             throw WriteFailures.translate(e, "removing " + ids.size() + " documents of " + destination
                     + " that a resnapshot found deleted at the source");

@@ -27,6 +27,13 @@ public final class WriteFailures {
                         + " (" + cause + "): check the user in mongodb.uri and that it has readWrite on the destination "
                         + "database (documents and the _tideline_versions collection); the task stops until fixed", t);
             default:
+                if (MongoErrors.isPermanentWriteConcernFailure(t)) {
+                    return new ConnectException("the destination cannot satisfy the write concern asked for while " + what
+                            + " (" + cause + "): the w (or its tag set) in mongodb.uri asks for more than the deployment "
+                            + "can ever acknowledge, e.g. w=3 on a replica set of one member, or a mode the replica set "
+                            + "does not define. Retrying cannot help; fix w in mongodb.uri and restart the task (the "
+                            + "writes already sent are applied again, harmlessly)", t);
+                }
                 return new ConnectException("the destination failed permanently while " + what + " (" + cause
                         + "); the task stops so that no change is skipped: fix the cause and restart the task", t);
         }

@@ -30,19 +30,25 @@ public final class CaptureSettings {
     public static final String HEARTBEAT_INTERVAL_MS = "heartbeat.interval.ms";
     public static final String BATCH_SIZE = "batch.size";
     public static final String MAX_AWAIT_MS = "change.stream.max.await.ms";
+    public static final String LARGE_EVENT_POLICY = "large.event.policy";
+    public static final String BACKFILL_MAX_CONCURRENT = "backfill.max.concurrent";
 
     public enum Mode { AUTO, CHANGE_STREAM, SCAN }
 
     public enum LostHistoryPolicy { RESNAPSHOT, LATEST, FAIL }
 
+    /** What happens to an event over 16 MB on a server that cannot split it. */
+    public enum LargeEventPolicy { PARK, SKIP }
+
     private static final EnumValidator MODES = Validators.oneOf("auto", "changeStream", "scan");
     private static final EnumValidator POLICIES = Validators.oneOf("resnapshot", "latest", "fail");
     private static final EnumValidator FORMATS = Validators.oneOf("json", "bson", "text", "struct");
+    private static final EnumValidator LARGE_EVENTS = Validators.oneOf("park", "skip");
 
     private final Mode mode;
     private final InitialSync initialSync;
     private final LostHistoryPolicy lostHistoryPolicy;
-    private final int resnapshotMarkerPartitions;
+    private final Integer resnapshotMarkerPartitions;
     private final BsonDocument filters;
     private final ValueFormat outputFormat;
     private final String tenantField;
@@ -50,6 +56,8 @@ public final class CaptureSettings {
     private final long heartbeatIntervalMs;
     private final int batchSize;
     private final int maxAwaitMs;
+    private final LargeEventPolicy largeEventPolicy;
+    private final int backfillMaxConcurrent;
 
     CaptureSettings(AbstractConfig c) {
         mode = switch (MODES.canonical(c.getString(MODE))) {
@@ -68,6 +76,8 @@ public final class CaptureSettings {
         heartbeatIntervalMs = c.getLong(HEARTBEAT_INTERVAL_MS);
         batchSize = c.getInt(BATCH_SIZE);
         maxAwaitMs = c.getInt(MAX_AWAIT_MS);
+        largeEventPolicy = LargeEventPolicy.valueOf(LARGE_EVENTS.canonical(c.getString(LARGE_EVENT_POLICY)).toUpperCase(java.util.Locale.ROOT));
+        backfillMaxConcurrent = c.getInt(BACKFILL_MAX_CONCURRENT);
     }
 
     static void define(ConfigDef def) {
@@ -85,17 +95,23 @@ public final class CaptureSettings {
                         + "date-time (2024-05-01T00:00:00Z): stream from that operation time, or scan from that key value.",
                 GROUP, ++order, Width.MEDIUM, "Initial sync");
         def.define(LOST_HISTORY_POLICY, Type.STRING, "resnapshot", POLICIES, Importance.MEDIUM,
-                "What to do when a resume token is no longer in the oplog (errors 286, 280, 260, 136, 43). "
-                        + "resnapshot: copy the collection again, then stream (nothing lost, replays are idempotent). "
-                        + "latest: log a warning and a control record, then stream from now (changes in the gap are lost). "
-                        + "fail: stop the task with a message.",
+                "What to do when a collection's stream position is no longer in the oplog (errors 286, 280, 260, 136), "
+                        + "decided per collection: the task's other collections go on. resnapshot: copy the collection again, "
+                        + "then stream (nothing lost, replays are idempotent; the copy's markers let the Tideline sink remove "
+                        + "what was deleted meanwhile). latest: log a warning and a control record, then stream from now "
+                        + "(changes in the gap are lost). fail: stop the task with a message. A copy that took longer than "
+                        + "the oplog window is not copied again (it would outlive it again): the collection is parked with "
+                        + "what to do.",
                 GROUP, ++order, Width.SHORT, "Lost history policy", POLICIES);
-        def.define(RESNAPSHOT_MARKER_PARTITIONS, Type.INT, 1, ConfigDef.Range.between(1, 10_000), Importance.MEDIUM,
-                "The partition count of the change topics. A resnapshot writes its begin and complete markers to "
-                        + "partitions 0..n-1 of the collection's change topic; on 'complete' the Tideline sink removes the "
-                        + "documents of that partition that were deleted while the history was lost. Set it to the topics' "
-                        + "partition count: a smaller value leaves the other partitions unswept (the sink logs it), a larger "
-                        + "one makes the producer wait for partitions that do not exist.",
+        def.define(RESNAPSHOT_MARKER_PARTITIONS, Type.INT, null, new OptionalCount(), Importance.MEDIUM,
+                "The partition count of the change topics, where Connect does not create them. Every copy (the first one, "
+                        + "one after a restart without a committed offset, one after a lost history) writes a resnapshot.begin "
+                        + "and a resnapshot.complete marker to partitions 0..n-1 of the collection's change topic; on 'complete' "
+                        + "the Tideline sink removes the documents of that partition the copy did not find. Where Connect creates "
+                        + "the topics (topic.creation.default.partitions), each topic's count is taken from topic.creation.* "
+                        + "and this setting must be left out (or equal it); otherwise set it to the topics' partition count "
+                        + "(default 1): a smaller value leaves the other partitions unswept, a larger one makes the producer "
+                        + "wait for partitions that do not exist.",
                 GROUP, ++order, Width.SHORT, "Resnapshot marker partitions");
         def.define(FILTERS, Type.STRING, "", Validators.jsonObject("namespace -> MongoDB query on the document"), Importance.MEDIUM,
                 "Per-collection filters as a JSON object: namespace -> query on the document, e.g. "
@@ -119,8 +135,11 @@ public final class CaptureSettings {
                 "Also emit a Kafka tombstone (null value) after each delete, so compacted topics forget deleted documents.",
                 GROUP, ++order, Width.SHORT, "Tombstone after delete");
         def.define(HEARTBEAT_INTERVAL_MS, Type.LONG, 10_000L, ConfigDef.Range.atLeast(0), Importance.LOW,
-                "How often a quiet collection emits a heartbeat record carrying its latest stream position, so its "
-                        + "resume token never ages out of the oplog only because nothing happened. 0 disables heartbeats.",
+                "How often a quiet collection emits a heartbeat record carrying its latest stream position (the post-batch "
+                        + "resume token), so its resume token never ages out of the oplog only because nothing happened, and a "
+                        + "restart re-reads little. A task sends at most 20 heartbeats a second, most overdue first: with more "
+                        + "than 20 x interval/1 s quiet collections each one's interval stretches (2,000 collections at the "
+                        + "default: one heartbeat each every 100 s). 0 disables heartbeats.",
                 GROUP, ++order, Width.SHORT, "Heartbeat interval (ms)");
         def.define(BATCH_SIZE, Type.INT, 1000, ConfigDef.Range.between(1, 100_000), Importance.LOW,
                 "Documents read per round trip by backfills, scans and change streams.",
@@ -129,6 +148,20 @@ public final class CaptureSettings {
                 "How long the server may hold an empty change-stream getMore (and, against a server that answers at once, "
                         + "the longest back-off between empty polls).",
                 GROUP, ++order, Width.SHORT, "Change stream max await (ms)");
+        def.define(LARGE_EVENT_POLICY, Type.STRING, "park", LARGE_EVENTS, Importance.MEDIUM,
+                "An event over 16 MB (e.g. an update whose looked-up document and pre-image together exceed it) on a server "
+                        + "without $changeStreamSplitLargeEvent (before MongoDB 7.0 and 6.0.9; where the server has it, such "
+                        + "events arrive split and are put back together). park: that collection stops at the event (control "
+                        + "record, health degraded naming it) while the others go on. skip: a control record names the "
+                        + "event's _id and the collection reads on after it; the destination keeps the document's previous "
+                        + "version until its next change. Either way a restart meets the event again and decides the same.",
+                GROUP, ++order, Width.SHORT, "Large event policy", LARGE_EVENTS);
+        def.define(BACKFILL_MAX_CONCURRENT, Type.INT, 4, ConfigDef.Range.between(1, 64), Importance.LOW,
+                "How many collections a task copies at once (backfills, re-copies); the others wait their turn. Each copy "
+                        + "holds one MongoDB connection and two threads while it runs. Date scans (mode=scan) run on as many "
+                        + "threads. The change streams take one connection and one thread per database, whatever the number "
+                        + "of collections.",
+                GROUP, ++order, Width.SHORT, "Concurrent backfills");
     }
 
     public Mode mode() {
@@ -143,9 +176,18 @@ public final class CaptureSettings {
         return lostHistoryPolicy;
     }
 
-    /** The partitions (0..n-1) of a change topic that resnapshot markers go to. */
-    public int resnapshotMarkerPartitions() {
+    /** The partitions (0..n-1) of a change topic that copy markers go to, where topic.creation does not say: null when not set. */
+    public Integer resnapshotMarkerPartitions() {
         return resnapshotMarkerPartitions;
+    }
+
+    public LargeEventPolicy largeEventPolicy() {
+        return largeEventPolicy;
+    }
+
+    /** How many copies (and scans) a task runs at once. */
+    public int backfillMaxConcurrent() {
+        return backfillMaxConcurrent;
     }
 
     /** The filter of a collection (an empty document when none). */
@@ -204,6 +246,21 @@ public final class CaptureSettings {
                                 "must be full, skip, latest or an ISO-8601 date-time such as 2024-05-01T00:00:00Z");
                     }
             }
+        }
+    }
+
+    /** A partition count, or nothing (derived from topic.creation.*, else 1). */
+    private static final class OptionalCount implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (value != null && ((Integer) value < 1 || (Integer) value > 10_000)) {
+                throw new ConfigException(name, value, "must be between 1 and 10000 (the change topics' partition count), or left out");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "[1,...,10000], or empty to derive it from topic.creation.*";
         }
     }
 

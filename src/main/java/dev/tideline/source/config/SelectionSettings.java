@@ -43,16 +43,17 @@ public final class SelectionSettings {
                 GROUP, ++order, Width.LONG, "Databases to exclude");
         def.define(COLLECTION_INCLUDE, Type.LIST, "", Validators.regexList(), Importance.HIGH,
                 "Collections to capture: regular expressions matched against the whole namespace <db>.<collection>, "
-                        + "e.g. shop\\.orders or shop\\..*. Empty: every collection of the included databases. "
-                        + "Collections created later are picked up without a restart.",
+                        + "e.g. shop\\.orders or shop\\..*. Empty: every collection of the included databases. Only real "
+                        + "collections: views and time-series collections are never captured. Collections created later are "
+                        + "picked up without a restart.",
                 GROUP, ++order, Width.LONG, "Collections to include");
         def.define(COLLECTION_EXCLUDE, Type.LIST, "", Validators.regexList(), Importance.MEDIUM,
                 "Collections never captured (regular expressions on <db>.<collection>); wins over collection.include. "
                         + "system.* collections and Tideline's own collections (_tideline*) are always excluded.",
                 GROUP, ++order, Width.LONG, "Collections to exclude");
         def.define(DISCOVERY_INTERVAL_MS, Type.LONG, 30_000L, ConfigDef.Range.atLeast(1_000), Importance.LOW,
-                "How often the connector lists the source's collections to pick up new ones (and drop vanished ones), "
-                        + "reconfiguring its tasks when the set changes.",
+                "How often each task lists the source's collections to pick up new ones of its share, without "
+                        + "restarting anything (the task configs do not change with the collections).",
                 GROUP, ++order, Width.SHORT, "Collection discovery interval (ms)");
     }
 

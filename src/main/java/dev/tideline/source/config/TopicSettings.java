@@ -19,6 +19,7 @@ public final class TopicSettings {
     private final TopicNamer namer;
     private final String heartbeatTopic;
     private final String controlTopic;
+    private final MarkerPartitions markerPartitions;
 
     TopicSettings(AbstractConfig c) {
         String prefix = c.getString(TOPIC_PREFIX);
@@ -27,6 +28,7 @@ public final class TopicSettings {
         heartbeatTopic = hb == null || hb.isBlank() ? prefix + ".heartbeats" : hb;
         String control = c.getString(CONTROL_TOPIC);
         controlTopic = control == null || control.isBlank() ? prefix + ".control" : control;
+        markerPartitions = MarkerPartitions.of(c.getInt(CaptureSettings.RESNAPSHOT_MARKER_PARTITIONS), c.originals());
     }
 
     static void define(ConfigDef def) {
@@ -61,5 +63,10 @@ public final class TopicSettings {
 
     public String controlTopic() {
         return controlTopic;
+    }
+
+    /** The partition count of each change topic, for the copy markers. */
+    public MarkerPartitions markerPartitions() {
+        return markerPartitions;
     }
 }

@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * collection's delete markers, by {@code (deletedAt, _id)}. Documents become {@link Op#READ} events,
  * markers {@link Op#DELETE} events; every item carries BOTH cursors, so committing any item's offset
  * commits a consistent position. A pass runs until both reads come back short; when a pass found
- * nothing new, {@code next()} sleeps {@link ScanPlan#intervalMs()} and returns an empty list.
+ * nothing new, {@code next()} returns an empty list and the caller asks again after
+ * {@link ScanPlan#intervalMs()} (a task scans its collections on a few shared threads).
  *
  * <p>Reads use {@code find} with a batch size and a limit, never {@code aggregate}: the stand-in
  * server (FAKE-MONGO.md) answers an aggregate in one reply, whatever its size.
@@ -47,8 +48,8 @@ import org.slf4j.LoggerFactory;
  *     while (running) { for (Captured c : reader.next()) { ... } }
  * }
  * </pre>
- * The reader does not own the client: {@link #close()} leaves it open. Not thread-safe (one capture
- * thread per collection). Driver exceptions are thrown as they come, for the loop to classify.
+ * The reader does not own the client: {@link #close()} leaves it open. Not thread-safe (one thread at a
+ * time). Driver exceptions are thrown as they come, for the loop to classify.
  */
 public final class ScanReader implements CollectionReader {
     private static final Logger log = LoggerFactory.getLogger(ScanReader.class);
@@ -104,7 +105,7 @@ public final class ScanReader implements CollectionReader {
     }
 
     @Override
-    public List<Captured> next() throws InterruptedException {
+    public List<Captured> next() {
         if (!started) {
             start();
         }
@@ -128,8 +129,7 @@ public final class ScanReader implements CollectionReader {
                 return out;
             }
             if (!passInProgress) {
-                Thread.sleep(plan.intervalMs());
-                return out;
+                return out; // caught up: the caller comes back after the scan interval
             }
         }
     }

@@ -1,28 +1,35 @@
-// Tideline fanout client: subscribes over Server-Sent Events, checks every change's epoch and seq,
-// and resumes by itself. No framework, no build step.
+// Tideline fanout client: subscribes over Server-Sent Events and resumes by itself, exactly, after a
+// dropped connection, a gateway restart or a move to another gateway behind the same address.
+// No framework, no build step.
 //
 //   const sub = TidelineFanout.subscribe({
 //     channels: ['shop.orders.acme'], token: '<jwt>',
-//     onChange(msg) {},                    // {channel, epoch, seq, ts, at, change: {op, db, coll, id, document, wallTime}}
-//     onUnrecoverable(info) {},            // {channel, epoch, seq, reason}: history lost, re-read your snapshot
-//     onStatus(state, detail) {},          // connecting | live | resuming | closed
+//     from: 'earliest',                    // optional: first everything the topics still hold
+//     onChange(msg) {},                    // {channel, topic, partition, offset, ts, at, change: {op, db, coll, id, document, wallTime}}
+//     onUnrecoverable(info) {},            // {channel, reason}: changes were lost (past retention): reload your data
+//     onStatus(state, detail) {},          // connecting | catching-up | live | resuming | closed
 //     refreshToken: async () => '<jwt>',   // optional: called when the token expired
 //   });
 //   sub.close();
+//
+// The gateway's event ids are Kafka positions (topic partitions and offsets), valid on every gateway
+// that reads the same topics: the client sends the last one back when it reconnects and the gateway
+// sends exactly what it missed. As a safety net a change below a position already applied is skipped.
 (function (global) {
   'use strict';
 
   function subscribe(options) {
     const channels = options.channels.slice();
     const base = options.url || '/sse';
-    const positions = {};            // channel -> {epoch, seq}: the last change applied
+    const positions = {};            // channel -> {"<topic>/<partition>": next offset}
+    const live = {};                 // channel -> true once caught up
     let token = options.token;
     let source = null;
     let closed = false;
     let retryMs = 500;
-    let lastEventId = null;          // cursor "<epoch>:<seq>,<seq>..." of the last event received
+    let lastEventId = options.lastEventId || null;   // the gateway's cursor of the last event handled
     const status = options.onStatus || function () {};
-    const stats = { changes: 0, gaps: 0, resumes: 0, unrecoverable: 0 };
+    const stats = { changes: 0, replaysSkipped: 0, resumes: 0, unrecoverable: 0 };
 
     function url() {
       const q = channels.map(c => 'channel=' + encodeURIComponent(c));
@@ -32,46 +39,48 @@
       return base + '?' + q.join('&');
     }
 
+    function track(e) {
+      if (e.lastEventId) lastEventId = e.lastEventId;
+    }
+
     function connect(state) {
       if (closed) return;
       status(state || 'connecting');
+      channels.forEach(c => { live[c] = false; });
       source = new EventSource(url());
       source.addEventListener('subscribed', e => {
+        track(e);
         const info = JSON.parse(e.data);
-        const known = positions[info.channel];
-        if (known && known.epoch !== info.epoch) {
-          // another gateway run: whatever we hold may be stale, and the server says so next
-          positions[info.channel] = { epoch: info.epoch, seq: info.seq };
-        } else if (!known) {
-          positions[info.channel] = { epoch: info.epoch, seq: info.seq };
+        if (info.resume !== 'live') status('catching-up', info);
+      });
+      source.addEventListener('live', e => {
+        track(e);
+        const info = JSON.parse(e.data);
+        live[info.channel] = true;
+        if (channels.every(c => live[c])) {
+          retryMs = 500;
+          status('live', info);
         }
-        lastEventId = e.lastEventId || lastEventId;
-        retryMs = 500;
-        status('live', info);
       });
       source.addEventListener('change', e => {
         const msg = JSON.parse(e.data);
-        const known = positions[msg.channel];
-        if (known && known.epoch === msg.epoch && msg.seq <= known.seq) return; // replayed: already applied
-        if (known && (known.epoch !== msg.epoch || msg.seq !== known.seq + 1)) {
-          // a gap: never apply past it; resume from the last change we did apply
-          stats.gaps++;
-          resumeFrom();
-          return;
-        }
-        positions[msg.channel] = { epoch: msg.epoch, seq: msg.seq };
-        lastEventId = e.lastEventId;
+        const at = positions[msg.channel] || (positions[msg.channel] = {});
+        const key = msg.topic + '/' + msg.partition;
+        track(e);
+        if (at[key] !== undefined && msg.offset < at[key]) { stats.replaysSkipped++; return; }
+        at[key] = msg.offset + 1;
         stats.changes++;
         if (options.onChange) options.onChange(msg);
       });
+      source.addEventListener('position', track);
       source.addEventListener('unrecoverable', e => {
+        track(e);
         const info = JSON.parse(e.data);
-        positions[info.channel] = { epoch: info.epoch, seq: info.seq };
-        lastEventId = e.lastEventId;
         stats.unrecoverable++;
         if (options.onUnrecoverable) options.onUnrecoverable(info);
       });
       source.addEventListener('disconnect', e => {
+        track(e);
         const info = JSON.parse(e.data);
         source.close();
         if (info.reason === 'token-expired') {
@@ -79,32 +88,18 @@
           Promise.resolve(options.refreshToken()).then(t => { token = t; reconnect(); },
             () => { closed = true; status('closed', info); });
         } else {
-          reconnect();                   // slow-consumer or shutdown: resume where we were
+          reconnect();                   // slow-consumer, overloaded, unavailable, shutdown: resume where we were
         }
       });
       source.onerror = () => {
-        // EventSource would retry on its own with Last-Event-ID; we do it ourselves so the cursor is ours
+        // EventSource would retry on its own; we do it ourselves so that the cursor (and the token) are ours
         source.close();
         reconnect();
       };
     }
 
-    function cursor() {
-      const epoch = channels.map(c => positions[c] && positions[c].epoch).find(Boolean);
-      if (!epoch) return null;
-      return epoch + ':' + channels.map(c => (positions[c] && positions[c].epoch === epoch) ? positions[c].seq : 0).join(',');
-    }
-
-    function resumeFrom() {
-      if (source) source.close();
-      lastEventId = cursor();
-      stats.resumes++;
-      setTimeout(() => connect('resuming'), 0);
-    }
-
     function reconnect() {
       if (closed) return;
-      lastEventId = cursor() || lastEventId;
       stats.resumes++;
       status('resuming');
       setTimeout(() => connect('resuming'), retryMs);
@@ -115,6 +110,7 @@
     return {
       close() { closed = true; if (source) source.close(); status('closed'); },
       positions() { return JSON.parse(JSON.stringify(positions)); },
+      lastEventId() { return lastEventId; },
       stats() { return Object.assign({}, stats); },
     };
   }

@@ -99,4 +99,21 @@ class JwtVerifierTest {
         assertThatThrownBy(() -> new JwtVerifier("short".getBytes(StandardCharsets.UTF_8), 0))
                 .hasMessageContaining("at least 32 bytes");
     }
+
+    @Test
+    void operatorTokensAreSeparateFromSubscriberTokens() throws Exception {
+        String admin = verifier.issueAdmin(NOW / 1000 + 60);
+        String subscriber = verifier.issue("u1", "acme", List.of("shop.*.acme"), NOW / 1000 + 60);
+
+        verifier.verifyAdmin(admin, NOW);
+        assertThat(reason(admin)).isEqualTo("malformed"); // no tenant: it subscribes to nothing
+        assertThatThrownBy(() -> verifier.verifyAdmin(subscriber, NOW)).isInstanceOf(TokenRejectedException.class)
+                .hasMessageContaining("operator token");
+        assertThatThrownBy(() -> verifier.verifyAdmin(verifier.issueAdmin(NOW / 1000 - 1), NOW)).isInstanceOf(TokenRejectedException.class)
+                .hasMessageContaining("expired");
+        String forged = verifier.signRaw("{\"alg\":\"HS256\"}", "{\"role\":\"admin\",\"exp\":" + (NOW / 1000 + 60) + "}");
+        JwtVerifier other = new JwtVerifier("another-secret-of-at-least-32-bytes!!".getBytes(StandardCharsets.UTF_8), 0);
+        assertThatThrownBy(() -> other.verifyAdmin(forged, NOW)).isInstanceOf(TokenRejectedException.class)
+                .hasMessageContaining("signature");
+    }
 }

@@ -13,8 +13,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -28,100 +30,147 @@ import org.bson.BsonString;
 
 /**
  * Load benchmark (not a test): N concurrent SSE clients on C channels, a producer writing change
- * records at a fixed rate, the gateway in its own JVM from target/fanout-gateway. Prints delivery
- * latency p50/p99, the gateway's heap and CPU, and messages delivered per second.
- * Run: {@code mvn -B -Pfanout-bench -DskipTests verify} (-Dfanout.bench.clients=5000 ...).
+ * records at a fixed rate (each change reaches N/C clients), the gateway in its own JVM from
+ * target/fanout-gateway. Prints end-to-end latency (producer to client) p50/p99/max, deliveries per
+ * second, the gateway's heap and CPU, and the load average. With {@code -Dfanout.bench.ramp=r1,r2,...}
+ * it steps through rates and reports the highest one whose p99 stays within 250 ms with every change
+ * delivered. Run: {@code mvn -B -Pfanout-bench -DskipTests verify} (see pom.xml for the options).
  */
 public final class FanoutLoadBenchmark {
     private static final String SECRET = "fanout-bench-secret-fanout-bench-secret-0123";
     private static final String TOPIC = "fbench.bench.items";
+    private static final long P99_TARGET_MS = 250;
+
+    /** One measured step. */
+    record Step(int rate, long expected, long received, double seconds, long p50, long p99, long max, long gwP99,
+                long heapAvgMiB, long heapMaxMiB, double cpuCores, String disconnects) {
+        boolean passes() {
+            return received >= expected && p99 <= P99_TARGET_MS;
+        }
+
+        double deliveriesPerSecond() {
+            return received / seconds;
+        }
+    }
 
     public static void main(String[] args) throws Exception {
-        int clients = Integer.getInteger("fanout.bench.clients", 5000);
-        int channels = Integer.getInteger("fanout.bench.channels", 50);
-        int rate = Integer.getInteger("fanout.bench.rate", 200);
+        int clients = Integer.getInteger("fanout.bench.clients", 10_000);
+        int channels = Integer.getInteger("fanout.bench.channels", 100);
+        int rate = Integer.getInteger("fanout.bench.rate", 1000);
         int seconds = Integer.getInteger("fanout.bench.seconds", 30);
+        String ramp = System.getProperty("fanout.bench.ramp", "none");
+        String heap = System.getProperty("fanout.bench.heap", "1g");
         Path work = Path.of("target/fanout-bench").toAbsolutePath();
-        System.out.printf("fanout bench: %d SSE clients on %d channels, %d changes/s for %d s%n", clients, channels, rate, seconds);
+        System.out.printf("fanout bench: %d SSE clients on %d channels (%d per channel), %d changes/s for %d s; load average %s; "
+                + "%d cores%n", clients, channels, clients / channels, rate, seconds, loadAverage(), Runtime.getRuntime().availableProcessors());
 
         TestStack stack = TestStack.start(work);
-        stack.createTopic(TOPIC, 1);
+        stack.createTopic(TOPIC, 3);
         try (GatewayProcess gateway = GatewayProcess.start(work, Map.of("kafka.bootstrap.servers", stack.bootstrapServers(),
                 "topics.regex", "fbench\\..*", "value.format", "bson", "http.port", "0", "auth.hmac.secret", SECRET,
-                "history.size", "100"), List.of("-Xmx1g", "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=warn"))) {
+                "http.max.connections", Integer.toString(clients + 1000),
+                "http.max.connections.per.address", Integer.toString(clients + 1000),
+                "history.size", "100"), List.of("-Xmx" + heap, "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=warn"))) {
             String baseUrl = gateway.baseUrl();
             URI uri = URI.create(baseUrl);
             JwtVerifier signer = new JwtVerifier(SECRET.getBytes(StandardCharsets.UTF_8), 0);
-            long exp = System.currentTimeMillis() / 1000 + 3600;
+            long exp = System.currentTimeMillis() / 1000 + 6 * 3600;
+            String admin = signer.issueAdmin(exp);
             List<String> paths = new ArrayList<>();
             for (int i = 0; i < clients; i++) {
                 String tenant = "t" + (i % channels);
                 paths.add("/sse?channel=bench.items." + tenant + "&token=" + signer.issue(null, tenant, List.of("bench.*." + tenant), exp));
             }
+            List<Integer> rates = "none".equals(ramp) ? List.of(rate) : Arrays.stream(ramp.split(",")).map(String::trim).map(Integer::parseInt).toList();
+            int maxRate = rates.stream().mapToInt(Integer::intValue).max().orElse(rate);
             long connectStart = System.nanoTime();
             try (SseLoadClients load = new SseLoadClients(uri.getHost(), uri.getPort(), paths,
-                    (int) Math.min(Integer.MAX_VALUE - 8, (long) rate * (seconds + 5) * (clients / channels) + 100_000));
+                    (int) Math.min(Integer.MAX_VALUE - 8, (long) maxRate * (seconds + 5) * (clients / channels) + 100_000));
                  KafkaProducer<byte[], byte[]> producer = producer(stack.bootstrapServers())) {
-                while (load.connected.get() < clients && System.nanoTime() - connectStart < TimeUnit.SECONDS.toNanos(120)) {
+                while (load.connected.get() < clients && System.nanoTime() - connectStart < TimeUnit.SECONDS.toNanos(180)) {
                     Thread.sleep(100);
                 }
                 System.out.printf("fanout bench: %d/%d clients subscribed in %d ms%n", load.connected.get(), clients,
                         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - connectStart));
-                produce(producer, channels, rate, 3); // warm-up
-                Thread.sleep(1000);
-                BsonDocument statsBefore = stats(baseUrl);
-                load.record(true);
-                long start = System.nanoTime();
-                List<Long> heap = java.util.Collections.synchronizedList(new ArrayList<>());
-                heap.add(statsBefore.get("heapUsedBytes").asNumber().longValue());
-                Thread sampler = new Thread(() -> {
-                    try {
-                        while (!Thread.currentThread().isInterrupted()) {
-                            heap.add(stats(baseUrl).get("heapUsedBytes").asNumber().longValue());
-                            Thread.sleep(1000);
-                        }
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    } catch (Exception e) {
-                        System.out.println("fanout bench: stats sampling stopped: " + e);
+                produce(producer, channels, Math.max(1, rates.get(0) / 2), 5); // warm-up
+                Thread.sleep(2000);
+                List<Step> steps = new ArrayList<>();
+                for (int r : rates) {
+                    Step step = measure(load, producer, baseUrl, admin, clients, channels, r, seconds);
+                    steps.add(step);
+                    print(step, clients, channels, seconds, load);
+                    if (rates.size() > 1 && !step.passes()) {
+                        break;
                     }
-                });
-                sampler.start();
-                long sent = produce(producer, channels, rate, seconds);
-                long expected = sent * (clients / channels);
-                long drainDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (load.received() < expected && System.nanoTime() < drainDeadline) {
-                    Thread.sleep(100);
                 }
-                long wallNanos = System.nanoTime() - start;
-                load.record(false);
-                sampler.interrupt();
-                sampler.join();
-                BsonDocument statsAfter = stats(baseUrl);
-                heap.add(statsAfter.get("heapUsedBytes").asNumber().longValue());
-                long[] lat = load.endToEnd().sorted();
-                long[] gw = load.fromGateway().sorted();
-                double cpuCores = (statsAfter.get("processCpuNanos").asNumber().longValue()
-                        - statsBefore.get("processCpuNanos").asNumber().longValue()) / (double) wallNanos;
-                List<Long> heapSamples = new ArrayList<>(heap);
-                long heapMax = heapSamples.stream().mapToLong(Long::longValue).max().orElse(-1);
-                long heapAvg = (long) heapSamples.stream().mapToLong(Long::longValue).average().orElse(-1);
-                System.out.printf("fanout bench RESULT: clients %d (subscribed %d, closed by gateway %d), channels %d, rate %d changes/s, %d s%n",
-                        clients, load.connected.get(), load.closedByServer.get(), channels, rate, seconds);
-                System.out.printf("fanout bench RESULT: delivered %d of %d expected (%.1f%%), %.0f messages/s delivered%n",
-                        load.received(), expected, 100.0 * load.received() / Math.max(1, expected),
-                        load.received() / (wallNanos / 1e9));
-                System.out.printf("fanout bench RESULT: latency producer->client p50 %d ms, p99 %d ms, max %d ms%n",
-                        pct(lat, 50), pct(lat, 99), lat.length == 0 ? -1 : lat[lat.length - 1]);
-                System.out.printf("fanout bench RESULT: latency gateway publish->client p50 %d ms, p99 %d ms, max %d ms%n",
-                        pct(gw, 50), pct(gw, 99), gw.length == 0 ? -1 : gw[gw.length - 1]);
-                System.out.printf("fanout bench RESULT: gateway heap used avg %d MiB, max %d MiB (%d samples); gateway CPU %.2f cores "
-                        + "(%d available); gateway disconnects %s%n", heapAvg >> 20, heapMax >> 20, heapSamples.size(), cpuCores,
-                        Runtime.getRuntime().availableProcessors(), statsAfter.get("disconnects").toString());
+                if (rates.size() > 1) {
+                    Step best = steps.stream().filter(Step::passes).reduce((a, b) -> b).orElse(null);
+                    System.out.printf("fanout bench RESULT: highest rate sustained (p99 <= %d ms, every change delivered): %s%n",
+                            P99_TARGET_MS, best == null ? "none of the rates tried"
+                                    : best.rate() + " changes/s = " + Math.round(best.deliveriesPerSecond()) + " deliveries/s to "
+                                    + clients + " clients");
+                }
+                System.out.printf("fanout bench: load average at the end %s%n", loadAverage());
             }
         } finally {
             System.exit(0); // the stack's shutdown hook stops the broker and worker
         }
+    }
+
+    private static Step measure(SseLoadClients load, KafkaProducer<byte[], byte[]> producer, String baseUrl, String admin,
+                                int clients, int channels, int rate, int seconds) throws Exception {
+        load.reset();
+        BsonDocument statsBefore = stats(baseUrl, admin);
+        load.record(true);
+        long start = System.nanoTime();
+        List<Long> heap = java.util.Collections.synchronizedList(new ArrayList<>());
+        heap.add(statsBefore.get("heapUsedBytes").asNumber().longValue());
+        Thread sampler = new Thread(() -> {
+            try {
+                while (!Thread.currentThread().isInterrupted()) {
+                    heap.add(stats(baseUrl, admin).get("heapUsedBytes").asNumber().longValue());
+                    Thread.sleep(1000);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                System.out.println("fanout bench: stats sampling stopped: " + e);
+            }
+        });
+        sampler.start();
+        long sent = produce(producer, channels, rate, seconds);
+        long expected = sent * (clients / channels);
+        long drainDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (load.received() < expected && System.nanoTime() < drainDeadline) {
+            Thread.sleep(100);
+        }
+        long wallNanos = System.nanoTime() - start;
+        load.record(false);
+        sampler.interrupt();
+        sampler.join();
+        BsonDocument statsAfter = stats(baseUrl, admin);
+        heap.add(statsAfter.get("heapUsedBytes").asNumber().longValue());
+        long[] lat = load.endToEnd().sorted();
+        long[] gw = load.fromGateway().sorted();
+        double cpuCores = (statsAfter.get("processCpuNanos").asNumber().longValue()
+                - statsBefore.get("processCpuNanos").asNumber().longValue()) / (double) wallNanos;
+        List<Long> samples = new ArrayList<>(heap);
+        return new Step(rate, expected, load.received(), wallNanos / 1e9, pct(lat, 50), pct(lat, 99),
+                lat.length == 0 ? -1 : lat[lat.length - 1], pct(gw, 99),
+                (long) samples.stream().mapToLong(Long::longValue).average().orElse(-1) >> 20,
+                samples.stream().mapToLong(Long::longValue).max().orElse(-1) >> 20, cpuCores, statsAfter.get("disconnects").toString());
+    }
+
+    private static void print(Step s, int clients, int channels, int seconds, SseLoadClients load) {
+        System.out.printf("fanout bench RESULT: %d clients (subscribed %d, closed by the gateway %d), %d channels, %d changes/s for %d s "
+                        + "= %d deliveries/s asked%n", clients, load.connected.get(), load.closedByServer.get(), channels, s.rate(), seconds,
+                (long) s.rate() * (clients / channels));
+        System.out.printf("fanout bench RESULT: delivered %d of %d (%.2f%%), %.0f deliveries/s; latency producer->client p50 %d ms, "
+                        + "p99 %d ms, max %d ms (gateway->client p99 %d ms): %s%n", s.received(), s.expected(),
+                100.0 * s.received() / Math.max(1, s.expected()), s.deliveriesPerSecond(), s.p50(), s.p99(), s.max(), s.gwP99(),
+                s.passes() ? "PASS (p99 <= 250 ms, all delivered)" : "FAIL");
+        System.out.printf("fanout bench RESULT: gateway heap used avg %d MiB, max %d MiB; gateway CPU %.2f cores; disconnects %s; "
+                + "load average %s%n", s.heapAvgMiB(), s.heapMaxMiB(), s.cpuCores(), s.disconnects(), loadAverage());
     }
 
     private static long produce(KafkaProducer<byte[], byte[]> producer, int channels, int rate, int seconds) throws InterruptedException {
@@ -138,7 +187,8 @@ public final class FanoutLoadBenchmark {
                     .append("tenant", new BsonString(tenant)).append("label", new BsonString("item " + i));
             ChangeEvent e = new ChangeEvent(Op.INSERT, new Namespace("bench", "items"), new BsonInt64(i), doc, null,
                     System.currentTimeMillis(), null);
-            ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(TOPIC, EnvelopeCodec.toBytes(EnvelopeCodec.toBson(e)));
+            ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(TOPIC, EnvelopeCodec.toBytes(new BsonDocument("_id", new BsonInt64(i))),
+                    EnvelopeCodec.toBytes(EnvelopeCodec.toBson(e)));
             r.headers().add(EventHeaders.KIND, EventHeaders.KIND_CHANGE.getBytes(StandardCharsets.UTF_8));
             r.headers().add(EventHeaders.TENANT, tenant.getBytes(StandardCharsets.UTF_8));
             r.headers().add(EventHeaders.NAMESPACE, "bench.items".getBytes(StandardCharsets.UTF_8));
@@ -160,10 +210,20 @@ public final class FanoutLoadBenchmark {
         return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p / 100 * sorted.length) - 1)];
     }
 
+    private static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (Exception e) {
+            return "unknown";
+        }
+    }
+
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
-    private static BsonDocument stats(String baseUrl) throws Exception {
+    private static BsonDocument stats(String baseUrl, String adminToken) throws Exception {
         return BsonDocument.parse(HTTP.send(HttpRequest.newBuilder(URI.create(baseUrl + "/stats"))
+                .header("Authorization", "Bearer " + adminToken)
                 .timeout(java.time.Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString()).body());
     }
 }

@@ -179,6 +179,12 @@ final class SseLoadClients implements AutoCloseable {
         recording = on;
     }
 
+    /** Forgets the samples of the previous step. */
+    void reset() {
+        endToEnd.count.set(0);
+        fromGateway.count.set(0);
+    }
+
     /** Changes received while recording. */
     long received() {
         return endToEnd.count();

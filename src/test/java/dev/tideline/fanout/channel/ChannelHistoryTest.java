@@ -3,56 +3,67 @@ package dev.tideline.fanout.channel;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
 class ChannelHistoryTest {
     private static final ChannelName CH = new ChannelName("db", "c", "t");
+    private static final TopicPartition P0 = new TopicPartition("x.db.c", 0);
+    private static final TopicPartition P1 = new TopicPartition("x.db.c", 1);
 
-    private static SequencedChange change(long seq, long at) {
-        return new SequencedChange(CH, seq, at, new byte[0]);
+    private static RoutedChange change(TopicPartition tp, long offset, long at, int bytes) {
+        return new RoutedChange(CH, tp, offset, at, new byte[bytes]);
     }
 
-    private static List<Long> seqs(ChannelHistory h, long lastSeen, long current) {
-        return h.since(lastSeen, current).map(l -> l.stream().map(SequencedChange::seq).toList()).orElse(null);
+    private static List<Long> offsets(List<RoutedChange> l) {
+        return l.stream().map(RoutedChange::offset).toList();
     }
 
     @Test
-    void keepsAtMostSizeChangesAndSaysWhenAResumeIsBeyondThem() {
-        ChannelHistory h = new ChannelHistory(3, 60_000);
-        for (long s = 1; s <= 5; s++) {
-            h.append(change(s, 1000), 1000);
+    void keepsAtMostSizeChangesAndKnowsFromWhereItIsComplete() {
+        ChannelHistory h = new ChannelHistory(new HistoryLimits(3, 60_000, 1 << 20, 1 << 20), new AtomicLong());
+        for (long o = 10; o < 15; o++) {
+            h.append(change(P0, o, 1000, 10), 1000);
         }
 
         assertThat(h.size()).isEqualTo(3);
-        assertThat(seqs(h, 2, 5)).containsExactly(3L, 4L, 5L);
-        assertThat(seqs(h, 4, 5)).containsExactly(5L);
-        assertThat(seqs(h, 5, 5)).isEmpty();
-        assertThat(seqs(h, 1, 5)).isNull();   // 2 is gone
-        assertThat(seqs(h, 0, 5)).isNull();
-        assertThat(seqs(h, 6, 5)).isNull();   // from the future: not this run's position
-        assertThat(seqs(h, -1, 5)).isNull();
+        assertThat(offsets(h.since(Map.of(P0, 12L)))).containsExactly(12L, 13L, 14L);
+        assertThat(offsets(h.since(Map.of(P0, 14L)))).containsExactly(14L);
+        assertThat(h.completeFrom(P0, 0)).isEqualTo(12); // 10 and 11 were evicted
+        assertThat(h.completeFrom(P1, 5)).isEqualTo(5);  // nothing of P1 evicted: complete from where it began
     }
 
     @Test
-    void dropsChangesOlderThanTheAge() {
-        ChannelHistory h = new ChannelHistory(100, 1000);
-        h.append(change(1, 0), 0);
-        h.append(change(2, 500), 500);
-        h.append(change(3, 1400), 1400);
+    void isBoundedByBytesPerChannelAndCountsIntoTheSharedTotal() {
+        AtomicLong total = new AtomicLong();
+        ChannelHistory h = new ChannelHistory(new HistoryLimits(1000, 60_000, 250, 1 << 20), new AtomicLong());
+        ChannelHistory counted = new ChannelHistory(new HistoryLimits(1000, 60_000, 250, 1 << 20), total);
+        for (long o = 0; o < 10; o++) {
+            h.append(change(P0, o, 1000, 100), 1000);
+            counted.append(change(P1, o, 1000, 100), 1000);
+        }
 
-        assertThat(seqs(h, 0, 3)).isNull();
-        assertThat(seqs(h, 1, 3)).containsExactly(2L, 3L);
-        h.prune(1600);
-        assertThat(seqs(h, 1, 3)).isNull();
-        assertThat(seqs(h, 2, 3)).containsExactly(3L);
+        assertThat(h.bytes()).isEqualTo(200);
+        assertThat(h.size()).isEqualTo(2);
+        assertThat(total.get()).isEqualTo(200);
+        counted.clear();
+        assertThat(total.get()).isZero();
+        assertThat(counted.completeFrom(P1, 0)).isEqualTo(10);
     }
 
     @Test
-    void aResumeFromZeroWorksWhileNothingWasEvicted() {
-        ChannelHistory h = new ChannelHistory(10, 60_000);
-        h.append(change(1, 0), 0);
-        h.append(change(2, 0), 0);
+    void expiresByAgeAndKeepsPartitionsApart() {
+        ChannelHistory h = new ChannelHistory(new HistoryLimits(1000, 60_000, 1 << 20, 1 << 20), new AtomicLong());
+        h.append(change(P0, 1, 1000, 1), 1000);
+        h.append(change(P1, 7, 2000, 1), 2000);
+        h.append(change(P0, 2, 30_000, 1), 30_000);
+        h.prune(63_000);
 
-        assertThat(seqs(h, 0, 2)).containsExactly(1L, 2L);
+        assertThat(offsets(h.since(Map.of(P0, 0L, P1, 0L)))).containsExactly(2L);
+        assertThat(h.completeFrom(P0, 0)).isEqualTo(2);
+        assertThat(h.completeFrom(P1, 0)).isEqualTo(8);
+        assertThat(offsets(h.since(Map.of(P1, 0L)))).isEmpty();
     }
 }

@@ -1,108 +1,171 @@
 package dev.tideline.fanout.channel;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.LongStream;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
 class ChannelHubTest {
+    private static final String T = "tl.shop.orders";
+    private static final TopicPartition P0 = new TopicPartition(T, 0);
     private static final ChannelName ORDERS = new ChannelName("shop", "orders", "acme");
-    private static final ChannelName USERS = new ChannelName("shop", "users", "acme");
-    private final AtomicLong clock = new AtomicLong(1_000);
-    private final ChannelHub hub = new ChannelHub("e1", 5, 60_000, clock::get);
+    private static final ChannelName OTHER = new ChannelName("shop", "orders", "globex");
+    private final AtomicLong clock = new AtomicLong(1_000_000);
+    private final ConsumerProgress progress = new ConsumerProgress();
+    private long next;
 
-    private void publish(ChannelName c, int n) {
+    private ChannelHub hub(int historySize, int maxChannels) {
+        progress.assigned(Set.of(P0));
+        progress.started(P0, 0);
+        progress.markReady();
+        return new ChannelHub(new HistoryLimits(historySize, 60_000, 1 << 20, 1 << 24), maxChannels, 60_000, progress,
+                new NamespaceTopics(), clock::get);
+    }
+
+    /** Publishes n changes of a channel as the consumer does: routed, then progress advanced. */
+    private void publish(ChannelHub hub, ChannelName c, int n) {
         for (int i = 0; i < n; i++) {
-            hub.publish(c, "{}", 0);
+            long offset = next++;
+            hub.publish(c, P0, offset, clock.get(), "{}");
+            progress.advanced(P0, offset + 1);
         }
     }
 
-    @Test
-    void numbersEachChannelFromOneAndRendersTheMessage() {
-        SequencedChange first = hub.publish(ORDERS, "{\"op\":\"insert\"}", 42);
-        hub.publish(USERS, "{}", 0);
-        SequencedChange second = hub.publish(ORDERS, "{}", 0);
-
-        assertThat(first.seq()).isEqualTo(1);
-        assertThat(second.seq()).isEqualTo(2);
-        assertThat(hub.currentSeq(USERS)).isEqualTo(1);
-        assertThat(new String(first.json())).isEqualTo(
-                "{\"channel\":\"shop.orders.acme\",\"epoch\":\"e1\",\"seq\":1,\"ts\":42,\"at\":1000,\"change\":{\"op\":\"insert\"}}");
+    private static StartPoint after(long offset) {
+        return new StartPoint.After(new Positions(Map.of(P0, offset)), 1);
     }
 
     @Test
-    void aLiveSubscriberGetsOnlyLaterChangesOfItsChannels() {
-        publish(ORDERS, 2);
+    void rendersTheMessageWithItsKafkaPosition() {
+        ChannelHub hub = hub(10, 100);
+        RoutedChange c = hub.publish(ORDERS, P0, 42, 7, "{\"op\":\"insert\"}");
+
+        assertThat(new String(c.json())).isEqualTo("{\"channel\":\"shop.orders.acme\",\"topic\":\"tl.shop.orders\",\"partition\":0,"
+                + "\"offset\":42,\"ts\":7,\"at\":1000000,\"change\":{\"op\":\"insert\"}}");
+    }
+
+    @Test
+    void aLiveSubscriberGetsOnlyLaterChangesOfItsChannelAndStartsAtTheConsumersPosition() throws Exception {
+        ChannelHub hub = hub(10, 100);
+        publish(hub, ORDERS, 2);
+        publish(hub, OTHER, 3); // the consumer is at 5 now
         RecordingListener l = new RecordingListener();
-        hub.subscribe(l, List.of(ORDERS), Map.of());
-        publish(ORDERS, 1);
-        publish(USERS, 1);
+        ResumePlan plan = hub.subscribe(l, ORDERS, StartPoint.LIVE);
+        publish(hub, OTHER, 1);
+        publish(hub, ORDERS, 1);
 
-        assertThat(l.events).containsExactly("sub:orders@2", "orders#3");
+        assertThat(plan.kind()).isEqualTo(ResumePlan.Kind.LIVE);
+        assertThat(plan.positions().get(P0)).isEqualTo(5);
+        assertThat(l.offsets).containsExactly(6L);
     }
 
     @Test
-    void aResumeGetsExactlyWhatWasMissedThenLiveChanges() {
-        publish(ORDERS, 4);
+    void aResumeWithinTheHistoryGetsExactlyTheChangesAtOrAfterItsPosition() throws Exception {
+        ChannelHub hub = hub(10, 100);
+        publish(hub, ORDERS, 2);
+        publish(hub, OTHER, 1);
+        publish(hub, ORDERS, 2); // orders at 0,1,3,4
         RecordingListener l = new RecordingListener();
-        hub.subscribe(l, List.of(ORDERS, USERS), Map.of(ORDERS, ResumePoint.after("e1", 2), USERS, ResumePoint.after("e1", 0)));
-        publish(ORDERS, 1);
+        ResumePlan plan = hub.subscribe(l, ORDERS, after(1));
 
-        assertThat(l.events).containsExactly("sub:orders@4", "orders#3", "orders#4", "sub:users@0", "orders#5");
+        assertThat(plan.kind()).isEqualTo(ResumePlan.Kind.CACHE);
+        assertThat(plan.cached()).extracting(RoutedChange::offset).containsExactly(1L, 3L, 4L);
+        assertThat(plan.boundary()).containsEntry(P0, 5L);
     }
 
     @Test
-    void beyondTheHistoryOrFromAnotherRunIsUnrecoverable() {
-        publish(ORDERS, 9); // history keeps 5..9
-        RecordingListener beyond = new RecordingListener();
-        RecordingListener otherRun = new RecordingListener();
-        RecordingListener earliest = new RecordingListener();
-        hub.subscribe(beyond, List.of(ORDERS), Map.of(ORDERS, ResumePoint.after("e1", 3)));
-        hub.subscribe(otherRun, List.of(ORDERS), Map.of(ORDERS, ResumePoint.after("e0", 9)));
-        hub.subscribe(earliest, List.of(ORDERS), Map.of(ORDERS, ResumePoint.earliest()));
-        publish(ORDERS, 1);
-
-        assertThat(beyond.events).containsExactly("sub:orders@9", "lost:orders@9:beyond-history", "orders#10");
-        assertThat(otherRun.events).containsExactly("sub:orders@9", "lost:orders@9:epoch-changed", "orders#10");
-        assertThat(earliest.events).containsExactly("sub:orders@9", "orders#5", "orders#6", "orders#7", "orders#8", "orders#9", "orders#10");
-    }
-
-    @Test
-    void historyExpiresByAge() {
-        publish(ORDERS, 2);
-        clock.addAndGet(61_000);
+    void aResumeOlderThanTheHistoryGoesToKafka() throws Exception {
+        ChannelHub hub = hub(3, 100);
+        publish(hub, ORDERS, 6); // history keeps 3,4,5
         RecordingListener l = new RecordingListener();
-        hub.subscribe(l, List.of(ORDERS), Map.of(ORDERS, ResumePoint.after("e1", 1)));
 
-        assertThat(l.events).containsExactly("sub:orders@2", "lost:orders@2:beyond-history");
+        assertThat(hub.subscribe(l, ORDERS, after(2)).kind()).isEqualTo(ResumePlan.Kind.KAFKA);
+        assertThat(hub.subscribe(new RecordingListener(), ORDERS, after(3)).kind()).isEqualTo(ResumePlan.Kind.CACHE);
+    }
+
+    @Test
+    void aChannelCreatedLaterKnowsItsHistoryBeganWhereTheConsumerStarted() throws Exception {
+        ChannelHub hub = hub(10, 100);
+        publish(hub, OTHER, 5);
+        publish(hub, ORDERS, 1); // the first change of orders ever, at 5
+
+        // nothing of orders existed before 5 since the consumer started at 0: served from memory
+        ResumePlan plan = hub.subscribe(new RecordingListener(), ORDERS, after(2));
+        assertThat(plan.kind()).isEqualTo(ResumePlan.Kind.CACHE);
+        assertThat(plan.cached()).extracting(RoutedChange::offset).containsExactly(5L);
+    }
+
+    @Test
+    void unusedChannelsAreSweptAndTheCapIsKept() throws Exception {
+        ChannelHub hub = hub(10, 2);
+        publish(hub, ORDERS, 1);
+        clock.addAndGet(61_000); // its history ages out
+        assertThat(hub.sweep()).isEqualTo(1);
+        assertThat(hub.channelCount()).isZero();
+
+        RecordingListener a = new RecordingListener();
+        RecordingListener b = new RecordingListener();
+        hub.subscribe(a, ORDERS, StartPoint.LIVE);
+        hub.subscribe(b, OTHER, StartPoint.LIVE);
+        ChannelName third = new ChannelName("shop", "orders", "initech");
+        assertThatThrownBy(() -> hub.subscribe(new RecordingListener(), third, StartPoint.LIVE))
+                .isInstanceOf(ChannelHub.ChannelsFullException.class);
+        assertThatThrownBy(() -> hub.ensureChannels(List.of(third))).isInstanceOf(ChannelHub.ChannelsFullException.class);
+        // a change for a channel that cannot be made is dropped (counted) and the history says it is incomplete
+        assertThat(hub.publish(third, P0, next++, 0, "{}")).isNull();
+        assertThat(hub.droppedForCap()).isEqualTo(1);
+
+        hub.unsubscribe(b, List.of(OTHER));
+        publish(hub, third, 1); // makes room: OTHER has nobody listening
+        assertThat(hub.channelCount()).isEqualTo(2);
+        assertThat(hub.evictedChannels()).isEqualTo(2);
+        // a resume of the re-created OTHER from before its eviction cannot come from memory
+        assertThat(hub.subscribe(new RecordingListener(), OTHER, after(0)).kind()).isEqualTo(ResumePlan.Kind.KAFKA);
+    }
+
+    @Test
+    void theHistoryOfAllChannelsStaysWithinItsTotalBytes() {
+        progress.assigned(Set.of(P0));
+        progress.started(P0, 0);
+        ChannelHub hub = new ChannelHub(new HistoryLimits(1000, 60_000, 1 << 20, 10_000), 100, 0, progress, new NamespaceTopics(), clock::get);
+        String payload = "{\"x\":\"" + "y".repeat(400) + "\"}";
+        for (int i = 0; i < 200; i++) {
+            hub.publish(i % 2 == 0 ? ORDERS : OTHER, P0, i, 0, payload);
+        }
+
+        assertThat(hub.historyBytes()).isLessThanOrEqualTo(10_000).isGreaterThan(5_000);
     }
 
     @Test
     void subscribingWhilePublishingLosesAndDuplicatesNothing() throws Exception {
-        ChannelHub big = new ChannelHub("e1", 100_000, 600_000, clock::get);
-        Thread publisher = new Thread(() -> {
-            for (int i = 0; i < 5_000; i++) {
-                big.publish(ORDERS, "{}", 0);
-            }
-        });
+        ChannelHub hub = hub(100_000, 100);
+        Thread publisher = new Thread(() -> publish(hub, ORDERS, 5_000));
         publisher.start();
         List<RecordingListener> listeners = new ArrayList<>();
+        List<ResumePlan> plans = new ArrayList<>();
         while (publisher.isAlive() && listeners.size() < 20) {
             RecordingListener l = new RecordingListener();
-            long seen = big.currentSeq(ORDERS) / 2; // resume from somewhere in the past
-            big.subscribe(l, List.of(ORDERS), Map.of(ORDERS, ResumePoint.after("e1", seen)));
+            long from = Math.max(0, progress.next(P0) / 2); // resume from somewhere in the past
+            plans.add(hub.subscribe(l, ORDERS, after(from)));
             listeners.add(l);
             Thread.onSpinWait();
         }
         publisher.join();
         assertThat(listeners).isNotEmpty();
-        for (RecordingListener l : listeners) {
-            long first = l.seqs.isEmpty() ? 5_001 : l.seqs.get(0);
-            assertThat(l.seqs).containsExactlyElementsOf(LongStream.rangeClosed(first, 5_000).boxed().toList());
+        for (int k = 0; k < listeners.size(); k++) {
+            ResumePlan p = plans.get(k);
+            List<Long> got = new ArrayList<>();
+            p.cached().forEach(c -> got.add(c.offset()));
+            got.addAll(listeners.get(k).offsets);
+            long first = p.positions().get(P0);
+            assertThat(got).containsExactlyElementsOf(LongStream.range(first, 5_000).boxed().toList());
         }
     }
 }

@@ -24,23 +24,45 @@ class GatewaySettingsTest {
     void defaultsAreLoopbackJsonAndBoundedQueues() {
         GatewaySettings s = new GatewaySettings(minimal());
 
-        assertThat(s.bindAddress()).isEqualTo("127.0.0.1");
-        assertThat(s.valueFormat()).isEqualTo(ValueFormat.JSON);
-        assertThat(s.topics().matcher("tideline.shop.orders").matches()).isTrue();
-        assertThat(s.queueMaxBytes()).isEqualTo(1_048_576L);
-        assertThat(s.historySize()).isEqualTo(1000);
+        assertThat(s.http().bindAddress()).isEqualTo("127.0.0.1");
+        assertThat(s.http().allowedOrigins()).isEmpty();
+        assertThat(s.http().maxConnections()).isEqualTo(20_000);
+        assertThat(s.kafka().valueFormat()).isEqualTo(ValueFormat.JSON);
+        assertThat(s.kafka().topics().matcher("tideline.shop.orders").matches()).isTrue();
+        assertThat(s.delivery().queueMaxBytes()).isEqualTo(1_048_576L);
+        assertThat(s.resume().history().maxCount()).isEqualTo(1000);
+        assertThat(s.resume().history().totalMaxBytes()).isEqualTo(128L << 20);
     }
 
     @Test
-    void theShippedPropertiesFileIsValid() throws Exception {
+    void theShippedPropertiesFileIsValidOnceTheOperatorSetsASecret() throws Exception {
         Properties p = new Properties();
         try (Reader r = Files.newBufferedReader(Path.of("config/fanout-gateway.properties"))) {
             p.load(r);
         }
+        // as shipped, its placeholder secret is refused, with what to do
+        assertThatThrownBy(() -> new GatewaySettings(p)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("example value shipped").hasMessageContaining("FANOUT_HMAC_SECRET")
+                .hasMessageNotContaining(AuthSettings.SHIPPED_PLACEHOLDER);
+        p.setProperty(GatewaySettings.AUTH_SECRET, "an-operator-secret-of-more-than-32-bytes");
         GatewaySettings s = new GatewaySettings(p);
 
-        assertThat(s.topics().matcher("tideline.shop.orders").matches()).isTrue();
-        assertThat(s.topics().matcher("other.shop.orders").matches()).isFalse();
+        assertThat(s.kafka().topics().matcher("tideline.shop.orders").matches()).isTrue();
+        assertThat(s.kafka().topics().matcher("other.shop.orders").matches()).isFalse();
+    }
+
+    @Test
+    void refusesTheSecretEarlierVersionsShippedAndBadOrigins() {
+        Map<String, String> former = minimal();
+        former.put(GatewaySettings.AUTH_SECRET, AuthSettings.FORMER_SHIPPED);
+        Map<String, String> origin = minimal();
+        origin.put(HttpSettings.ALLOWED_ORIGINS, "https://app.example.com/path");
+
+        assertThatThrownBy(() -> new GatewaySettings(former)).isInstanceOf(ConfigException.class).hasMessageContaining("example value");
+        assertThatThrownBy(() -> new GatewaySettings(origin)).isInstanceOf(ConfigException.class).hasMessageContaining("no path");
+        Map<String, String> passthrough = minimal();
+        passthrough.put("kafka.consumer.security.protocol", "SASL_SSL");
+        assertThat(new GatewaySettings(passthrough).kafka().clientOverrides()).containsEntry("security.protocol", "SASL_SSL");
     }
 
     @Test

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tideline.fanout.auth.JwtVerifier;
 import dev.tideline.fanout.channel.ChannelName;
-import dev.tideline.fanout.channel.ResumePoint;
+import dev.tideline.fanout.channel.Positions;
+import dev.tideline.fanout.channel.StartPoint;
+import org.apache.kafka.common.TopicPartition;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -32,7 +34,8 @@ class SubscriptionRequestTest {
         assertThat(d).isInstanceOf(SubscriptionRequest.Accepted.class);
         assertThat(((SubscriptionRequest.Accepted) d).channels()).extracting(ChannelName::toString)
                 .containsExactly("shop.orders.acme", "shop.users.acme");
-        assertThat(((SubscriptionRequest.Accepted) d).resume()).isEmpty();
+        assertThat(((SubscriptionRequest.Accepted) d).starts()).containsExactly(StartPoint.LIVE, StartPoint.LIVE);
+        assertThat(((SubscriptionRequest.Accepted) d).subscribedAtMillis()).isEqualTo(NOW);
     }
 
     @Test
@@ -70,21 +73,27 @@ class SubscriptionRequestTest {
     }
 
     @Test
-    void readsTheResumeCursorPerChannelInOrder() {
+    void readsTheResumeCursorPerChannel() {
+        String cursor = "1|1700000000000|shop.users.acme=t.shop.users@3|shop.orders.acme=t.shop.orders@7.9";
         SubscriptionRequest.Accepted a = (SubscriptionRequest.Accepted) decide(
-                "/sse?channel=shop.orders.acme&channel=shop.users.acme&token=" + token, "e1:7,3");
+                "/sse?channel=shop.orders.acme&channel=shop.users.acme&channel=shop.new.acme&token=" + token, cursor);
 
-        assertThat(a.resume()).isEqualTo(Map.of(
-                new ChannelName("shop", "orders", "acme"), ResumePoint.after("e1", 7),
-                new ChannelName("shop", "users", "acme"), ResumePoint.after("e1", 3)));
+        assertThat(a.starts()).containsExactly(
+                new StartPoint.After(new Positions(Map.of(new TopicPartition("t.shop.orders", 0), 7L,
+                        new TopicPartition("t.shop.orders", 1), 9L)), 1_700_000_000_000L),
+                new StartPoint.After(new Positions(Map.of(new TopicPartition("t.shop.users", 0), 3L)), 1_700_000_000_000L),
+                StartPoint.LIVE);
+        assertThat(a.subscribedAtMillis()).isEqualTo(1_700_000_000_000L);
         SubscriptionRequest.Accepted query = (SubscriptionRequest.Accepted) decide(
-                "/sse?channel=shop.orders.acme&lastEventId=e2:9&token=" + token, "e1:7");
-        assertThat(query.resume().values()).containsExactly(ResumePoint.after("e2", 9));
+                "/sse?channel=shop.orders.acme&lastEventId=" + java.net.URLEncoder.encode("1|5|shop.orders.acme=t@2",
+                        StandardCharsets.UTF_8) + "&token=" + token, cursor);
+        assertThat(query.starts()).containsExactly(new StartPoint.After(new Positions(Map.of(new TopicPartition("t", 0), 2L)), 5));
         SubscriptionRequest.Accepted garbage = (SubscriptionRequest.Accepted) decide(
-                "/sse?channel=shop.orders.acme&token=" + token, "nonsense");
-        assertThat(garbage.resume().values()).containsExactly(ResumePoint.after("", -1));
+                "/sse?channel=shop.orders.acme&token=" + token, "e1:7");
+        assertThat(garbage.starts()).containsExactly(StartPoint.BAD_CURSOR);
         SubscriptionRequest.Accepted earliest = (SubscriptionRequest.Accepted) decide(
                 "/sse?channel=shop.orders.acme&from=earliest&token=" + token, null);
-        assertThat(earliest.resume().values()).containsExactly(ResumePoint.earliest());
+        assertThat(earliest.starts()).containsExactly(StartPoint.EARLIEST);
+        assertThat(earliest.subscribedAtMillis()).isZero();
     }
 }

@@ -2,6 +2,7 @@ package dev.tideline.it.fanout;
 
 import dev.tideline.fanout.FanoutGateway;
 import dev.tideline.fanout.config.GatewaySettings;
+import dev.tideline.fanout.config.HttpSettings;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -25,6 +26,8 @@ public final class FanoutFixture implements AutoCloseable {
         s.put(GatewaySettings.TOPICS_REFRESH_MS, "300");
         s.put(GatewaySettings.HTTP_PORT, "0");
         s.put(GatewaySettings.AUTH_SECRET, SECRET);
+        // every test client comes from 127.0.0.1
+        s.put(HttpSettings.MAX_CONNECTIONS_PER_ADDRESS, "5000");
         s.putAll(overrides);
         return s;
     }

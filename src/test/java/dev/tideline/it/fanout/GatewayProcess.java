@@ -53,7 +53,7 @@ public final class GatewayProcess implements AutoCloseable {
         StringBuilder seen = new StringBuilder();
         for (String line; (line = out.readLine()) != null; ) {
             seen.append(line).append('\n');
-            if (line.startsWith("fanout gateway: ")) {
+            if (line.startsWith("fanout gateway: http")) {
                 drain(out);
                 return line.substring("fanout gateway: ".length()).split("/demo.html")[0];
             }
@@ -76,6 +76,20 @@ public final class GatewayProcess implements AutoCloseable {
 
     public String baseUrl() {
         return baseUrl;
+    }
+
+    public int port() {
+        return Integer.parseInt(baseUrl.substring(baseUrl.lastIndexOf(':') + 1));
+    }
+
+    /** kill -9: the gateway gets no chance to say goodbye to its clients, as when its machine dies. */
+    public void kill() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override

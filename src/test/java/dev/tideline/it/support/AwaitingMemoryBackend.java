@@ -1,142 +1,261 @@
 package dev.tideline.it.support;
 
-import de.bwaldvogel.mongo.backend.Cursor;
-import de.bwaldvogel.mongo.backend.aggregation.Aggregation;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
 import de.bwaldvogel.mongo.bson.Document;
-import de.bwaldvogel.mongo.exception.CursorNotFoundException;
 import de.bwaldvogel.mongo.oplog.Oplog;
-import de.bwaldvogel.mongo.oplog.OplogCursor;
+import de.bwaldvogel.mongo.wire.message.MongoMessage;
+import dev.tideline.it.support.standin.AwaitingGetMore;
+import dev.tideline.it.support.standin.ChangeStreamSpec;
+import dev.tideline.it.support.standin.ChangeStreams;
+import dev.tideline.it.support.standin.CollectionListing;
+import dev.tideline.it.support.standin.CollectionCatalog;
+import dev.tideline.it.support.standin.Ddl;
+import dev.tideline.it.support.standin.IndexedOplog;
+import dev.tideline.it.support.standin.ReadConcerns;
+import dev.tideline.it.support.standin.ServerErrors;
+import dev.tideline.it.support.standin.StandInDatabase;
+import dev.tideline.it.support.standin.Views;
 import io.netty.channel.Channel;
-import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
- * mongo-java-server's in-memory backend with two changes towards MongoDB: a {@code getMore} on a
- * change stream that finds no new event waits for one, instead of returning an empty batch at once;
- * and an oplog read from the cursor's position ({@link IndexedOplog}), not scanned whole per batch.
+ * The MongoDB stand-in: mongo-java-server's in-memory backend, extended to answer as a single-node
+ * replica set does where the tests depend on it (docs/mongodb-stand-in.md lists what differs and what
+ * this adds). Change streams ({@link ChangeStreams}) read an oplog kept in order
+ * ({@link IndexedOplog}); an awaiting getMore defers its reply instead of holding its connection's
+ * event loop ({@link AwaitingGetMore}); collection-level commands are logged so that streams report
+ * them ({@link Ddl}). Started without an oplog it is a standalone server, which cannot serve change
+ * streams (40573).
  *
- * <p>MongoDB's behaviour (https://www.mongodb.com/docs/manual/reference/command/getMore/): on a
- * tailable awaitData cursor, which change streams are, {@code maxTimeMS} of the getMore is how long
- * the server blocks waiting for new data (drivers send their {@code maxAwaitTimeMS} there); without
- * it the server waits 1 second (https://jira.mongodb.org/browse/SERVER-19665). Without this, an idle
- * change-stream reader spins on the stand-in (see FAKE-MONGO.md).
- *
- * <p>Oplog writes wake the waiters, so a waiting getMore costs no CPU and re-reads the oplog only
- * when something was written. The wait blocks the Netty event loop of that connection; other
- * connections on the same loop wait too, hence {@link MongoFixture} gives the server more loops.
- *
- * <p>Public so that the benchmark can watch what clients ask of it (dev.tideline.bench.FirstReadBackend).
+ * <p>Public so that the benchmark can watch what clients ask of it (dev.tideline.bench.FirstReadBackend)
+ * and tests can inject faults (FaultInjectingBackend) or set its limits.
  */
 public class AwaitingMemoryBackend extends MemoryBackend {
-    /** MongoDB's default await time for tailable awaitData cursors. */
-    private static final long DEFAULT_AWAIT_MILLIS = 1000;
-
-    private final Object oplogWritten = new Object();
-    private long oplogWrites;
-
     /**
      * MongoDB writes one document atomically (https://www.mongodb.com/docs/manual/core/write-operations-atomicity/).
      * The stand-in checks and then changes without a lock between (two inserts of one {@code _id} can both pass the
      * duplicate-key check; a conditional replace can match a document another writer changes before it is replaced):
-     * its write commands run one at a time here, which is at least as strict.
+     * its write commands run one at a time here, which is at least as strict. Collection-level commands too, so that
+     * their oplog entries come in the order they happened.
      */
-    private static final Set<String> WRITES = Set.of("insert", "update", "delete", "findandmodify");
-    private static final Set<String> HANDSHAKES = Set.of("ping", "hello", "ismaster");
+    private static final Set<String> WRITES = Set.of("insert", "update", "delete", "findandmodify", "create", "createindexes",
+            "drop", "dropindexes", "renamecollection", "dropdatabase", "collmod");
+    /** MongoDB's default {@code localLogicalSessionTimeoutMinutes}. */
+    private static final int SESSION_TIMEOUT_MINUTES = 30;
+    private static final Set<String> VIEW_READS = Set.of("find", "aggregate", "count", "distinct");
 
     private final Object writeLock = new Object();
-    private volatile IndexedOplog oplog;
+    private final CollectionCatalog catalog = new CollectionCatalog();
+    private final AwaitingGetMore.Waiters waiters = new AwaitingGetMore.Waiters();
+    private final AwaitingGetMore.Answers answers = new GetMoreAnswers();
+    private final Views views = new Views(this, catalog);
+    private final CollectionListing listing = new CollectionListing(this, catalog);
+    private final Ddl ddl = new Ddl(this, catalog, views, () -> this.indexedOplog);
+    private volatile IndexedOplog indexedOplog;
+    private volatile ChangeStreams changeStreams;
+    private volatile long maxEventBytes = 16L * 1024 * 1024;
+    private volatile boolean splitStageSupported = true;
+    private volatile long oplogMaxEntries;
+    private volatile long oplogMaxBytes;
+
+    /** Databases whose collections refuse the {@code _id}s MongoDB refuses ({@link StandInDatabase}). */
+    @Override
+    public MemoryDatabase openOrCreateDatabase(String databaseName) {
+        return new StandInDatabase(databaseName, getCursorRegistry());
+    }
 
     @Override
     protected Oplog createOplog() {
-        oplog = new IndexedOplog(this, getCursorRegistry(), this::signalWrite);
+        IndexedOplog oplog = new IndexedOplog(this, catalog, waiters::written);
+        oplog.cap(oplogMaxEntries, oplogMaxBytes);
+        ChangeStreams streams = new ChangeStreams(oplog, getCursorRegistry(), catalog, this::resolveDatabase);
+        streams.maxEventBytes(maxEventBytes);
+        streams.splitStageSupported(splitStageSupported);
+        indexedOplog = oplog;
+        changeStreams = streams;
         return oplog;
     }
 
     /**
-     * A replica set member answers commands with the {@code operationTime} of the latest write it
-     * knows (https://www.mongodb.com/docs/manual/reference/command/#command-responses); Debezium's
-     * MongoDB connector takes its snapshot's stream start from the answer to {@code hello}. Given on
-     * the handshake and {@code ping} only, the commands clients read it from.
+     * The largest change event the server returns whole: MongoDB's limit is 16 MiB (BSONObjectTooLarge, 10334,
+     * beyond it); a test lowers it to make such events with small documents.
+     */
+    public AwaitingMemoryBackend maxEventBytes(long bytes) {
+        this.maxEventBytes = bytes;
+        ChangeStreams streams = changeStreams;
+        if (streams != null) {
+            streams.maxEventBytes(bytes);
+        }
+        return this;
+    }
+
+    /** false: the server answers {@code $changeStreamSplitLargeEvent} as one older than MongoDB 6.0.9 (40324). */
+    public AwaitingMemoryBackend splitLargeEventStage(boolean supported) {
+        this.splitStageSupported = supported;
+        ChangeStreams streams = changeStreams;
+        if (streams != null) {
+            streams.splitStageSupported(supported);
+        }
+        return this;
+    }
+
+    /**
+     * Caps the oplog, as MongoDB's is capped: at most {@code maxEntries} entries and {@code maxBytes} bytes
+     * (0: no cap of that kind); resuming before the oldest entry left answers ChangeStreamHistoryLost (286).
+     */
+    public AwaitingMemoryBackend capOplog(long maxEntries, long maxBytes) {
+        this.oplogMaxEntries = maxEntries;
+        this.oplogMaxBytes = maxBytes;
+        IndexedOplog oplog = indexedOplog;
+        if (oplog != null) {
+            oplog.cap(maxEntries, maxBytes);
+        }
+        return this;
+    }
+
+    /**
+     * Oplog entries examined by change-stream reads so far: each read examines the entries from its position on,
+     * as a MongoDB oplog scan does, so N streams on one busy namespace examine each write N times.
+     */
+    public long oplogEntriesExamined() {
+        IndexedOplog oplog = indexedOplog;
+        return oplog == null ? 0 : oplog.entriesExamined();
+    }
+
+    /** Entries the oplog holds now (0 without an oplog). */
+    public int oplogSize() {
+        IndexedOplog oplog = indexedOplog;
+        return oplog == null ? 0 : oplog.size();
+    }
+
+    /** Change-stream getMores waiting for data now. */
+    public int awaitingGetMores() {
+        return waiters.size();
+    }
+
+    /**
+     * Every command of a client. Replies of a replica-set member carry the {@code operationTime} of its latest
+     * write (https://www.mongodb.com/docs/manual/reference/command/#command-responses): drivers advance a causally
+     * consistent session from it and send it back as {@code readConcern.afterClusterTime}, checked here.
      */
     @Override
     public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
-        String name = command.toLowerCase(Locale.ROOT);
+        if (channel != null) {
+            AwaitingGetMore.install(channel, answers, waiters);
+        }
+        ReadConcerns.check(query, indexedOplog);
+        return withOperationTime(answer(channel, databaseName, command, command.toLowerCase(Locale.ROOT), query));
+    }
+
+    private Document answer(Channel channel, String databaseName, String command, String name, Document query) {
+        if (name.equals("aggregate") && ChangeStreamSpec.isChangeStream(query)) {
+            ChangeStreams streams = changeStreams;
+            if (streams == null) {
+                throw ServerErrors.changeStreamsNeedAReplicaSet();
+            }
+            return streams.open(databaseName, query);
+        }
+        if (name.equals("getmore") && answers.isChangeStreamGetMore(query)) {
+            return changeStreams.getMore(query);
+        }
         if (WRITES.contains(name)) {
             synchronized (writeLock) {
-                return super.handleCommand(channel, databaseName, command, query);
+                return write(channel, databaseName, command, name, query);
             }
         }
+        if (VIEW_READS.contains(name)) {
+            Document throughView = views.read(databaseName, name, query, command,
+                    aggregate -> super.handleCommand(channel, databaseName, "aggregate", aggregate));
+            if (throughView != null) {
+                return throughView;
+            }
+        }
+        if (name.equals("listcollections")) {
+            return listing.list(databaseName, query, super.handleCommand(channel, databaseName, command, query));
+        }
         Document reply = super.handleCommand(channel, databaseName, command, query);
-        IndexedOplog o = oplog;
-        if (o != null && HANDSHAKES.contains(name) && reply != null && !reply.containsKey("operationTime")) {
-            reply.put("operationTime", o.operationTime());
+        if (name.equals("ismaster") && reply != null) {
+            // MongoDB (3.6 on, standalone or replica set) announces sessions in its handshake; without it drivers refuse
+            // explicit sessions (https://github.com/mongodb/specifications/blob/master/source/sessions/driver-sessions.md)
+            reply.putIfAbsent("logicalSessionTimeoutMinutes", SESSION_TIMEOUT_MINUTES);
         }
         return reply;
     }
 
-    @Override
-    protected Document handleGetMore(String databaseName, String collectionName, Document query) {
-        long cursorId = ((Number) query.get("getMore")).longValue();
-        if (!isChangeStream(cursorId)) {
-            return super.handleGetMore(databaseName, collectionName, query);
+    private Document withOperationTime(Document reply) {
+        IndexedOplog oplog = indexedOplog;
+        if (oplog != null && Ddl.isOk(reply) && !reply.containsKey("operationTime")) {
+            reply.put("operationTime", oplog.operationTime());
         }
-        Object maxTime = query.get("maxTimeMS");
-        long awaitMillis = maxTime instanceof Number n && n.longValue() > 0 ? n.longValue() : DEFAULT_AWAIT_MILLIS;
-        long deadline = System.nanoTime() + awaitMillis * 1_000_000;
-        while (true) {
-            long writesBefore = writes();
-            Document reply = super.handleGetMore(databaseName, collectionName, query);
-            long remainingMillis = (deadline - System.nanoTime()) / 1_000_000;
-            if (!isEmptyBatch(reply) || remainingMillis <= 0) {
-                return reply;
+        return reply;
+    }
+
+    private Document write(Channel channel, String databaseName, String command, String name, Document query) {
+        views.refuseWrite(databaseName, name, query, command);
+        switch (name) {
+            case "create" -> {
+                return ddl.create(databaseName, query, () -> super.handleCommand(channel, databaseName, command, query));
             }
-            awaitWriteAfter(writesBefore, remainingMillis);
-        }
-    }
-
-    private boolean isChangeStream(long cursorId) {
-        try {
-            Cursor cursor = getCursorRegistry().getCursor(cursorId);
-            return cursor instanceof OplogCursor;
-        } catch (CursorNotFoundException e) {
-            return false; // super.handleGetMore answers with the proper CursorNotFound error
-        }
-    }
-
-    private static boolean isEmptyBatch(Document reply) {
-        Object cursor = reply.get("cursor");
-        return cursor instanceof Document c && c.get("nextBatch") instanceof List<?> batch && batch.isEmpty();
-    }
-
-    private long writes() {
-        synchronized (oplogWritten) {
-            return oplogWrites;
-        }
-    }
-
-    private void awaitWriteAfter(long writesBefore, long timeoutMillis) {
-        long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
-        synchronized (oplogWritten) {
-            long remaining = timeoutMillis;
-            while (oplogWrites == writesBefore && remaining > 0) {
-                try {
-                    oplogWritten.wait(remaining);
-                } catch (InterruptedException e) {
-                    // The server is shutting down its event loops: answer now with what we have.
-                    Thread.currentThread().interrupt();
-                    return;
+            case "collmod" -> {
+                return ddl.collMod(databaseName, query);
+            }
+            case "drop" -> {
+                return ddl.drop(databaseName, query, () -> super.handleCommand(channel, databaseName, command, query));
+            }
+            case "insert", "createindexes" -> ddl.createImplicitly(databaseName, collectionArgument(query, command));
+            case "update", "findandmodify" -> {
+                Document nothing = ddl.createsNothing(databaseName, command, query);
+                if (nothing != null) {
+                    return nothing;
                 }
-                remaining = (deadline - System.nanoTime()) / 1_000_000;
+                ddl.createImplicitly(databaseName, collectionArgument(query, command));
+            }
+            case "renamecollection" -> {
+                if (databaseName.equals("admin")) {
+                    return ddl.rename(query, q -> super.handleCommand(channel, databaseName, command, q));
+                }
+            }
+            case "dropdatabase" -> {
+                return ddl.dropDatabase(databaseName, () -> super.handleCommand(channel, databaseName, command, query));
+            }
+            default -> {
             }
         }
+        Document reply = super.handleCommand(channel, databaseName, command, query);
+        if (name.equals("createindexes") && Ddl.isOk(reply)) {
+            ddl.logCreateIndexes(databaseName, query);
+        }
+        return reply;
     }
 
-    private void signalWrite() {
-        synchronized (oplogWritten) {
-            oplogWrites++;
-            oplogWritten.notifyAll();
+    private static String collectionArgument(Document query, String command) {
+        return query.get(command) instanceof String s ? s : null;
+    }
+
+    /** What the {@link AwaitingGetMore} handler of each connection asks of this backend. */
+    private final class GetMoreAnswers implements AwaitingGetMore.Answers {
+        @Override
+        public boolean isChangeStreamGetMore(Document query) {
+            ChangeStreams streams = changeStreams;
+            return streams != null && query.get("getMore") instanceof Number id && streams.isChangeStream(id.longValue());
+        }
+
+        @Override
+        public Predicate<String> wakesOn(Document query) {
+            return changeStreams.wakesOn(((Number) query.get("getMore")).longValue());
+        }
+
+        @Override
+        public Document first(MongoMessage message) {
+            return handleMessage(message);
+        }
+
+        @Override
+        public Document again(Document query) {
+            return withOperationTime(changeStreams.getMore(query));
         }
     }
 }

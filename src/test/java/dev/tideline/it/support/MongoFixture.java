@@ -20,7 +20,7 @@ import org.testcontainers.mongodb.MongoDBContainer;
  * <ul>
  *   <li>{@link #withOplog()}: {@code MONGO_URI} if set; else a Testcontainers single-node replica
  *       set where a Docker engine exists; else an in-process mongo-java-server with its oplog on
- *       (see docs FAKE-MONGO.md for how it differs from MongoDB).</li>
+ *       (docs/mongodb-stand-in.md says how it differs from MongoDB).</li>
  *   <li>{@link #withoutOplog()}: always an in-process mongo-java-server without oplog, a server that
  *       cannot serve change streams (a real replica set always can).</li>
  * </ul>
@@ -28,16 +28,6 @@ import org.testcontainers.mongodb.MongoDBContainer;
  */
 public final class MongoFixture implements AutoCloseable {
     private static MongoDBContainer replicaSet;
-
-    static {
-        // The stand-in answers requests on Netty event loops (2 x cores by default, 4 here); a
-        // change-stream getMore that waits for data (AwaitingMemoryBackend) holds its loop, and every
-        // connection on that loop. With 32 loops, assigned round-robin, a test's connections rarely
-        // share one. Read once by Netty, so it must be set before the first server starts.
-        if (System.getProperty("io.netty.eventLoopThreads") == null) {
-            System.setProperty("io.netty.eventLoopThreads", "32");
-        }
-    }
 
     private final String uri;
     private final MongoClient client;
@@ -69,9 +59,9 @@ public final class MongoFixture implements AutoCloseable {
     /**
      * As {@link #withOplog()}, with {@code preload} written before the oplog starts. On a real MongoDB a
      * bulk load made long before a connector starts has rolled out of the capped oplog; the stand-in's
-     * oplog never rolls over, and every change-stream getMore re-reads all of it (FAKE-MONGO.md), so a
-     * load of 100,000 documents would make each getMore cost ~100,000 entries. Here the load never enters
-     * the stand-in's oplog; external servers and containers just get the writes.
+     * oplog is not capped unless a test caps it, and keeps a copy of every document written, so a load of
+     * 100,000 documents would cost that much heap again. Here the load never enters the stand-in's oplog;
+     * external servers and containers just get the writes.
      */
     public static MongoFixture withOplogAfter(java.util.function.Consumer<MongoClient> preload) {
         if (System.getenv("MONGO_URI") != null && !System.getenv("MONGO_URI").isBlank() || Docker.isAvailable()) {
@@ -141,8 +131,8 @@ public final class MongoFixture implements AutoCloseable {
     }
 
     /**
-     * Whether a change stream can be opened: asked of the server by opening one (as FAKE-MONGO.md
-     * recommends), rather than read from {@code hello}, which the stand-in does not answer.
+     * Whether a change stream can be opened: asked of the server by opening one, rather than read
+     * from {@code hello}, which the stand-in does not answer.
      */
     public boolean servesChangeStreams() {
         try (MongoCursor<ChangeStreamDocument<Document>> cursor = client.getDatabase("tideline_probe")

@@ -33,7 +33,8 @@ class SinkConfigTest {
                 "topic.namespace.map", "collection.include", "collection.exclude", "write.mode", "tombstone.action",
                 "stale.guard", "version.field", "bulk.chunk.size", "retry.backoff.initial.ms", "retry.backoff.max.ms",
                 "peer.cluster.id", "peer.tombstone.ttl.ms", "peer.status.database", "peer.lag.degraded.ms", "peer.tenants",
-                "peer.heartbeat.namespace", "peer.heartbeat.interval.ms");
+                "peer.heartbeat.namespace", "peer.heartbeat.interval.ms", "peer.clock.max.ahead.ms", "peer.stamp.key",
+                "peer.stamp.key.previous", "database.allow", "record.max.bytes", "shard.key.fields", "duplicate.key.retry.ms");
         for (ConfigDef.ConfigKey key : def.configKeys().values()) {
             assertThat(key.documentation).as(key.name).isNotBlank();
             assertThat(key.group).as(key.name).isNotBlank();
@@ -97,5 +98,42 @@ class SinkConfigTest {
         assertThat(errors.get("mongodb.uri")).singleElement().asString()
                 .contains("cannot reach the destination at 127.0.0.1").doesNotContain("s3cr3t-pw");
         assertThat(errors.get("collection.exclude")).isEmpty();
+    }
+
+    @Test
+    void destinationDatabasesNeverIncludeMongoDbsOwnAndTheAllowListMustCoverWhatTheSettingsName() throws Exception {
+        for (String db : new String[] {"admin", "config", "local", "Admin", "LOCAL"}) {
+            assertThatThrownBy(() -> new SinkConfig(Map.of("mongodb.uri", "mongodb://h", "database", db)))
+                    .as(db).isInstanceOf(ConfigException.class).hasMessageContaining("database").hasMessageContaining("never writes");
+            assertThatThrownBy(() -> new SinkConfig(Map.of("mongodb.uri", "mongodb://h", "database.allow", "shop," + db)))
+                    .as(db).isInstanceOf(ConfigException.class).hasMessageContaining("database.allow");
+        }
+        assertThatThrownBy(() -> new SinkConfig(Map.of("mongodb.uri", "mongodb://h", "topic.namespace.map", "{\"t\": \"admin.users\"}")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("admin");
+        assertThatThrownBy(() -> new SinkConfig(Map.of("mongodb.uri", "mongodb://h", "topic.namespace.map",
+                "{\"t\": \"shop._tideline_versions\"}"))).isInstanceOf(ConfigException.class).hasMessageContaining("_tideline");
+        assertThatThrownBy(() -> new SinkConfig(Map.of("mongodb.uri", "mongodb://h", "topic.namespace.map", "{\"t\": \"shop.system.views\"}")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("system");
+        SinkConfig c = new SinkConfig(Map.of("mongodb.uri", "mongodb://h", "database.allow", " shop_replica , archive "));
+        assertThat(c.safety().allowedDatabases()).containsExactly("shop_replica", "archive");
+        assertThat(new SinkConfig(Map.of("mongodb.uri", "mongodb://h")).safety().allowedDatabases()).isEmpty();
+
+        Map<String, String> props = new HashMap<>();
+        props.put("mongodb.uri", "mongodb://127.0.0.1:" + closedPort() + "/?serverSelectionTimeoutMS=500");
+        props.put("mongodb.connect.timeout.ms", "500");
+        props.put("database", "shop_replica");
+        props.put("topic.namespace.map", "{\"audit\": \"audit.events\", \"x\": \"shop_replica.x\"}");
+        props.put("database.allow", "shop_replica");
+        Map<String, List<String>> errors = errors(props);
+        assertThat(errors.get("database.allow")).singleElement().asString().contains("'audit'").contains("not in database.allow");
+        props.put("database.allow", "shop_replica,audit");
+        assertThat(errors(props).get("database.allow")).isEmpty();
+    }
+
+    @Test
+    void recordSizeLimitHasASaneDefaultAndRange() {
+        assertThat(new SinkConfig(Map.of("mongodb.uri", "mongodb://h")).safety().maxRecordBytes()).isEqualTo(48L * 1024 * 1024);
+        assertThatThrownBy(() -> new SinkConfig(Map.of("mongodb.uri", "mongodb://h", "record.max.bytes", "10")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("record.max.bytes");
     }
 }

@@ -66,4 +66,42 @@ class WriteErrorClassificationTest {
                 BsonDocument.parse("{ok: 0, code: 8000, errmsg: 'atlas says no'}"), ADDRESS), "writing");
         assertThat(other).isNotInstanceOf(RetriableException.class).hasMessageContaining("atlas says no");
     }
+    @Test
+    void aWriteConcernTheDeploymentCanNeverSatisfyStopsTheTaskWithWhatToFix() {
+        for (int code : new int[] {MongoErrors.UNSATISFIABLE_WRITE_CONCERN, MongoErrors.UNKNOWN_REPL_WRITE_CONCERN}) {
+            WriteConcernError wce = new WriteConcernError(code, "UnsatisfiableWriteConcern", "Not enough data-bearing nodes",
+                    new BsonDocument());
+            MongoBulkWriteException e = bulk(List.of(), wce);
+            assertThat(MongoErrors.classify(e)).as("code %d", code).isEqualTo(ErrorClass.FATAL);
+            RuntimeException translated = WriteFailures.translate(e, "writing 3 changes to dest.orders");
+            assertThat(translated).as("code %d", code).isNotInstanceOf(RetriableException.class)
+                    .isInstanceOf(ConnectException.class).hasMessageContaining("write concern")
+                    .hasMessageContaining("mongodb.uri").hasMessageContaining("dest.orders");
+
+            com.mongodb.MongoWriteConcernException single = new com.mongodb.MongoWriteConcernException(wce, null, ADDRESS, Set.of());
+            assertThat(MongoErrors.classify(single)).isEqualTo(ErrorClass.FATAL);
+            assertThat(WriteFailures.translate(single, "sweeping")).isNotInstanceOf(RetriableException.class);
+
+            com.mongodb.MongoCommandException command = new com.mongodb.MongoCommandException(
+                    BsonDocument.parse("{ok: 0, code: " + code + ", errmsg: 'no such mode'}"), ADDRESS);
+            assertThat(MongoErrors.classify(command)).isEqualTo(ErrorClass.FATAL);
+            assertThat(MongoErrors.isPermanentWriteConcernFailure(command)).isTrue();
+        }
+        // a timeout waiting for replication clears up: retried
+        WriteConcernError timeout = new WriteConcernError(MongoErrors.WRITE_CONCERN_FAILED, "WriteConcernFailed", "timed out",
+                new BsonDocument());
+        assertThat(WriteFailures.translate(new com.mongodb.MongoWriteConcernException(timeout, null, ADDRESS, Set.of()), "x"))
+                .isInstanceOf(RetriableException.class);
+        assertThat(MongoErrors.isPermanentWriteConcernFailure(bulk(List.of(), timeout))).isFalse();
+    }
+
+    @Test
+    void aDuplicateKeyIsARecordRefusalThatMayClearUp() {
+        assertThat(MongoErrors.isUniqueIndexConflict(MongoErrors.DUPLICATE_KEY)).isTrue();
+        assertThat(MongoErrors.classifyWriteError(MongoErrors.DUPLICATE_KEY)).isEqualTo(ErrorClass.PER_RECORD);
+        for (int code : new int[] {MongoErrors.DOCUMENT_VALIDATION_FAILURE, MongoErrors.BSON_OBJECT_TOO_LARGE,
+                MongoErrors.BAD_VALUE, MongoErrors.IMMUTABLE_FIELD}) {
+            assertThat(MongoErrors.isUniqueIndexConflict(code)).as("code %d", code).isFalse();
+        }
+    }
 }

@@ -1,0 +1,132 @@
+package dev.tideline.fanout.resume;
+
+import dev.tideline.fanout.GatewayStats;
+import dev.tideline.fanout.channel.ChannelName;
+import dev.tideline.fanout.channel.ResumePlan;
+import dev.tideline.fanout.channel.RoutedChange;
+import dev.tideline.fanout.delivery.DisconnectReason;
+import dev.tideline.fanout.kafka.DocumentMemory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Catches subscribers up, off the event loops: from the history (a snapshot taken when they
+ * registered) on a small pool, or from Kafka on {@code readers} threads that each own a consumer,
+ * fed by a bounded queue.
+ */
+public final class CatchUpExecutor implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(CatchUpExecutor.class);
+    /** A subscriber that takes nothing from its socket for this long during a catch-up is cut off. */
+    static final long STALL_MILLIS = 30_000;
+
+    private record KafkaJob(CatchUpTarget target, int index, ChannelName channel, ResumePlan plan) {
+    }
+
+    private final ExecutorService cachePool = Executors.newFixedThreadPool(2, r -> daemon(r, "tideline-fanout-catchup"));
+    private final BlockingQueue<KafkaJob> kafkaJobs;
+    private final List<Thread> readers = new ArrayList<>();
+    private final Pacer pacer = new Pacer(STALL_MILLIS);
+    private final GatewayStats stats;
+    private volatile boolean running = true;
+
+    public CatchUpExecutor(int readerCount, int queueMax, Supplier<Consumer<byte[], byte[]>> consumers,
+                           KafkaRangeReaderSettings settings, DocumentMemory liveMemory, GatewayStats stats) {
+        this.kafkaJobs = new ArrayBlockingQueue<>(queueMax);
+        this.stats = stats;
+        for (int i = 0; i < readerCount; i++) {
+            Thread t = daemon(() -> readLoop(consumers, settings.toSettings(), liveMemory), "tideline-fanout-reader-" + i);
+            readers.add(t);
+            t.start();
+        }
+    }
+
+    /** What a Kafka reader needs to route records as the live consumer does. */
+    public record KafkaRangeReaderSettings(dev.tideline.event.ValueFormat format, int maxDepth, int memoryEntries, int lookback) {
+        KafkaRangeReader.Settings toSettings() {
+            return new KafkaRangeReader.Settings(format, maxDepth, memoryEntries, lookback);
+        }
+    }
+
+    /** Sends the plan's cached changes, then the channel is live. */
+    public void fromCache(CatchUpTarget target, int index, ResumePlan plan) {
+        cachePool.execute(() -> {
+            for (RoutedChange c : plan.cached()) {
+                if (!pacer.awaitRoom(target) || !target.deliver(index, c)) {
+                    return;
+                }
+            }
+            target.finish(index, plan.boundary());
+        });
+    }
+
+    /** Queues a read-back from Kafka; false when the queue is full (the caller disconnects the subscriber). */
+    public boolean fromKafka(CatchUpTarget target, int index, ChannelName channel, ResumePlan plan) {
+        return running && kafkaJobs.offer(new KafkaJob(target, index, channel, plan));
+    }
+
+    public int queued() {
+        return kafkaJobs.size();
+    }
+
+    private void readLoop(Supplier<Consumer<byte[], byte[]>> consumers, KafkaRangeReader.Settings settings, DocumentMemory liveMemory) {
+        Consumer<byte[], byte[]> consumer = null;
+        try {
+            while (running) {
+                KafkaJob job = kafkaJobs.poll(200, TimeUnit.MILLISECONDS);
+                if (job == null || !job.target().isOpen()) {
+                    continue;
+                }
+                if (consumer == null) {
+                    consumer = consumers.get();
+                }
+                try {
+                    String outcome = new KafkaRangeReader(consumer, settings, liveMemory, pacer)
+                            .run(job.target(), job.index(), job.channel(), job.plan());
+                    stats.resumed(outcome);
+                } catch (RuntimeException e) {
+                    LOG.warn("reading back channel {} from Kafka failed; the subscriber is disconnected and retries: {}",
+                            job.channel(), e.toString());
+                    stats.resumed("failed");
+                    job.target().abort(DisconnectReason.UNAVAILABLE);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            if (consumer != null) {
+                consumer.close(java.time.Duration.ofSeconds(2));
+            }
+        }
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        cachePool.shutdownNow();
+        for (Thread t : readers) {
+            t.interrupt();
+        }
+        for (Thread t : readers) {
+            try {
+                t.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,134 @@
+package dev.tideline.source.stream;
+
+import dev.tideline.source.FilterRewriter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.bson.BsonTimestamp;
+
+/**
+ * Where one database's change stream opens and what it asks the server to send: a pure function of
+ * the collections it reads and their positions.
+ *
+ * <p>The stream opens at the earliest position among its collections. Collections further ahead sit in
+ * groups whose {@code $match} branch carries a lower bound, {@code clusterTime >= t}, so a stream
+ * reopened far back for one collection (one that just finished its copy, or was moved from another
+ * task) re-reads the oplog for that one, and the server sends the others only what they have not had.
+ * At most {@value #MAX_GROUPS} groups, cut at the widest gaps between positions: the bound of a group
+ * is its earliest member's time, and each collection drops what it already has by itself
+ * ({@link StreamPosition#covers}), so a coarse group costs a few events sent twice, never one missed.
+ *
+ * <p>Always passed: {@code dropDatabase} and {@code invalidate} (they carry no collection), and a
+ * {@code rename} whose target is one of the collections (its documents are replaced without events).
+ * A collection's filter applies to inserts, updates and replaces; everything else passes
+ * ({@link FilterRewriter}). Last, {@code $changeStreamSplitLargeEvent} where the server has it, so an
+ * event over 16 MB arrives in fragments instead of failing the stream.
+ */
+public final class StreamPipeline {
+    static final int MAX_GROUPS = 8;
+    private static final List<String> DATABASE_EVENTS = List.of("dropDatabase", "invalidate");
+    private static final List<String> LARGE_FIELDS = List.of("fullDocument", "fullDocumentBeforeChange", "updateDescription");
+
+    /** One collection the stream reads: its name in the database, its filter (may be empty), its position. */
+    public record Member(String collection, BsonDocument filter, StreamPosition position) {
+    }
+
+    /** Where to open and the stages after {@code $changeStream}. */
+    public record Opening(StreamPosition start, List<BsonDocument> pipeline) {
+    }
+
+    private StreamPipeline() {
+    }
+
+    /**
+     * @param db            the database the stream watches
+     * @param members       at least one
+     * @param splitLarge    append {@code $changeStreamSplitLargeEvent}
+     * @param trimmed       drop the documents and update descriptions from every event: to read past an
+     *                      event too large to send whole, on a server that cannot split it
+     */
+    public static Opening plan(String db, List<Member> members, boolean splitLarge, boolean trimmed) {
+        if (members.isEmpty()) {
+            throw new IllegalArgumentException("a stream reads at least one collection");
+        }
+        List<Member> sorted = new ArrayList<>(members);
+        sorted.sort(Comparator.comparing(Member::position));
+        StreamPosition start = sorted.get(0).position().openingPoint();
+
+        BsonArray branches = new BsonArray();
+        branches.add(new BsonDocument("operationType", in(DATABASE_EVENTS)));
+        List<String> all = sorted.stream().map(Member::collection).toList();
+        branches.add(new BsonDocument("operationType", new BsonString("rename")).append("to.db", new BsonString(db))
+                .append("to.coll", in(all)));
+        for (List<Member> group : groups(sorted)) {
+            BsonTimestamp bound = group.get(0).position().clusterTime();
+            List<String> plain = new ArrayList<>();
+            for (Member m : group) {
+                if (m.filter() == null || m.filter().isEmpty()) {
+                    plain.add(m.collection());
+                } else {
+                    BsonDocument branch = new BsonDocument("ns.coll", new BsonString(m.collection()))
+                            .append("clusterTime", new BsonDocument("$gte", bound));
+                    branch.putAll(FilterRewriter.matchStage(m.filter()).getDocument("$match"));
+                    branches.add(branch);
+                }
+            }
+            if (!plain.isEmpty()) {
+                branches.add(new BsonDocument("ns.coll", plain.size() == 1 ? new BsonString(plain.get(0)) : in(plain))
+                        .append("clusterTime", new BsonDocument("$gte", bound)));
+            }
+        }
+        List<BsonDocument> pipeline = new ArrayList<>();
+        pipeline.add(new BsonDocument("$match", new BsonDocument("$or", branches)));
+        if (trimmed) {
+            BsonDocument without = new BsonDocument();
+            LARGE_FIELDS.forEach(f -> without.append(f, new BsonInt32(0)));
+            pipeline.add(new BsonDocument("$project", without));
+        }
+        if (splitLarge) {
+            pipeline.add(new BsonDocument("$changeStreamSplitLargeEvent", new BsonDocument()));
+        }
+        return new Opening(start, List.copyOf(pipeline));
+    }
+
+    /** Sorted members cut into at most {@link #MAX_GROUPS} runs, at the widest gaps in cluster time. */
+    static List<List<Member>> groups(List<Member> sorted) {
+        int n = sorted.size();
+        List<Integer> cuts = new ArrayList<>();
+        if (n > 1) {
+            List<Integer> gaps = new ArrayList<>();
+            for (int i = 1; i < n; i++) {
+                gaps.add(i);
+            }
+            gaps.sort(Comparator.comparingLong((Integer i) -> gap(sorted, i)).reversed().thenComparing(i -> i));
+            for (int i = 0; i < Math.min(MAX_GROUPS - 1, gaps.size()); i++) {
+                if (gap(sorted, gaps.get(i)) > 0) {
+                    cuts.add(gaps.get(i));
+                }
+            }
+            cuts.sort(null);
+        }
+        List<List<Member>> groups = new ArrayList<>();
+        int from = 0;
+        for (int cut : cuts) {
+            groups.add(sorted.subList(from, cut));
+            from = cut;
+        }
+        groups.add(sorted.subList(from, n));
+        return groups;
+    }
+
+    private static long gap(List<Member> sorted, int i) {
+        return sorted.get(i).position().clusterTime().getValue() - sorted.get(i - 1).position().clusterTime().getValue();
+    }
+
+    private static BsonDocument in(List<String> values) {
+        BsonArray a = new BsonArray();
+        values.forEach(v -> a.add(new BsonString(v)));
+        return new BsonDocument("$in", a);
+    }
+}

@@ -1,0 +1,78 @@
+package dev.tideline.it.support.standin;
+
+import de.bwaldvogel.mongo.MongoDatabase;
+import de.bwaldvogel.mongo.backend.CollectionOptions;
+import de.bwaldvogel.mongo.backend.CursorRegistry;
+import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
+import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
+import de.bwaldvogel.mongo.bson.BsonRegularExpression;
+import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.exception.DollarPrefixedFieldNameException;
+import de.bwaldvogel.mongo.exception.InvalidIdFieldError;
+import de.bwaldvogel.mongo.exception.MongoServerError;
+import java.util.Map;
+
+/**
+ * mongo-java-server's in-memory database whose collections refuse the {@code _id}s MongoDB refuses
+ * (https://www.mongodb.com/docs/manual/core/document/#field-names: "its value must be unique in the
+ * collection, is immutable, and may be of any type other than an array or regex. If the _id contains
+ * subfields, the subfield names cannot begin with a ($) symbol."). The stand-in refused arrays only.
+ */
+public final class StandInDatabase extends MemoryDatabase {
+
+    public StandInDatabase(String databaseName, CursorRegistry cursorRegistry) {
+        super(databaseName, cursorRegistry);
+    }
+
+    @Override
+    protected MemoryCollection openOrCreateCollection(String collectionName, CollectionOptions options) {
+        return new IdCheckingCollection(this, collectionName, options, cursorRegistry);
+    }
+
+    /** Throws MongoDB's error for an {@code _id} it would not store. */
+    static void checkId(Object id) {
+        if (id instanceof java.util.Collection<?>) {
+            throw new InvalidIdFieldError("The '_id' value cannot be of type array");
+        }
+        if (BsonRegularExpression.isRegularExpression(id)) {
+            throw new MongoServerError(ServerErrors.BAD_VALUE, "BadValue", "can't use a regex for _id");
+        }
+        if (id instanceof Map<?, ?> document) {
+            checkFieldNames(document);
+        }
+    }
+
+    private static void checkFieldNames(Map<?, ?> document) {
+        for (Map.Entry<?, ?> field : document.entrySet()) {
+            String name = String.valueOf(field.getKey());
+            if (name.startsWith("$")) {
+                throw new DollarPrefixedFieldNameException("_id fields may not contain '$'-prefixed fields: " + name
+                        + " is not valid for storage.");
+            }
+            if (field.getValue() instanceof Map<?, ?> inner) {
+                checkFieldNames(inner);
+            } else if (field.getValue() instanceof java.util.Collection<?> items) {
+                for (Object item : items) {
+                    if (item instanceof Map<?, ?> inner) {
+                        checkFieldNames(inner);
+                    }
+                }
+            }
+        }
+    }
+
+    private static final class IdCheckingCollection extends MemoryCollection {
+        IdCheckingCollection(MongoDatabase database, String collectionName, CollectionOptions options, CursorRegistry cursorRegistry) {
+            super(database, collectionName, options, cursorRegistry);
+        }
+
+        /** Every stored document comes through here: inserts and upserts. */
+        @Override
+        public void addDocument(Document document) {
+            if (document.containsKey("_id")) {
+                checkId(document.get("_id"));
+            }
+            super.addDocument(document);
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package dev.tideline.source.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tideline.source.stream.StreamPipeline.Member;
+import dev.tideline.source.stream.StreamPipeline.Opening;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonTimestamp;
+import org.bson.BsonValue;
+import org.junit.jupiter.api.Test;
+
+class StreamPipelineTest {
+    private static Member member(String coll, int seconds) {
+        return new Member(coll, new BsonDocument(), StreamPosition.afterToken(StreamPositionTest.token(seconds, 1, "01"), null));
+    }
+
+    private static BsonArray branches(Opening o) {
+        return o.pipeline().get(0).getDocument("$match").getArray("$or");
+    }
+
+    @Test
+    void opensAtTheEarliestPositionAndBoundsTheOthersByClusterTime() {
+        Opening o = StreamPipeline.plan("shop", List.of(member("orders", 1000), member("users", 900), member("items", 1000)), true, false);
+        assertThat(o.start()).isEqualTo(member("users", 900).position());
+        BsonArray or = branches(o);
+        assertThat(or.get(0).asDocument().getDocument("operationType").getArray("$in"))
+                .containsExactly(new BsonString("dropDatabase"), new BsonString("invalidate"));
+        assertThat(or.get(1).asDocument().getString("to.db").getValue()).isEqualTo("shop");
+        // users alone from 900; orders and items together from 1000
+        BsonDocument users = or.get(2).asDocument();
+        assertThat(users.getString("ns.coll").getValue()).isEqualTo("users");
+        assertThat(users.getDocument("clusterTime").getTimestamp("$gte")).isEqualTo(new BsonTimestamp(900, 1));
+        BsonDocument later = or.get(3).asDocument();
+        assertThat(later.getDocument("ns.coll").getArray("$in")).containsExactlyInAnyOrder(new BsonString("orders"), new BsonString("items"));
+        assertThat(later.getDocument("clusterTime").getTimestamp("$gte")).isEqualTo(new BsonTimestamp(1000, 1));
+        assertThat(o.pipeline().get(o.pipeline().size() - 1).containsKey("$changeStreamSplitLargeEvent")).isTrue();
+    }
+
+    @Test
+    void aCollectionWithAFilterHasItsOwnBranchAndDeletesStillPass() {
+        BsonDocument filter = new BsonDocument("status", new BsonString("open"));
+        Member filtered = new Member("orders", filter, StreamPosition.atOperationTime(new BsonTimestamp(50, 0)));
+        Opening o = StreamPipeline.plan("shop", List.of(filtered, member("users", 50)), false, false);
+        assertThat(o.start()).isEqualTo(StreamPosition.atOperationTime(new BsonTimestamp(50, 0)));
+        BsonDocument branch = branches(o).stream().map(BsonValue::asDocument)
+                .filter(b -> b.get("ns.coll") != null && b.get("ns.coll").isString() && b.getString("ns.coll").getValue().equals("orders"))
+                .findFirst().orElseThrow();
+        assertThat(branch.getArray("$or").get(1).asDocument().getString("fullDocument.status").getValue()).isEqualTo("open");
+        assertThat(branch.getArray("$or").get(0).asDocument().getDocument("operationType").getArray("$nin"))
+                .contains(new BsonString("insert"));
+        assertThat(o.pipeline()).hasSize(1);
+    }
+
+    @Test
+    void manyPositionsMakeAtMostEightGroupsCutAtTheWidestGaps() {
+        List<Member> members = new ArrayList<>();
+        for (int i = 0; i < 2_000; i++) {
+            members.add(member("c" + i, 10_000 + i / 100 * 50 + i % 3));
+        }
+        Opening o = StreamPipeline.plan("db", members, false, false);
+        long groups = branches(o).size() - 2;
+        assertThat(groups).isEqualTo(StreamPipeline.MAX_GROUPS);
+        // every collection is in exactly one branch, bounded at or below its own position
+        int named = 0;
+        for (BsonValue b : branches(o).subList(2, branches(o).size())) {
+            BsonTimestamp bound = b.asDocument().getDocument("clusterTime").getTimestamp("$gte");
+            for (BsonValue name : b.asDocument().getDocument("ns.coll").getArray("$in")) {
+                named++;
+                int i = Integer.parseInt(name.asString().getValue().substring(1));
+                assertThat(bound.getTime()).isLessThanOrEqualTo(10_000 + i / 100 * 50 + i % 3);
+            }
+        }
+        assertThat(named).isEqualTo(2_000);
+    }
+
+    @Test
+    void trimmedDropsTheLargeFieldsBeforeTheSplit() {
+        Opening o = StreamPipeline.plan("db", List.of(member("a", 1)), true, true);
+        assertThat(o.pipeline().get(1).getDocument("$project").keySet())
+                .containsExactly("fullDocument", "fullDocumentBeforeChange", "updateDescription");
+        assertThat(o.pipeline().get(2).containsKey("$changeStreamSplitLargeEvent")).isTrue();
+    }
+
+    @Test
+    void anUnorderableTokenOpensAtTheStartOfItsClusterTime() {
+        BsonDocument binData = new BsonDocument("_data", new org.bson.BsonBinary(new byte[] {1}));
+        Member odd = new Member("a", new BsonDocument(), StreamPosition.afterToken(binData, new BsonTimestamp(70, 2)));
+        assertThat(StreamPipeline.plan("db", List.of(odd, member("b", 80)), false, false).start())
+                .isEqualTo(StreamPosition.atOperationTime(new BsonTimestamp(70, 2)));
+    }
+}
