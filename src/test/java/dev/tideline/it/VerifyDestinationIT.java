@@ -7,6 +7,7 @@ import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.ReplaceOptions;
 import com.mongodb.client.model.Updates;
+import dev.tideline.event.Namespace;
 import dev.tideline.event.ValueFormat;
 import dev.tideline.it.ops.JmxReader;
 import dev.tideline.it.support.ConnectRest;
@@ -84,6 +85,15 @@ class VerifyDestinationIT {
                 rest.awaitRunning("vfy-sink", 1, Duration.ofSeconds(90));
                 SinkItSupport.await("the copy at the destination", Duration.ofMinutes(3), () -> COLLECTIONS.stream()
                         .allMatch(c -> dst.getCollection(c).countDocuments() == EXISTING));
+                // streaming, with a committed position: no task restart copies a collection again over the hand alterations
+                for (String c : COLLECTIONS) {
+                    src.getCollection(c, BsonDocument.class).insertOne(doc(-1, "streaming"));
+                }
+                SinkItSupport.await("a streamed change at the destination", Duration.ofMinutes(2), () -> COLLECTIONS.stream()
+                        .allMatch(c -> dst.getCollection(c).countDocuments(Filters.eq("_id", -1)) == 1));
+                for (String c : COLLECTIONS) {
+                    rest.awaitCommittedToken("vfy-source", new Namespace(SOURCE_DB, c), Duration.ofMinutes(2));
+                }
 
                 writer.start();
                 Altered altered = alter(dst);

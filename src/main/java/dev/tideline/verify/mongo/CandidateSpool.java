@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
+import org.bson.BsonBinaryWriter;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -26,7 +27,6 @@ import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.bson.RawBsonDocument;
-import org.bson.BsonBinaryWriter;
 import org.bson.codecs.BsonDocumentCodec;
 import org.bson.codecs.EncoderContext;
 import org.bson.io.BasicOutputBuffer;
@@ -34,29 +34,41 @@ import org.bson.io.BasicOutputBuffer;
 /**
  * Candidates waiting for a re-check, on disk rather than in memory: an empty destination makes every
  * source id a candidate, and verify's memory must not grow with that. Each candidate is one BSON
- * document; the file is deleted on {@link #close()} (a kill leaves it in the temp directory, named
- * {@code tideline-verify-*.spool}).
+ * document. The file is unlinked as soon as it is open (it lives on through the open channel), so
+ * even a killed run leaves nothing behind; where the file system refuses that, it is deleted on
+ * {@link #close()}.
  */
 final class CandidateSpool implements AutoCloseable {
     private final Path file;
     private final FileChannel channel;
-    private OutputStream out;
+    private final OutputStream out;
+    private boolean unlinked;
     private long count;
 
-    private CandidateSpool(Path file) throws IOException {
+    private CandidateSpool(Path file, FileChannel channel) {
         this.file = file;
-        this.channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.READ);
+        this.channel = channel;
         this.out = new BufferedOutputStream(Channels.newOutputStream(channel), 1 << 16);
     }
 
     static CandidateSpool create(Path directory) {
+        Path file;
+        FileChannel channel;
         try {
-            Path file = Files.createTempFile(directory, "tideline-verify-", ".spool");
-            file.toFile().deleteOnExit();
-            return new CandidateSpool(file);
+            file = Files.createTempFile(directory, "tideline-verify-", ".spool");
+            channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.READ);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a spool file for re-checks in " + directory, e);
         }
+        CandidateSpool spool = new CandidateSpool(file, channel);
+        try {
+            Files.delete(file);
+            spool.unlinked = true;
+        } catch (IOException notOnThisFileSystem) {
+            // an open file cannot be unlinked here (Windows): close() deletes it, a kill leaves it in the temp directory
+            file.toFile().deleteOnExit();
+        }
+        return spool;
     }
 
     void add(Candidate c) {
@@ -106,16 +118,10 @@ final class CandidateSpool implements AutoCloseable {
         count = countAtMark;
     }
 
-    /** Every candidate, in the order added; the spool must not be added to while reading. */
+    /** Every candidate, in the order added, read through the open channel; the spool must not be added to while reading. */
     Iterator<Candidate> read() {
-        flush();
-        InputStream in;
-        try {
-            in = new BufferedInputStream(Files.newInputStream(file), 1 << 16);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the re-check spool " + file, e);
-        }
-        DataInputStream data = new DataInputStream(in);
+        long size = mark();
+        DataInputStream data = new DataInputStream(new BufferedInputStream(new PositionalInput(channel, size), 1 << 16));
         return new Iterator<>() {
             private Candidate next = advance();
 
@@ -125,13 +131,12 @@ final class CandidateSpool implements AutoCloseable {
                     try {
                         data.readFully(len);
                     } catch (EOFException end) {
-                        data.close();
                         return null;
                     }
-                    int size = ByteBuffer.wrap(len).order(ByteOrder.LITTLE_ENDIAN).getInt();
-                    byte[] doc = new byte[size];
+                    int docSize = ByteBuffer.wrap(len).order(ByteOrder.LITTLE_ENDIAN).getInt();
+                    byte[] doc = new byte[docSize];
                     System.arraycopy(len, 0, doc, 0, 4);
-                    data.readFully(doc, 4, size - 4);
+                    data.readFully(doc, 4, docSize - 4);
                     return decode(new RawBsonDocument(doc));
                 } catch (IOException e) {
                     throw new UncheckedIOException("cannot read the re-check spool " + file, e);
@@ -153,6 +158,36 @@ final class CandidateSpool implements AutoCloseable {
                 return c;
             }
         };
+    }
+
+    /** Reads the channel from 0 to {@code size} without moving its position (where writes go). */
+    private static final class PositionalInput extends InputStream {
+        private final FileChannel channel;
+        private final long size;
+        private long position;
+
+        PositionalInput(FileChannel channel, long size) {
+            this.channel = channel;
+            this.size = size;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (position >= size) {
+                return -1;
+            }
+            int n = channel.read(ByteBuffer.wrap(b, off, (int) Math.min(len, size - position)), position);
+            if (n > 0) {
+                position += n;
+            }
+            return n;
+        }
     }
 
     private static Candidate decode(RawBsonDocument d) {
@@ -179,15 +214,12 @@ final class CandidateSpool implements AutoCloseable {
     @Override
     public void close() {
         try {
-            out.close();
-        } catch (IOException e) {
-            // nothing in the file is needed any more: it is deleted below, which reports its own failure
-        } finally {
-            try {
+            channel.close();
+            if (!unlinked) {
                 Files.deleteIfExists(file);
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot delete the re-check spool " + file + "; delete it by hand", e);
             }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot close the re-check spool " + file + "; delete it by hand if it is still there", e);
         }
     }
 }
