@@ -15,15 +15,16 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * BSON documents (https://bsonspec.org/spec.html) read and written with each binary value's subtype
- * ({@link BinarySubtypes}). Documents, arrays and binary values are handled here; every other value by
- * mongo-java-server's own codec, so the stand-in sees the values it always saw. UUIDs (subtype 4, and the
- * legacy subtype 3) of 16 bytes stay mongo-java-server's UUID types, which it compares and queries as such.
+ * BSON documents (https://bsonspec.org/spec.html) read and written without loss: binary values with their
+ * subtype, and the deprecated types (undefined, DBPointer, symbol, code with scope) as they came
+ * ({@link LosslessValues}). Documents, arrays, binary data and the deprecated types are handled here; every
+ * other value by mongo-java-server's own codec, so the stand-in sees the values it always saw. UUIDs (subtype
+ * 4, and the legacy subtype 3) of 16 bytes stay mongo-java-server's UUID types, which it compares as such.
  */
-final class SubtypeKeepingBson {
+final class LosslessBson {
     private static final int UUID_BYTES = 16;
 
-    private SubtypeKeepingBson() {
+    private LosslessBson() {
     }
 
     /** Reads one document from {@code in}, leaving it after the document. */
@@ -62,8 +63,25 @@ final class SubtypeKeepingBson {
             case BsonConstants.TYPE_EMBEDDED_DOCUMENT -> decode(in);
             case BsonConstants.TYPE_ARRAY -> new ArrayList<>(decode(in).values());
             case BsonConstants.TYPE_DATA -> binary(in);
+            case BsonConstants.TYPE_UNDEFINED -> LosslessValues.deprecated(type, new byte[0]);
+            case BsonConstants.TYPE_SYMBOL -> deprecated(type, in, 4 + lengthAt(in, 0));
+            case BsonConstants.TYPE_DBPOINTER -> deprecated(type, in, 4 + lengthAt(in, 0) + 12); // namespace, ObjectId
+            case BsonConstants.TYPE_JAVASCRIPT_CODE_WITH_SCOPE -> deprecated(type, in, lengthAt(in, 0)); // its length counts itself
             default -> BsonDecoder.decodeValue(type, in);
         };
+    }
+
+    private static int lengthAt(ByteBuf in, int offset) {
+        return in.getIntLE(in.readerIndex() + offset);
+    }
+
+    private static Object deprecated(byte type, ByteBuf in, int bytes) {
+        if (bytes < 4 || bytes > in.readableBytes()) {
+            throw new IllegalArgumentException("illegal length " + bytes + " of a value of type 0x" + Integer.toHexString(type));
+        }
+        byte[] raw = new byte[bytes];
+        in.readBytes(raw);
+        return LosslessValues.deprecated(type, raw);
     }
 
     private static Object binary(ByteBuf in) {
@@ -80,7 +98,7 @@ final class SubtypeKeepingBson {
         }
         byte[] data = new byte[length];
         in.readBytes(data);
-        return BinarySubtypes.of(subtype, data);
+        return LosslessValues.binary(subtype, data);
     }
 
     /** Writes {@code document} to {@code out}. */
@@ -95,7 +113,8 @@ final class SubtypeKeepingBson {
     }
 
     private static void element(String name, Object value, ByteBuf out) {
-        byte type = BsonEncoder.determineType(value);
+        LosslessValues.Kept kept = value instanceof BinData held ? LosslessValues.of(held) : null;
+        byte type = kept != null ? kept.type() : BsonEncoder.determineType(value);
         out.writeByte(type);
         out.writeBytes(name.getBytes(StandardCharsets.UTF_8));
         out.writeByte(0);
@@ -112,10 +131,13 @@ final class SubtypeKeepingBson {
             }
             out.writeByte(BsonConstants.TERMINATING_BYTE);
             out.setIntLE(start, out.writerIndex() - start);
-        } else if (value instanceof BinData binary) {
-            out.writeIntLE(binary.getData().length);
-            out.writeByte(BinarySubtypes.subtypeOf(binary));
-            out.writeBytes(binary.getData());
+        } else if (kept != null && type == BsonConstants.TYPE_DATA) {
+            byte[] data = ((BinData) value).getData();
+            out.writeIntLE(data.length);
+            out.writeByte(kept.subtype());
+            out.writeBytes(data);
+        } else if (kept != null) {
+            out.writeBytes(((BinData) value).getData()); // a deprecated type, as it came
         } else {
             BsonEncoder.encodeValue(type, value, out);
         }

@@ -24,7 +24,14 @@ import org.bson.BsonBinary;
 import org.bson.BsonBinarySubType;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
+import org.bson.BsonDbPointer;
+import org.bson.BsonJavaScriptWithScope;
 import org.bson.BsonString;
+import org.bson.BsonSymbol;
+import org.bson.BsonUndefined;
+import org.bson.RawBsonDocument;
+import org.bson.codecs.BsonDocumentCodec;
+import org.bson.types.ObjectId;
 import org.bson.UuidRepresentation;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,9 +43,10 @@ import org.junit.jupiter.api.Test;
  * through the server: stored and found, in change events (insert, update with {@code updateLookup} and its
  * update description, replace, pre- and post-images, database streams), in query filters and in
  * findAndModify. mongo-java-server alone refused subtypes 1, 2 and 5 to 0xFF but 0x80 (the connection
- * closed), and returned 0x80 as 0.
+ * closed), and returned 0x80 as 0. The deprecated types (undefined, DBPointer, symbol, code with scope),
+ * which it refused or turned into null, are kept to the byte too.
  */
-class BinarySubtypesTest {
+class LosslessBsonTest {
     private static final byte[] SUBTYPES = {0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, (byte) 0x80, (byte) 0xFF};
 
     private MongoFixture mongo;
@@ -162,6 +170,30 @@ class BinarySubtypesTest {
             assertThat(events.get(0).getFullDocument()).as("post-image").isEqualTo(after);
             assertThat(events.get(1).getFullDocumentBeforeChange()).as("the delete's pre-image").isEqualTo(after);
         }
+    }
+
+    @Test
+    void deprecatedTypesAreStoredAndStreamedToTheByte() {
+        BsonDocument inserted = new BsonDocument("_id", new BsonInt32(1))
+                .append("undefined", new BsonUndefined())
+                .append("symbol", new BsonSymbol("sym"))
+                .append("dbPointer", new BsonDbPointer("db.coll", new ObjectId("5f0000000000000000000abc")))
+                .append("codeWithScope", new BsonJavaScriptWithScope("function () { return x; }", new BsonDocument("x", new BsonInt32(1))))
+                .append("nested", new BsonArray(List.of(new BsonSymbol("in an array"), new BsonUndefined())))
+                .append("after", new BsonString("the fields after them are read in place"));
+        try (MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> stream = c.watch().cursor()) {
+            c.insertOne(inserted);
+            RawBsonDocument found = c.withDocumentClass(RawBsonDocument.class).find(Filters.eq("_id", 1)).first();
+            assertThat(bytes(found)).isEqualTo(bytes(new RawBsonDocument(inserted, new BsonDocumentCodec())));
+            assertThat(take(stream, 1).get(0).getFullDocument()).isEqualTo(inserted);
+        }
+    }
+
+    private static byte[] bytes(RawBsonDocument document) {
+        java.nio.ByteBuffer buffer = document.getByteBuffer().asNIO();
+        byte[] out = new byte[buffer.remaining()];
+        buffer.get(out);
+        return out;
     }
 
     private static List<ChangeStreamDocument<BsonDocument>> take(MongoChangeStreamCursor<ChangeStreamDocument<BsonDocument>> cursor,

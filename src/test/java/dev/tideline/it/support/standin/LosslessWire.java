@@ -23,8 +23,8 @@ import java.util.Map;
 
 /**
  * The stand-in's wire codec: mongo-java-server's, with the BSON of {@code OP_MSG} requests and of all replies
- * read and written by {@link SubtypeKeepingBson}, so that binary values keep their subtype
- * (https://www.mongodb.com/docs/manual/reference/mongodb-wire-protocol/#op_msg for the framing).
+ * read and written by {@link LosslessBson}, so that binary values keep their subtype and deprecated types stay
+ * what they were (https://www.mongodb.com/docs/manual/reference/mongodb-wire-protocol/#op_msg for the framing).
  *
  * <p>mongo-java-server builds each connection's pipeline itself; the backend puts these handlers in place of
  * its codec when it handles a connection's first command, the handshake. A driver sends nothing else on a
@@ -32,14 +32,14 @@ import java.util.Map;
  * old decoder still held to its replacement. Legacy {@code OP_QUERY} requests (drivers send the handshake
  * that way) are still read by mongo-java-server's decoder.
  */
-public final class SubtypeKeepingWire {
-    private static final String DECODER = "tideline-subtype-keeping-decoder";
-    private static final String MESSAGE_ENCODER = "tideline-subtype-keeping-message-encoder";
-    private static final String REPLY_ENCODER = "tideline-subtype-keeping-reply-encoder";
+public final class LosslessWire {
+    private static final String DECODER = "tideline-lossless-decoder";
+    private static final String MESSAGE_ENCODER = "tideline-lossless-message-encoder";
+    private static final String REPLY_ENCODER = "tideline-lossless-reply-encoder";
     private static final int HEADER_BYTES = 16;
     private static final int CHECKSUM_BYTES = 4;
 
-    private SubtypeKeepingWire() {
+    private LosslessWire() {
     }
 
     /** Puts these handlers in place of mongo-java-server's codec on {@code channel}, once. */
@@ -87,14 +87,14 @@ public final class SubtypeKeepingWire {
                     if (body != null) {
                         throw new IOException("an OP_MSG with two body sections");
                     }
-                    body = SubtypeKeepingBson.decode(in);
+                    body = LosslessBson.decode(in);
                 } else if (kind == MongoMessage.SECTION_KIND_DOCUMENT_SEQUENCE) {
                     int start = in.readerIndex();
                     int size = in.readIntLE();
                     String identifier = BsonDecoder.decodeCString(in);
                     List<Document> documents = new ArrayList<>();
                     while (in.readerIndex() < start + size) {
-                        documents.add(SubtypeKeepingBson.decode(in));
+                        documents.add(LosslessBson.decode(in));
                     }
                     if (sequences.put(identifier, documents) != null) {
                         throw new IOException("an OP_MSG with two document sequences named " + identifier);
@@ -154,7 +154,7 @@ public final class SubtypeKeepingWire {
     private static void documents(ChannelHandlerContext ctx, List<Document> documents, ByteBuf out) {
         try {
             for (Document document : documents) {
-                SubtypeKeepingBson.encode(document, out);
+                LosslessBson.encode(document, out);
             }
         } catch (RuntimeException e) {
             ctx.channel().close();
