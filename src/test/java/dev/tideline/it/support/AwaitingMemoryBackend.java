@@ -15,6 +15,7 @@ import dev.tideline.it.support.standin.IndexedOplog;
 import dev.tideline.it.support.standin.ReadConcerns;
 import dev.tideline.it.support.standin.ServerErrors;
 import dev.tideline.it.support.standin.StandInDatabase;
+import dev.tideline.it.support.standin.LosslessWire;
 import dev.tideline.it.support.standin.Views;
 import io.netty.channel.Channel;
 import java.util.Locale;
@@ -27,8 +28,8 @@ import java.util.function.Predicate;
  * this adds). Change streams ({@link ChangeStreams}) read an oplog kept in order
  * ({@link IndexedOplog}); an awaiting getMore defers its reply instead of holding its connection's
  * event loop ({@link AwaitingGetMore}); collection-level commands are logged so that streams report
- * them ({@link Ddl}). Started without an oplog it is a standalone server, which cannot serve change
- * streams (40573).
+ * them ({@link Ddl}); binary subtypes and deprecated BSON types are kept ({@link LosslessWire}). Started without an oplog
+ * it is a standalone server, which cannot serve change streams (40573).
  *
  * <p>Public so that the benchmark can watch what clients ask of it (dev.tideline.bench.FirstReadBackend)
  * and tests can inject faults (FaultInjectingBackend) or set its limits.
@@ -144,6 +145,7 @@ public class AwaitingMemoryBackend extends MemoryBackend {
     @Override
     public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
         if (channel != null) {
+            LosslessWire.install(channel);
             AwaitingGetMore.install(channel, answers, waiters);
         }
         ReadConcerns.check(query, indexedOplog);

@@ -7,6 +7,7 @@ import de.bwaldvogel.mongo.bson.BsonTimestamp;
 import de.bwaldvogel.mongo.bson.Decimal128;
 import de.bwaldvogel.mongo.bson.LegacyUUID;
 import de.bwaldvogel.mongo.bson.ObjectId;
+import de.bwaldvogel.mongo.wire.BsonConstants;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Map;
@@ -114,7 +115,8 @@ public final class BsonSize {
             return 12;
         }
         if (value instanceof BinData b) {
-            return 4 + 1 + b.getData().length;
+            // a deprecated type held as its bytes on the wire (LosslessValues) is those bytes alone
+            return LosslessValues.of(b).type() == BsonConstants.TYPE_DATA ? 4 + 1 + b.getData().length : b.getData().length;
         }
         if (value instanceof UUID || value instanceof LegacyUUID) {
             return 4 + 1 + 16;

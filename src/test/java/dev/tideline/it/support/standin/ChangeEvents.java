@@ -19,6 +19,9 @@ import java.util.Set;
  *   <li>{@code create}, {@code createIndexes}, {@code dropIndexes} and {@code modify} only with
  *       {@code showExpandedEvents: true} (https://www.mongodb.com/docs/manual/reference/change-events/#expanded-events).</li>
  * </ul>
+ * An event is made in two steps, in the order of MongoDB's change-stream stages: {@link #of} transforms the entry,
+ * the cursor drops what is at or before its resume point, and only then {@link #withImages} looks up the
+ * post-image ({@code updateLookup}) and adds the recorded images (a required one missing: 47).
  */
 final class ChangeEvents {
     private static final Set<String> EXPANDED = Set.of("create", "createIndexes", "dropIndexes", "collMod");
@@ -29,10 +32,14 @@ final class ChangeEvents {
         this.oplog = oplog;
     }
 
-    /** The events {@code spec}'s stream sees for {@code entry}, in order; empty when none. */
-    List<Document> of(OplogEntry entry, ChangeStreamSpec spec) {
+    /** A change event without its images yet, its resume token, and the entry it was made from. */
+    record Event(Document document, ResumeToken token, OplogEntry entry) {
+    }
+
+    /** The events {@code spec}'s stream sees for {@code entry}, in order, without images; empty when none. */
+    List<Event> of(OplogEntry entry, ChangeStreamSpec spec) {
         if (entry.op() != OplogEntry.Op.COMMAND) {
-            return spec.covers(entry.ns()) ? List.of(crud(entry, spec)) : List.of();
+            return spec.covers(entry.ns()) ? List.of(crud(entry)) : List.of();
         }
         String db = entry.database();
         Document o = entry.o();
@@ -61,7 +68,7 @@ final class ChangeEvents {
         };
     }
 
-    private List<Document> rename(OplogEntry entry, ChangeStreamSpec spec) {
+    private List<Event> rename(OplogEntry entry, ChangeStreamSpec spec) {
         String from = String.valueOf(entry.o().get("renameCollection"));
         String to = String.valueOf(entry.o().get("to"));
         boolean collection = spec.scope() == Scope.COLLECTION;
@@ -81,7 +88,7 @@ final class ChangeEvents {
         return invalidating(event, collection, entry);
     }
 
-    private List<Document> expanded(OplogEntry entry, ChangeStreamSpec spec) {
+    private List<Event> expanded(OplogEntry entry, ChangeStreamSpec spec) {
         String command = entry.command();
         if (!spec.showExpandedEvents() || !EXPANDED.contains(command)) {
             return List.of();
@@ -104,18 +111,20 @@ final class ChangeEvents {
         if (command.equals("create")) {
             event.append("nsType", entry.o().getOrDefault("nsType", "collection"));
         }
-        return List.of(event);
+        return List.of(new Event(event, ResumeToken.event(entry.ts()), entry));
     }
 
-    private static List<Document> invalidating(Document event, boolean invalidates, OplogEntry entry) {
+    private static List<Event> invalidating(Document event, boolean invalidates, OplogEntry entry) {
+        Event made = new Event(event, ResumeToken.event(entry.ts()), entry);
         if (!invalidates) {
-            return List.of(event);
+            return List.of(made);
         }
-        Document invalidate = new Document("_id", ResumeToken.invalidate(entry.ts()).toDocument())
+        ResumeToken token = ResumeToken.invalidate(entry.ts());
+        Document invalidate = new Document("_id", token.toDocument())
                 .append("operationType", "invalidate")
                 .append("clusterTime", entry.clusterTime())
                 .append("wallTime", entry.wall());
-        return List.of(event, invalidate);
+        return List.of(made, new Event(invalidate, token, entry));
     }
 
     private static Document command(OplogEntry entry, String type) {
@@ -125,14 +134,15 @@ final class ChangeEvents {
                 .append("wallTime", entry.wall());
     }
 
-    private Document crud(OplogEntry e, ChangeStreamSpec spec) {
+    private static Event crud(OplogEntry e) {
         String type = switch (e.op()) {
             case INSERT -> "insert";
             case UPDATE -> "update";
             case REPLACE -> "replace";
             default -> "delete";
         };
-        Document event = new Document("_id", ResumeToken.event(e.ts()).toDocument())
+        ResumeToken token = ResumeToken.event(e.ts());
+        Document event = new Document("_id", token.toDocument())
                 .append("operationType", type)
                 .append("clusterTime", e.clusterTime())
                 .append("wallTime", e.wall())
@@ -140,25 +150,39 @@ final class ChangeEvents {
                 .append("documentKey", new Document("_id", e.id()));
         switch (e.op()) {
             case INSERT, REPLACE -> event.append("fullDocument", e.o());
-            case UPDATE -> {
-                event.append("updateDescription", e.o());
-                switch (spec.fullDocument()) {
-                    case UPDATE_LOOKUP -> event.append("fullDocument", oplog.current(e.ns(), e.id()));
-                    case WHEN_AVAILABLE -> event.append("fullDocument", e.postImage());
-                    case REQUIRED -> event.append("fullDocument", required(e.postImage(), "post-image", event));
-                    default -> {
-                        // without a fullDocument option MongoDB leaves it out of update events
-                    }
-                }
-            }
+            case UPDATE -> event.append("updateDescription", e.o());
             default -> {
             }
         }
-        if (e.op() != OplogEntry.Op.INSERT && spec.beforeChange() != BeforeChange.OFF) {
-            event.append("fullDocumentBeforeChange", spec.beforeChange() == BeforeChange.REQUIRED
-                    ? required(e.preImage(), "pre-image", event) : e.preImage());
+        return new Event(event, token, e);
+    }
+
+    /**
+     * {@code event}'s document with the images {@code spec} asks for: an update's {@code fullDocument}
+     * (looked up now, or its recorded post-image) and the {@code fullDocumentBeforeChange} of updates,
+     * replaces and deletes.
+     *
+     * @throws de.bwaldvogel.mongo.exception.MongoServerError NoMatchingDocument (47) when a required image was not recorded
+     */
+    Document withImages(Event event, ChangeStreamSpec spec) {
+        OplogEntry e = event.entry();
+        Document document = event.document();
+        if (e.op() == OplogEntry.Op.UPDATE) {
+            switch (spec.fullDocument()) {
+                case UPDATE_LOOKUP -> document.append("fullDocument", oplog.current(e.ns(), e.id()));
+                case WHEN_AVAILABLE -> document.append("fullDocument", e.postImage());
+                case REQUIRED -> document.append("fullDocument", required(e.postImage(), "post-image", document));
+                default -> {
+                    // without a fullDocument option MongoDB leaves it out of update events
+                }
+            }
         }
-        return event;
+        if ((e.op() == OplogEntry.Op.UPDATE || e.op() == OplogEntry.Op.REPLACE || e.op() == OplogEntry.Op.DELETE)
+                && spec.beforeChange() != BeforeChange.OFF) {
+            document.append("fullDocumentBeforeChange", spec.beforeChange() == BeforeChange.REQUIRED
+                    ? required(e.preImage(), "pre-image", document) : e.preImage());
+        }
+        return document;
     }
 
     /** MongoDB's answer when a required image was not recorded: NoMatchingDocument (47). */

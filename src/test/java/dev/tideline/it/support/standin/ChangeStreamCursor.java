@@ -78,8 +78,11 @@ final class ChangeStreamCursor extends AbstractCursor {
         if (!full) {
             for (OplogEntry entry : oplog.entriesBetween(seenThrough + 1, highWaterMark)) {
                 examined++;
-                for (Document event : events.of(entry, spec)) {
-                    for (EventPipeline.Output output : pipeline.apply(event)) {
+                for (ChangeEvents.Event event : events.of(entry, spec)) {
+                    if (!reachesPast(event.token())) {
+                        continue; // the event resumed after (or one before it): dropped before images, stages and size
+                    }
+                    for (EventPipeline.Output output : pipeline.apply(events.withImages(event, spec), event.token())) {
                         if (output.token().isAfter(position)) {
                             pending.add(output);
                         }
@@ -112,6 +115,18 @@ final class ChangeStreamCursor extends AbstractCursor {
             }
         }
         return new Batch(out, position, closed);
+    }
+
+    /**
+     * Whether an event may give the client something: it comes after the position, or it is the event whose
+     * fragments the stream resumed in the middle of. MongoDB checks the resume point right after it transforms
+     * an oplog entry, before it adds images, runs the client's stages or measures the event
+     * (https://www.mongodb.com/docs/manual/changeStreams/#resume-a-change-stream: the stream resumes with the
+     * events after the token's), so the event a stream resumes after is never looked up, measured or returned
+     * again: resuming after an event too large to send, or one missing a required image, goes on.
+     */
+    private boolean reachesPast(ResumeToken token) {
+        return token.isAfter(position) || position.isFragment() && token.equals(ResumeToken.event(position.clusterTime()));
     }
 
     private long drain(List<Document> out, int limit, long maxBytes, long bytes) {

@@ -37,10 +37,9 @@ final class EventPipeline {
     record Output(Document document, ResumeToken token, long size) {
     }
 
-    /** The documents the client gets for {@code event}: none (filtered), the event, or its fragments. */
-    List<Output> apply(Document event) {
+    /** The documents the client gets for {@code event} (whose token is {@code resumeToken}): none (filtered), the event, or its fragments. */
+    List<Output> apply(Document event, ResumeToken resumeToken) {
         Object token = event.get("_id");
-        ResumeToken resumeToken = ResumeToken.parse(token);
         if ("invalidate".equals(event.get("operationType"))) {
             return List.of(new Output(event, resumeToken, BsonSize.of(event)));
         }

@@ -124,6 +124,39 @@ class LargeEventsTest {
                 .isInstanceOfSatisfying(MongoCommandException.class, e -> assertThat(e.getErrorCode()).isEqualTo(280));
     }
 
+    /**
+     * MongoDB checks the resume point before it looks up the post-image and measures the event
+     * (https://www.mongodb.com/docs/manual/changeStreams/#resume-a-change-stream: the stream resumes after the
+     * token's event), so a reader that skipped an event too large to send reopens after it and goes on.
+     */
+    @Test
+    void aStreamResumedAfterAnEventTooLargeToSendGoesOnWithTheNextOne() {
+        backend.splitLargeEventStage(false);
+        BsonDocument bigInsert;
+        BsonDocument bigUpdate;
+        try (var cursor = c.watch().startAtOperationTime(new BsonTimestamp(0)).cursor()) {
+            List<ChangeStreamDocument<Document>> events = take(cursor, 3); // without updateLookup the update is small
+            assertThat(Streams.types(events)).containsExactly("insert", "insert", "update");
+            bigInsert = events.get(1).getResumeToken();
+            bigUpdate = events.get(2).getResumeToken();
+        }
+        assertThatThrownBy(() -> take(c.watch().resumeAfter(bigInsert).fullDocument(FullDocument.UPDATE_LOOKUP).cursor(), 1))
+                .as("resumed before the large event: it is still measured")
+                .isInstanceOfSatisfying(MongoCommandException.class, e -> assertThat(e.getErrorCode()).isEqualTo(10334));
+
+        try (var cursor = c.watch().resumeAfter(bigUpdate).fullDocument(FullDocument.UPDATE_LOOKUP).cursor()) {
+            assertThat(take(cursor, 1)).extracting(e -> e.getDocumentKey().getString("_id").getValue()).containsExactly("after");
+        }
+        try (var cursor = c.watch().startAfter(bigUpdate).fullDocument(FullDocument.UPDATE_LOOKUP).cursor()) {
+            assertThat(take(cursor, 1)).extracting(e -> e.getDocumentKey().getString("_id").getValue()).containsExactly("after");
+        }
+        try (var cursor = mongo.client().getDatabase("large").watch().startAfter(bigUpdate)
+                .fullDocument(FullDocument.UPDATE_LOOKUP).cursor()) {
+            assertThat(take(cursor, 1)).as("a database stream, as the source reads")
+                    .extracting(e -> e.getDocumentKey().getString("_id").getValue()).containsExactly("after");
+        }
+    }
+
     private static boolean isAfter(RawBsonDocument event) {
         return event.containsKey("documentKey") && "after".equals(event.getDocument("documentKey").getString("_id").getValue());
     }

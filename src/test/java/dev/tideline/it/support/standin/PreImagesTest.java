@@ -104,6 +104,31 @@ class PreImagesTest {
                 .isEqualTo(new Document("enabled", true));
     }
 
+    /** The event a stream resumes after is dropped before its images are added: a required one missing there is no error. */
+    @Test
+    void aStreamResumedAfterAnEventMissingItsRequiredImagesGoesOn() {
+        var c = db.getCollection("resumed");
+        c.insertOne(new Document("_id", 1).append("v", 0));
+        org.bson.BsonDocument updateToken;
+        try (var stream = c.watch().startAtOperationTime(new org.bson.BsonTimestamp(0)).cursor()) {
+            c.updateOne(Filters.eq("_id", 1), Updates.set("v", 1)); // no images recorded: none enabled
+            c.insertOne(new Document("_id", 2));
+            List<ChangeStreamDocument<Document>> events = take(stream, 3);
+            assertThat(types(events)).containsExactly("insert", "update", "insert");
+            updateToken = events.get(1).getResumeToken();
+            assertThatThrownBy(() -> take(c.watch().resumeAfter(events.get(0).getResumeToken())
+                    .fullDocument(FullDocument.REQUIRED).cursor(), 1))
+                    .as("resumed before the update: its post-image is required")
+                    .isInstanceOfSatisfying(MongoCommandException.class, e -> assertThat(e.getErrorCode()).isEqualTo(47));
+        }
+        try (var stream = c.watch().resumeAfter(updateToken).fullDocument(FullDocument.REQUIRED)
+                .fullDocumentBeforeChange(FullDocumentBeforeChange.REQUIRED).cursor()) {
+            List<ChangeStreamDocument<Document>> events = take(stream, 1);
+            assertThat(types(events)).containsExactly("insert");
+            assertThat(events.get(0).getDocumentKey().getInt32("_id").getValue()).isEqualTo(2);
+        }
+    }
+
     @Test
     void withoutImagesEnabledWhenAvailableIsNullAndModifyIsAnExpandedEvent() {
         var c = db.getCollection("without");
