@@ -155,7 +155,7 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
                 config.topics().controlTopic(), config.capture().outputFormat(), config.capture().tenantField(),
                 config.capture().deleteTombstone(), producer);
         config.peer().clusterId().ifPresent(id -> records.withPeerTagging(new PeerOriginTagger(id, client.getDatabase(ns.db()), ns.coll())));
-        CaptureMetrics cm = new CaptureMetrics(metrics.collection(ns.fullName()));
+        CaptureMetrics cm = new CaptureMetrics(metrics.collection(ns.fullName(), ns.db()));
         SourceOffset stored = null;
         if (storedMap != null) {
             try {
