@@ -60,4 +60,14 @@ public final class HealthWatch {
     public synchronized Health of(String scope) {
         return Health.rollUp(scope, reasons.getOrDefault(scope, Set.of()));
     }
+
+    /** The roll-up of a few scopes together (a collection and the change stream it is read through). */
+    public synchronized Health of(String scope, String... more) {
+        java.util.Map<String, Set<HealthReason>> chosen = new LinkedHashMap<>();
+        chosen.put(scope, reasons.getOrDefault(scope, Set.of()));
+        for (String s : more) {
+            chosen.put(s, reasons.getOrDefault(s, Set.of()));
+        }
+        return Health.rollUp(chosen);
+    }
 }

@@ -10,6 +10,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class SourceCollectionMetrics implements SourceCollectionMetricsMBean {
     private final String collection;
+    /** The scope of the change stream that reads this collection (its database's): its failures are this collection's too. */
+    private final String streamScope;
     private final HealthWatch health;
     private final RateWindow rate = new RateWindow();
     private final AtomicLong events = new AtomicLong();
@@ -21,8 +23,9 @@ public final class SourceCollectionMetrics implements SourceCollectionMetricsMBe
     private volatile BackfillGauge backfill;
     private volatile Map<String, Object> position;
 
-    SourceCollectionMetrics(String collection, HealthWatch health) {
+    SourceCollectionMetrics(String collection, String streamScope, HealthWatch health) {
         this.collection = collection;
+        this.streamScope = streamScope;
         this.health = health;
     }
 
@@ -163,11 +166,11 @@ public final class SourceCollectionMetrics implements SourceCollectionMetricsMBe
 
     @Override
     public String getHealth() {
-        return health.of(collection).stateName();
+        return health.of(collection, streamScope).stateName();
     }
 
     @Override
     public String[] getHealthReasons() {
-        return health.of(collection).reasonArray();
+        return health.of(collection, streamScope).reasonArray();
     }
 }

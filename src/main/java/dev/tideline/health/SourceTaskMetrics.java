@@ -22,9 +22,12 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMBean, AutoClos
         jmx.register(Jmx.name(TYPE, task, null), this);
     }
 
-    /** The metrics of one collection ({@code db.coll}), registered under the task's name. */
-    public SourceCollectionMetrics collection(String fullName) {
-        SourceCollectionMetrics m = new SourceCollectionMetrics(fullName, health);
+    /**
+     * The metrics of one collection ({@code db.coll}) of database {@code db}, registered under the task's
+     * name; its health includes its database's change stream's.
+     */
+    public SourceCollectionMetrics collection(String fullName, String db) {
+        SourceCollectionMetrics m = new SourceCollectionMetrics(fullName, streamScope(db), health);
         collections.add(m);
         jmx.register(Jmx.name(TYPE, task, fullName), m);
         return m;

@@ -1,6 +1,6 @@
 package dev.tideline.source;
 
-import dev.tideline.source.stream.DatabaseStream.CollectionFailure;
+import dev.tideline.source.stream.StreamOutput.CollectionFailure;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -13,6 +13,7 @@ import dev.tideline.source.config.CaptureSettings;
 import dev.tideline.source.config.CaptureSettings.LostHistoryPolicy;
 import dev.tideline.source.config.SourceConfig;
 import dev.tideline.source.stream.DatabaseStream;
+import dev.tideline.source.stream.StreamOutput;
 import dev.tideline.source.stream.StreamPosition;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -158,7 +159,7 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
             // the origin labeler resumes from the clock kept in the collection's offset
             records.withPeerTagging(new PeerOriginTagger(config.peer(), client.getDatabase(ns.db()), ns.coll(), storedMap));
         }
-        CaptureMetrics cm = new CaptureMetrics(metrics.collection(ns.fullName()));
+        CaptureMetrics cm = new CaptureMetrics(metrics.collection(ns.fullName(), ns.db()));
         SourceOffset stored = null;
         if (storedMap != null) {
             try {
@@ -207,7 +208,7 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
         CaptureSettings capture = config.capture();
         DatabaseStream s = new DatabaseStream(db, client.getDatabase(db), new DatabaseStream.Settings(capture.batchSize(),
                 capture.maxAwaitMs(), capture.heartbeatIntervalMs(), capture.tenantField() != null, capture.largeEventPolicy()),
-                new StreamOutput(db));
+                new StreamReports(db));
         streams.put(db, s);
         streamThreads.add(threads.start(s, "stream", true));
         return s;
@@ -342,21 +343,21 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
     }
 
     /** What one database's change stream reports back. */
-    private final class StreamOutput implements DatabaseStream.Output {
+    private final class StreamReports implements StreamOutput {
         private final String db;
 
-        StreamOutput(String db) {
+        StreamReports(String db) {
             this.db = db;
         }
 
         @Override
-        public void publish(List<DatabaseStream.Delivery> batch) throws InterruptedException {
+        public void publish(List<StreamOutput.Delivery> batch) throws InterruptedException {
             List<Map.Entry<CapturedCollection, Captured>> items = new ArrayList<>(batch.size());
-            for (DatabaseStream.Delivery d : batch) {
+            for (StreamOutput.Delivery d : batch) {
                 items.add(Map.entry(collection(db, d.collection()), d.item()));
             }
             publisher.publish(items);
-            for (DatabaseStream.Delivery d : batch) {
+            for (StreamOutput.Delivery d : batch) {
                 if (d.item() instanceof Captured.Control ctl && "event_too_large".equals(ctl.type())) {
                     collection(db, d.collection()).metrics().eventSkipped();
                 }

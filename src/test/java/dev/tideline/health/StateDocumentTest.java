@@ -18,12 +18,12 @@ class StateDocumentTest {
     @Test
     void oneDocumentPerTaskWithHealthPositionAndCounts() {
         HealthWatch watch = new HealthWatch("test");
-        SourceCollectionMetrics orders = new SourceCollectionMetrics("shop.orders", watch);
+        SourceCollectionMetrics orders = new SourceCollectionMetrics("shop.orders", "change stream of shop", watch);
         orders.opened("stream", null);
         orders.published(3, 1, NOW.getEpochSecond() - 2, NOW.toEpochMilli());
         orders.position(Map.of("v", 1, "phase", "stream", "startAt", 42L));
         orders.retrying(false);
-        SourceCollectionMetrics customers = new SourceCollectionMetrics("shop.customers", watch);
+        SourceCollectionMetrics customers = new SourceCollectionMetrics("shop.customers", "change stream of shop", watch);
 
         BsonDocument doc = StateDocument.of(TASK, watch.current(), List.of(orders, customers), "host-a", 4242, NOW);
 

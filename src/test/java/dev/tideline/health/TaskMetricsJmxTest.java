@@ -18,7 +18,7 @@ class TaskMetricsJmxTest {
         ObjectName task = new ObjectName("dev.tideline:type=source-task,connector=jmx-test,task=3");
         ObjectName coll = new ObjectName("dev.tideline:type=source-task,connector=jmx-test,task=3,collection=shop.orders");
         try (SourceTaskMetrics metrics = new SourceTaskMetrics(id)) {
-            SourceCollectionMetrics orders = metrics.collection("shop.orders");
+            SourceCollectionMetrics orders = metrics.collection("shop.orders", "shop");
             assertThat(server.getAttribute(task, "Health")).isEqualTo("ok");
 
             long now = System.currentTimeMillis();
@@ -43,6 +43,18 @@ class TaskMetricsJmxTest {
             assertThat(server.getAttribute(task, "LostHistoryEvents")).isEqualTo(1L);
             orders.streaming();
             assertThat(server.getAttribute(task, "Health")).isEqualTo("ok");
+
+            // the database's change stream cannot reach the server: one reason for the task, and every collection it reads is down
+            metrics.streamRetrying("shop", true);
+            assertThat(server.getAttribute(task, "HealthReasons")).isEqualTo(new String[] {"change stream of shop: source-unreachable"});
+            assertThat(server.getAttribute(coll, "Health")).isEqualTo("down");
+            assertThat(server.getAttribute(coll, "HealthReasons")).isEqualTo(new String[] {"change stream of shop: source-unreachable"});
+            metrics.streamOpened("shop");
+            assertThat(server.getAttribute(coll, "Health")).isEqualTo("ok");
+            orders.parked();
+            assertThat(server.getAttribute(task, "Health")).isEqualTo("degraded");
+            assertThat(server.getAttribute(task, "HealthReasons")).isEqualTo(new String[] {"shop.orders: parked"});
+            assertThat(server.getAttribute(coll, "Phase")).isEqualTo("parked");
         }
         assertThat(server.isRegistered(task)).isFalse();
         assertThat(server.isRegistered(coll)).isFalse();

@@ -230,9 +230,9 @@ class SourceServerBehaviourIT {
                 long copies = SourceItSupport.changes(TopicReader.readAll(stack.bootstrapServers(), "window." + slow.fullName(),
                         Duration.ofSeconds(2)), true).stream().filter(e -> e.op() == Op.READ).count();
                 List<String> control = controls(stack, "window.control", slow.fullName());
-                System.out.printf("WINDOW: %d copies of 20,000 documents, then parked: %s; health %s%n", copies,
-                        control.stream().filter(c -> c.contains("PARKED")).findFirst().orElse("?"), List.of((String[]) jmx.attribute(task,
-                                "HealthReasons")));
+                System.out.printf("WINDOW: %d copies of 20,000 documents, then parked (control record naming the oplog window: %s); "
+                        + "health %s%n", copies, control.stream().anyMatch(c -> c.contains("PARKED") && c.contains("oplog window")),
+                        List.of((String[]) jmx.attribute(task, "HealthReasons")));
                 assertThat(copies).as("copied once, not again").isLessThanOrEqualTo(20_000);
                 assertThat(control).anyMatch(c -> c.contains("PARKED") && c.contains("oplog window") && c.contains("reset"));
                 assertThat((String[]) jmx.attribute(task, "HealthReasons")).contains(slow.fullName() + ": parked");

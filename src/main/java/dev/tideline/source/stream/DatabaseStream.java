@@ -1,24 +1,15 @@
 package dev.tideline.source.stream;
 
-import com.mongodb.client.ChangeStreamIterable;
 import com.mongodb.client.MongoChangeStreamCursor;
-import com.mongodb.client.MongoCursor;
 import com.mongodb.client.MongoDatabase;
-import com.mongodb.client.model.changestream.FullDocument;
-import com.mongodb.client.model.changestream.FullDocumentBeforeChange;
-import dev.tideline.event.Namespace;
 import dev.tideline.mongo.Backoff;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.source.Captured;
 import dev.tideline.source.SourceOffset;
 import dev.tideline.source.config.CaptureSettings.LargeEventPolicy;
-import dev.tideline.source.stream.StreamPipeline.Member;
 import dev.tideline.source.stream.StreamPipeline.Opening;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -67,79 +58,16 @@ public final class DatabaseStream implements Runnable {
                            LargeEventPolicy largeEvents) {
     }
 
-    /** One item for one collection of this database. */
-    public record Delivery(String collection, Captured item) {
-    }
-
-    /** Where the stream hands over what it read and reports what it cannot handle. Called on the stream's thread. */
-    public interface Output {
-        /** Hands a batch to Kafka, in order, all or nothing. @throws CollectionFailure when one collection's records cannot be built */
-        void publish(List<Delivery> batch) throws InterruptedException;
-
-        /** The history of a collection's position is gone; the stream no longer reads it. */
-        void historyLost(String collection, StreamPosition position, boolean afterCopy, RuntimeException cause);
-
-        /** A collection's documents were replaced without events (a rename onto it): it must be copied again. */
-        void recopy(String collection, String reason);
-
-        /** The stream stopped reading a collection (its control record is published). */
-        void parked(String collection, String reason);
-
-        /** A failure of the whole stream that waiting cannot cure: the task fails with it. */
-        void failed(RuntimeException e);
-
-        /** A transient failure; the stream reopens after {@code delayMs}. */
-        void retrying(RuntimeException e, long delayMs);
-
-        /** The stream (re)opened: the server answers. */
-        void opened(int collections);
-    }
-
-    /** A failure building the records of one collection: the stream parks that collection, the others go on. */
-    public static final class CollectionFailure extends RuntimeException {
-        private final String collection;
-
-        public CollectionFailure(String collection, RuntimeException cause) {
-            super("records of " + collection + ": " + cause.getMessage(), cause);
-            this.collection = collection;
-        }
-
-        public String collection() {
-            return collection;
-        }
-    }
-
     private record Join(String collection, BsonDocument filter, StreamPosition position, boolean afterCopy) {
     }
 
-    private static final class Tracked {
-        final String collection;
-        final BsonDocument filter;
-        StreamPosition position;
-        /** What the collection's last record carried. */
-        StreamPosition published;
-        long lastRecordMs;
-        /** Joined at a finished copy's stream start, not yet read from: lost history then means the copy outlived the oplog. */
-        boolean afterCopy;
-
-        Tracked(Join j, long nowMs) {
-            collection = j.collection();
-            filter = j.filter();
-            position = j.position();
-            published = j.position();
-            lastRecordMs = nowMs;
-            afterCopy = j.afterCopy();
-        }
-    }
-
     private final String db;
-    private final MongoDatabase database;
     private final Settings settings;
-    private final Output out;
+    private final StreamOutput out;
+    private final ChangeStreamCursors cursors;
     private final BlockingQueue<Join> joins = new LinkedBlockingQueue<>();
-    private final Map<String, Tracked> members = new HashMap<>();
+    private final StreamMembers members;
     private final FragmentAssembler assembler = new FragmentAssembler();
-    private final HeartbeatPacer pacer;
     private final Backoff backoff = new Backoff(1_000, 30_000);
     private volatile boolean stopped;
     private volatile int memberCount;
@@ -156,13 +84,13 @@ public final class DatabaseStream implements Runnable {
     private long lastOpenMs;
     private long idleSleepMs = MIN_IDLE_SLEEP_MS;
 
-    public DatabaseStream(String db, MongoDatabase database, Settings settings, Output out) {
+    public DatabaseStream(String db, MongoDatabase database, Settings settings, StreamOutput out) {
         this.db = db;
-        this.database = database;
         this.settings = settings;
         this.out = out;
+        this.cursors = new ChangeStreamCursors(database);
+        this.members = new StreamMembers(db, settings.heartbeatIntervalMs());
         this.preImages = settings.preImages();
-        this.pacer = new HeartbeatPacer(settings.heartbeatIntervalMs());
     }
 
     public String database() {
@@ -203,14 +131,12 @@ public final class DatabaseStream implements Runnable {
                     if (cursor == null) {
                         openCursor(false);
                     }
-                    List<Delivery> batch = new ArrayList<>();
-                    Map<String, StreamPosition> moved = new HashMap<>();
-                    List<String> recopies = new ArrayList<>();
+                    StreamMembers.Batch batch = new StreamMembers.Batch();
                     long started = System.currentTimeMillis();
-                    StreamPosition read = readBatch(batch, moved, recopies);
-                    handOver(batch, moved, read, recopies);
+                    StreamPosition read = readBatch(batch);
+                    handOver(batch, read);
                     heartbeats();
-                    if (batch.isEmpty()) {
+                    if (batch.deliveries.isEmpty()) {
                         idle(started);
                     } else {
                         idleSleepMs = MIN_IDLE_SLEEP_MS;
@@ -249,54 +175,28 @@ public final class DatabaseStream implements Runnable {
     }
 
     private void add(Join j, long now) {
-        Tracked previous = members.put(j.collection(), new Tracked(j, now));
-        if (previous != null) {
-            log.warn("Change stream of {}: {} joined again at {} (was at {})", db, j.collection(), j.position(), previous.position);
-        }
+        members.add(j.collection(), j.filter(), j.position(), j.afterCopy(), now);
         memberCount = members.size();
     }
 
     private void openCursor(boolean trimmed) {
-        List<Member> list = new ArrayList<>(members.size());
-        for (Tracked t : members.values()) {
-            list.add(new Member(t.collection, t.filter, t.position));
-        }
-        Opening opening = StreamPipeline.plan(db, list, splitSupported, trimmed);
-        ChangeStreamIterable<RawBsonDocument> it = database.watch(opening.pipeline(), RawBsonDocument.class)
-                .fullDocument(FullDocument.UPDATE_LOOKUP)
-                .batchSize(singleEvent || trimmed ? 1 : settings.batchSize())
-                .maxAwaitTime(settings.maxAwaitMs(), TimeUnit.MILLISECONDS);
-        if (preImages) {
-            it = it.fullDocumentBeforeChange(FullDocumentBeforeChange.WHEN_AVAILABLE);
-        }
-        StreamPosition start = opening.start();
-        // startAfter, never resumeAfter: it also resumes after an invalidate event (resumeAfter answers 260 there)
-        it = start.isToken() ? it.startAfter(start.token()) : it.startAtOperationTime(start.clusterTime());
-        cursor = changeStream(it.withDocumentClass(RawBsonDocument.class).cursor());
-        readPosition = start;
+        Opening opening = StreamPipeline.plan(db, members.list(), splitSupported, trimmed);
+        cursor = cursors.open(opening, singleEvent || trimmed ? 1 : settings.batchSize(), settings.maxAwaitMs(), preImages);
+        readPosition = opening.start();
         assembler.reset();
         lastOpenMs = System.currentTimeMillis();
         open = true;
-        log.debug("Change stream of {} opened {} for {} collection(s)", db, start, members.size());
+        log.debug("Change stream of {} opened {} for {} collection(s)", db, opening.start(), members.size());
         out.opened(members.size());
     }
 
-    private static MongoChangeStreamCursor<RawBsonDocument> changeStream(MongoCursor<RawBsonDocument> raw) {
-        if (raw instanceof MongoChangeStreamCursor<RawBsonDocument> changeStream) {
-            return changeStream;
-        }
-        raw.close();
-        throw new IllegalStateException("the MongoDB driver on the plugin's class path returned a " + raw.getClass().getName()
-                + " for a change stream instead of a MongoChangeStreamCursor: install the driver version the plugin ships with");
-    }
-
     /**
-     * Reads what one round trip brings (up to a batch), routes it per collection and drops what each
-     * collection already has. Nothing moves yet: positions move in {@link #handOver}.
+     * Reads what one round trip brings (up to a batch) into {@code batch}, routed per collection. Nothing
+     * moves yet: positions move in {@link #handOver}.
      *
      * @return where the stream stands after this batch
      */
-    private StreamPosition readBatch(List<Delivery> batch, Map<String, StreamPosition> moved, List<String> recopies) {
+    private StreamPosition readBatch(StreamMembers.Batch batch) {
         StreamPosition read = readPosition;
         int limit = singleEvent ? 1 : settings.batchSize();
         int events = 0;
@@ -326,7 +226,7 @@ public final class DatabaseStream implements Runnable {
             }
             StreamPosition at = StreamPosition.afterToken(event.token(), event.clusterTime());
             read = at;
-            route(event, at, now, batch, moved, recopies);
+            members.route(event, at, now, batch);
             if ("invalidate".equals(event.type())) {
                 invalidated = true; // the server closed the cursor; it reopens after this event
                 break;
@@ -344,72 +244,14 @@ public final class DatabaseStream implements Runnable {
         return read;
     }
 
-    private void route(RawChangeEvent event, StreamPosition at, long now, List<Delivery> batch, Map<String, StreamPosition> moved,
-                       List<String> recopies) {
-        String type = event.type();
-        if ("rename".equals(type) && event.destination() != null && event.destination().startsWith(db + ".")) {
-            String target = event.destination().substring(db.length() + 1);
-            Tracked t = members.get(target);
-            if (t != null && !recopies.contains(target)) {
-                String detail = "rename of " + db + "." + event.coll() + " onto " + db + "." + target + " at " + event.clusterTime()
-                        + ": its documents were replaced without change events; the collection is copied again";
-                log.warn("Change stream of {}: {}", db, detail);
-                batch.add(new Delivery(target, new Captured.Control("renamed_into", detail,
-                        SourceOffset.streamAt(moved.getOrDefault(target, t.position)))));
-                recopies.add(target);
-            }
-        }
-        String coll = event.coll();
-        if (coll == null) {
-            // dropDatabase and invalidate carry no collection: reported once, under the first member's partition
-            Tracked first = members.values().stream().filter(m -> !recopies.contains(m.collection))
-                    .min(Comparator.comparing(m -> m.collection)).orElse(null);
-            if (first != null && ("dropDatabase".equals(type) || "invalidate".equals(type))) {
-                log.warn("Change stream of {}: {} at {}", db, type, event.clusterTime());
-                batch.add(new Delivery(first.collection, EventMapper.map(event, new Namespace(db, first.collection),
-                        SourceOffset.streamAt(at), now)));
-                moved.put(first.collection, at);
-            }
-            return;
-        }
-        Tracked m = members.get(coll);
-        if (m == null || recopies.contains(coll)) {
-            return; // not read here (parked, or leaving for a copy)
-        }
-        StreamPosition had = moved.getOrDefault(coll, m.position);
-        if (had.covers(at)) {
-            return; // this collection already has it (the stream opened behind it for another one)
-        }
-        Captured item = EventMapper.map(event, new Namespace(db, coll), SourceOffset.streamAt(at), now);
-        if (item instanceof Captured.Control c) {
-            log.warn("Change stream of {}: {}", db, c.detail());
-        }
-        batch.add(new Delivery(coll, item));
-        moved.put(coll, at);
-    }
-
     /** Publishes the batch, then moves the positions: a failure before leaves them where the queue has everything. */
-    private void handOver(List<Delivery> batch, Map<String, StreamPosition> moved, StreamPosition read, List<String> recopies)
-            throws InterruptedException {
-        if (!batch.isEmpty()) {
-            out.publish(batch);
+    private void handOver(StreamMembers.Batch batch, StreamPosition read) throws InterruptedException {
+        if (!batch.deliveries.isEmpty()) {
+            out.publish(batch.deliveries);
         }
-        long now = System.currentTimeMillis();
-        moved.forEach((coll, at) -> {
-            Tracked t = members.get(coll);
-            if (t != null) {
-                t.position = StreamPosition.max(t.position, at);
-                t.published = t.position;
-                t.lastRecordMs = now;
-            }
-        });
+        members.handedOver(batch, read, System.currentTimeMillis());
         readPosition = read;
-        for (Tracked t : members.values()) {
-            t.position = StreamPosition.max(t.position, read);
-            t.afterCopy = false; // the stream read past its start: that history was there
-        }
-        for (String coll : recopies) {
-            members.remove(coll);
+        for (String coll : batch.recopies) {
             out.recopy(coll, "renamed onto");
         }
         memberCount = members.size();
@@ -423,18 +265,10 @@ public final class DatabaseStream implements Runnable {
 
     private void heartbeats() throws InterruptedException {
         long now = System.currentTimeMillis();
-        List<Tracked> due = pacer.due(members.values(), t -> t.lastRecordMs, t -> !t.published.covers(t.position), now);
-        if (due.isEmpty()) {
-            return;
-        }
-        List<Delivery> batch = new ArrayList<>(due.size());
-        for (Tracked t : due) {
-            batch.add(new Delivery(t.collection, new Captured.Heartbeat(SourceOffset.streamAt(t.position))));
-        }
-        out.publish(batch);
-        for (Tracked t : due) {
-            t.published = t.position;
-            t.lastRecordMs = now;
+        List<StreamOutput.Delivery> due = members.heartbeatsDue(now);
+        if (!due.isEmpty()) {
+            out.publish(due);
+            members.sent(due, now);
         }
     }
 
@@ -449,7 +283,7 @@ public final class DatabaseStream implements Runnable {
     /** @return false when the stream must end (the task is failed) */
     private boolean recover(RuntimeException e) throws InterruptedException {
         try {
-            if (e instanceof CollectionFailure f) {
+            if (e instanceof StreamOutput.CollectionFailure f) {
                 onCollectionFailure(f);
                 return !stopped;
             }
@@ -468,7 +302,7 @@ public final class DatabaseStream implements Runnable {
         }
     }
 
-    private void onCollectionFailure(CollectionFailure f) throws InterruptedException {
+    private void onCollectionFailure(StreamOutput.CollectionFailure f) throws InterruptedException {
         RuntimeException cause = f.getCause() instanceof RuntimeException r ? r : f;
         ErrorClass kind = MongoErrors.classify(cause);
         if (kind == ErrorClass.RETRIABLE) {
@@ -537,46 +371,20 @@ public final class DatabaseStream implements Runnable {
      * server ({@link HistoryWindow}); those leave the stream for their lost-history policy, the others go on.
      */
     private void findLostHistory(RuntimeException cause) {
-        List<StreamPosition> points = members.values().stream().map(t -> t.position.openingPoint()).distinct().sorted().toList();
-        int first = HistoryWindow.firstReachable(points, this::opensAt);
-        StreamPosition oldestKept = first < points.size() ? points.get(first) : null;
-        List<Tracked> lost = new ArrayList<>();
-        for (Tracked t : members.values()) {
-            if (oldestKept == null || t.position.openingPoint().compareTo(oldestKept) < 0) {
-                lost.add(t);
-            }
-        }
+        List<StreamPosition> points = members.openingPoints();
+        int first = HistoryWindow.firstReachable(points, cursors::opensAt);
+        List<StreamMembers.Lost> lost = members.removeBefore(first < points.size() ? points.get(first) : null);
+        memberCount = members.size();
         if (lost.isEmpty()) {
             // every position opens now: the history vanished under a running cursor and the reopen resumes it
             log.warn("Change stream of {}: {} while reading, but every collection's position is still in the oplog; reopening",
                     db, cause.getMessage());
             return;
         }
-        lost.sort(Comparator.comparing(t -> t.collection));
-        for (Tracked t : lost) {
-            members.remove(t.collection);
-        }
-        memberCount = members.size();
         log.warn("Change stream of {}: the history of {} collection(s) is no longer in the oplog ({}); the other {} go on",
                 db, lost.size(), cause.getMessage(), members.size());
-        for (Tracked t : lost) {
-            out.historyLost(t.collection, t.position, t.afterCopy, cause);
-        }
-    }
-
-    /** Whether a stream opens at {@code p} (its history is still in the oplog). */
-    private boolean opensAt(StreamPosition p) {
-        ChangeStreamIterable<RawBsonDocument> it = database.watch(List.of(), RawBsonDocument.class).batchSize(1)
-                .maxAwaitTime(PROBE_AWAIT_MS, TimeUnit.MILLISECONDS);
-        it = p.isToken() ? it.startAfter(p.token()) : it.startAtOperationTime(p.clusterTime());
-        try (MongoChangeStreamCursor<RawBsonDocument> probe = changeStream(it.withDocumentClass(RawBsonDocument.class).cursor())) {
-            probe.tryNext();
-            return true;
-        } catch (RuntimeException e) {
-            if (MongoErrors.classify(e) == ErrorClass.HISTORY_LOST) {
-                return false;
-            }
-            throw e;
+        for (StreamMembers.Lost l : lost) {
+            out.historyLost(l.collection(), l.position(), l.afterCopy(), cause);
         }
     }
 
@@ -606,39 +414,34 @@ public final class DatabaseStream implements Runnable {
         StreamPosition at = StreamPosition.afterToken(event.token(), event.clusterTime());
         closeCursor();
         singleEvent = false;
-        Tracked m = event.coll() == null ? null : members.get(event.coll());
+        String coll = event.coll() != null && members.contains(event.coll()) ? event.coll() : null;
         String what = event.type() + " of _id " + (event.documentId() == null ? "?" : event.documentId().toString())
                 + " in " + db + "." + event.coll() + " at " + event.clusterTime();
-        if (m != null && settings.largeEvents() == LargeEventPolicy.PARK) {
-            park(m.collection, "the " + what + " is larger than MongoDB can send (16 MB) and this server cannot split it "
+        if (coll != null && settings.largeEvents() == LargeEventPolicy.PARK) {
+            park(coll, "the " + what + " is larger than MongoDB can send (16 MB) and this server cannot split it "
                     + "($changeStreamSplitLargeEvent needs MongoDB 7.0, or 6.0.9+). large.event.policy=park: this collection "
                     + "stops here; set large.event.policy=skip to read on past it, or reset the collection's offset to copy it again");
-        } else if (m != null) {
+        } else if (coll != null) {
             String detail = "the " + what + " is larger than MongoDB can send (16 MB) and this server cannot split it "
                     + "($changeStreamSplitLargeEvent needs MongoDB 7.0, or 6.0.9+): SKIPPED (large.event.policy=skip). The "
                     + "destination keeps the document's previous version until its next change; reset this collection's offset "
                     + "to copy it again";
             log.warn("Change stream of {}: {}", db, detail);
-            out.publish(List.of(new Delivery(m.collection, new Captured.Control("event_too_large", detail, SourceOffset.streamAt(at)))));
-            m.position = StreamPosition.max(m.position, at);
-            m.published = m.position;
-            m.lastRecordMs = System.currentTimeMillis();
+            out.publish(List.of(new StreamOutput.Delivery(coll, new Captured.Control("event_too_large", detail, SourceOffset.streamAt(at)))));
+            members.passed(coll, at, System.currentTimeMillis());
         }
         readPosition = at;
-        for (Tracked t : members.values()) {
-            t.position = StreamPosition.max(t.position, at);
-        }
+        members.advanceAll(at);
     }
 
     /** Stops reading a collection: a control record says why and what to do; its position stays where it was. */
     private void park(String coll, String reason) throws InterruptedException {
-        Tracked t = members.get(coll);
-        if (t == null) {
+        if (!members.contains(coll)) {
             return;
         }
         String detail = db + "." + coll + " is PARKED: " + reason;
         log.error("Change stream of {}: {}. The other collections go on.", db, detail);
-        out.publish(List.of(new Delivery(coll, new Captured.Control("parked", detail, SourceOffset.streamAt(t.published)))));
+        out.publish(List.of(new StreamOutput.Delivery(coll, new Captured.Control("parked", detail, SourceOffset.streamAt(members.published(coll))))));
         members.remove(coll);
         memberCount = members.size();
         out.parked(coll, reason);
@@ -659,8 +462,6 @@ public final class DatabaseStream implements Runnable {
 
     /** The members and their positions, for tests and logs. */
     Map<String, StreamPosition> positions() {
-        Map<String, StreamPosition> m = new LinkedHashMap<>();
-        members.values().stream().sorted(Comparator.comparing(t -> t.collection)).forEach(t -> m.put(t.collection, t.position));
-        return m;
+        return members.positions();
     }
 }

@@ -34,15 +34,15 @@ class DatabaseStreamTest {
     private final Recorder out = new Recorder();
 
     /** What the stream reports, in order. */
-    static final class Recorder implements DatabaseStream.Output {
-        final List<DatabaseStream.Delivery> delivered = new CopyOnWriteArrayList<>();
+    static final class Recorder implements StreamOutput {
+        final List<StreamOutput.Delivery> delivered = new CopyOnWriteArrayList<>();
         final List<String> lost = new CopyOnWriteArrayList<>();
         final List<String> parked = new CopyOnWriteArrayList<>();
         final List<String> recopies = new CopyOnWriteArrayList<>();
         final List<RuntimeException> failures = new CopyOnWriteArrayList<>();
 
         @Override
-        public void publish(List<DatabaseStream.Delivery> batch) {
+        public void publish(List<StreamOutput.Delivery> batch) {
             delivered.addAll(batch);
         }
 
@@ -76,7 +76,7 @@ class DatabaseStreamTest {
 
         List<Captured.Change> changes(String coll) {
             List<Captured.Change> out = new ArrayList<>();
-            for (DatabaseStream.Delivery d : delivered) {
+            for (StreamOutput.Delivery d : delivered) {
                 if (d.collection().equals(coll) && d.item() instanceof Captured.Change c) {
                     out.add(c);
                 }
@@ -86,7 +86,7 @@ class DatabaseStreamTest {
 
         List<Captured.Control> controls(String coll) {
             List<Captured.Control> out = new ArrayList<>();
-            for (DatabaseStream.Delivery d : delivered) {
+            for (StreamOutput.Delivery d : delivered) {
                 if (d.collection().equals(coll) && d.item() instanceof Captured.Control c) {
                     out.add(c);
                 }

@@ -1,0 +1,70 @@
+package dev.tideline.source.stream;
+
+import com.mongodb.client.ChangeStreamIterable;
+import com.mongodb.client.MongoChangeStreamCursor;
+import com.mongodb.client.MongoCursor;
+import com.mongodb.client.MongoDatabase;
+import com.mongodb.client.model.changestream.FullDocument;
+import com.mongodb.client.model.changestream.FullDocumentBeforeChange;
+import dev.tideline.mongo.ErrorClass;
+import dev.tideline.mongo.MongoErrors;
+import dev.tideline.source.stream.StreamPipeline.Opening;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.bson.RawBsonDocument;
+
+/**
+ * Opens a database's change-stream cursors: events as raw bytes ({@link RawChangeEvent} reads them),
+ * the looked-up document on updates, the pre-image where asked, and {@code startAfter} a token, never
+ * {@code resumeAfter}: it also goes on after an {@code invalidate} (where {@code resumeAfter} answers 260).
+ */
+final class ChangeStreamCursors {
+    private static final long PROBE_AWAIT_MS = 10;
+
+    private final MongoDatabase database;
+
+    ChangeStreamCursors(MongoDatabase database) {
+        this.database = database;
+    }
+
+    MongoChangeStreamCursor<RawBsonDocument> open(Opening opening, int batchSize, int maxAwaitMs, boolean preImages) {
+        ChangeStreamIterable<RawBsonDocument> it = database.watch(opening.pipeline(), RawBsonDocument.class)
+                .fullDocument(FullDocument.UPDATE_LOOKUP)
+                .batchSize(batchSize)
+                .maxAwaitTime(maxAwaitMs, TimeUnit.MILLISECONDS);
+        if (preImages) {
+            it = it.fullDocumentBeforeChange(FullDocumentBeforeChange.WHEN_AVAILABLE);
+        }
+        return changeStream(at(it, opening.start()));
+    }
+
+    /** Whether a stream opens at {@code p}: its history is still in the oplog. */
+    boolean opensAt(StreamPosition p) {
+        ChangeStreamIterable<RawBsonDocument> it = database.watch(List.of(), RawBsonDocument.class).batchSize(1)
+                .maxAwaitTime(PROBE_AWAIT_MS, TimeUnit.MILLISECONDS);
+        try (MongoChangeStreamCursor<RawBsonDocument> probe = changeStream(at(it, p))) {
+            probe.tryNext();
+            return true;
+        } catch (RuntimeException e) {
+            if (MongoErrors.classify(e) == ErrorClass.HISTORY_LOST) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    private static MongoCursor<RawBsonDocument> at(ChangeStreamIterable<RawBsonDocument> it, StreamPosition start) {
+        ChangeStreamIterable<RawBsonDocument> positioned = start.isToken() ? it.startAfter(start.token())
+                : it.startAtOperationTime(start.clusterTime());
+        return positioned.withDocumentClass(RawBsonDocument.class).cursor();
+    }
+
+    private static MongoChangeStreamCursor<RawBsonDocument> changeStream(MongoCursor<RawBsonDocument> raw) {
+        if (raw instanceof MongoChangeStreamCursor<RawBsonDocument> changeStream) {
+            return changeStream;
+        }
+        raw.close();
+        throw new IllegalStateException("the MongoDB driver on the plugin's class path returned a " + raw.getClass().getName()
+                + " for a change stream instead of a MongoChangeStreamCursor: install the driver version the plugin ships with");
+    }
+}

@@ -1,0 +1,229 @@
+package dev.tideline.source.stream;
+
+import dev.tideline.event.Namespace;
+import dev.tideline.source.Captured;
+import dev.tideline.source.SourceOffset;
+import dev.tideline.source.stream.StreamOutput.Delivery;
+import dev.tideline.source.stream.StreamPipeline.Member;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.bson.BsonDocument;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The collections one database's change stream reads and where each stands: which events each one
+ * gets (routing by {@code ns}, dropping what a collection already has), how positions move once a
+ * batch is handed over, and which quiet ones are due a heartbeat. Pure: the stream's thread owns it.
+ */
+final class StreamMembers {
+    private static final Logger log = LoggerFactory.getLogger(StreamMembers.class);
+
+    /** One collection of the stream. */
+    private static final class Tracked {
+        final String collection;
+        final BsonDocument filter;
+        StreamPosition position;
+        /** What the collection's last record carried. */
+        StreamPosition published;
+        long lastRecordMs;
+        /** Joined at a finished copy's stream start, not yet read from: lost history then means the copy outlived the oplog. */
+        boolean afterCopy;
+
+        Tracked(String collection, BsonDocument filter, StreamPosition position, boolean afterCopy, long nowMs) {
+            this.collection = collection;
+            this.filter = filter;
+            this.position = position;
+            this.published = position;
+            this.lastRecordMs = nowMs;
+            this.afterCopy = afterCopy;
+        }
+    }
+
+    /** What one batch read: the deliveries, where each collection moves once they are handed over, what must be copied again. */
+    static final class Batch {
+        final List<Delivery> deliveries = new ArrayList<>();
+        final Map<String, StreamPosition> moved = new HashMap<>();
+        final List<String> recopies = new ArrayList<>();
+    }
+
+    /** A collection whose position is no longer in the oplog. */
+    record Lost(String collection, StreamPosition position, boolean afterCopy) {
+    }
+
+    private final String db;
+    private final Map<String, Tracked> members = new HashMap<>();
+    private final HeartbeatPacer pacer;
+
+    StreamMembers(String db, long heartbeatIntervalMs) {
+        this.db = db;
+        this.pacer = new HeartbeatPacer(heartbeatIntervalMs);
+    }
+
+    void add(String collection, BsonDocument filter, StreamPosition position, boolean afterCopy, long nowMs) {
+        Tracked previous = members.put(collection, new Tracked(collection, filter, position, afterCopy, nowMs));
+        if (previous != null) {
+            log.warn("Change stream of {}: {} joined again at {} (was at {})", db, collection, position, previous.position);
+        }
+    }
+
+    boolean isEmpty() {
+        return members.isEmpty();
+    }
+
+    int size() {
+        return members.size();
+    }
+
+    boolean contains(String collection) {
+        return members.containsKey(collection);
+    }
+
+    /** The members as the pipeline plans them. */
+    List<Member> list() {
+        List<Member> out = new ArrayList<>(members.size());
+        members.values().forEach(t -> out.add(new Member(t.collection, t.filter, t.position)));
+        return out;
+    }
+
+    /**
+     * Routes one event: to its collection, unless that collection already has it (the stream opened behind
+     * it for another one); a rename onto a member makes that member copied again; database-wide events are
+     * reported once, under the first member.
+     */
+    void route(RawChangeEvent event, StreamPosition at, long now, Batch batch) {
+        String type = event.type();
+        if ("rename".equals(type) && event.destination() != null && event.destination().startsWith(db + ".")) {
+            String target = event.destination().substring(db.length() + 1);
+            Tracked t = members.get(target);
+            if (t != null && !batch.recopies.contains(target)) {
+                String detail = "rename of " + db + "." + event.coll() + " onto " + db + "." + target + " at " + event.clusterTime()
+                        + ": its documents were replaced without change events; the collection is copied again";
+                log.warn("Change stream of {}: {}", db, detail);
+                batch.deliveries.add(new Delivery(target, new Captured.Control("renamed_into", detail,
+                        SourceOffset.streamAt(batch.moved.getOrDefault(target, t.position)))));
+                batch.recopies.add(target);
+            }
+        }
+        String coll = event.coll();
+        if (coll == null) {
+            Tracked first = members.values().stream().filter(m -> !batch.recopies.contains(m.collection))
+                    .min(Comparator.comparing(m -> m.collection)).orElse(null);
+            if (first != null && ("dropDatabase".equals(type) || "invalidate".equals(type))) {
+                log.warn("Change stream of {}: {} at {}", db, type, event.clusterTime());
+                batch.deliveries.add(new Delivery(first.collection, EventMapper.map(event, new Namespace(db, first.collection),
+                        SourceOffset.streamAt(at), now)));
+                batch.moved.put(first.collection, at);
+            }
+            return;
+        }
+        Tracked m = members.get(coll);
+        if (m == null || batch.recopies.contains(coll)) {
+            return; // not read here (parked, or leaving for a copy)
+        }
+        if (batch.moved.getOrDefault(coll, m.position).covers(at)) {
+            return;
+        }
+        Captured item = EventMapper.map(event, new Namespace(db, coll), SourceOffset.streamAt(at), now);
+        if (item instanceof Captured.Control c) {
+            log.warn("Change stream of {}: {}", db, c.detail());
+        }
+        batch.deliveries.add(new Delivery(coll, item));
+        batch.moved.put(coll, at);
+    }
+
+    /**
+     * After the batch was handed over: each collection stands after its last event, every collection at
+     * least where the stream read to ({@code read}: everything before it was routed for all of them), and
+     * the collections to copy again leave.
+     */
+    void handedOver(Batch batch, StreamPosition read, long now) {
+        batch.moved.forEach((coll, at) -> {
+            Tracked t = members.get(coll);
+            if (t != null) {
+                t.position = StreamPosition.max(t.position, at);
+                t.published = t.position;
+                t.lastRecordMs = now;
+            }
+        });
+        advanceAll(read);
+        batch.recopies.forEach(members::remove);
+    }
+
+    /** Every member stands at least at {@code at}: the stream read past it for all of them. */
+    void advanceAll(StreamPosition at) {
+        for (Tracked t : members.values()) {
+            t.position = StreamPosition.max(t.position, at);
+            t.afterCopy = false; // the stream read past its start: that history was there
+        }
+    }
+
+    /** The heartbeats due now (see {@link HeartbeatPacer}); {@link #sent} once handed over. */
+    List<Delivery> heartbeatsDue(long now) {
+        List<Tracked> due = pacer.due(members.values(), t -> t.lastRecordMs, t -> !t.published.covers(t.position), now);
+        List<Delivery> out = new ArrayList<>(due.size());
+        for (Tracked t : due) {
+            out.add(new Delivery(t.collection, new Captured.Heartbeat(SourceOffset.streamAt(t.position))));
+        }
+        return out;
+    }
+
+    /** Records handed over for these collections (heartbeats, notices) carried their current positions. */
+    void sent(List<Delivery> deliveries, long now) {
+        for (Delivery d : deliveries) {
+            Tracked t = members.get(d.collection());
+            if (t != null) {
+                t.published = t.position;
+                t.lastRecordMs = now;
+            }
+        }
+    }
+
+    /** A collection passed an event without a record of its own (a skipped event): it stands after it. */
+    void passed(String collection, StreamPosition at, long now) {
+        Tracked t = members.get(collection);
+        if (t != null) {
+            t.position = StreamPosition.max(t.position, at);
+            t.published = t.position;
+            t.lastRecordMs = now;
+        }
+    }
+
+    /** The position a collection's last record carried (where a parked collection stays). */
+    StreamPosition published(String collection) {
+        return members.get(collection).published;
+    }
+
+    void remove(String collection) {
+        members.remove(collection);
+    }
+
+    /** Distinct opening points of the members, ascending: where a stream would open for each. */
+    List<StreamPosition> openingPoints() {
+        return members.values().stream().map(t -> t.position.openingPoint()).distinct().sorted().toList();
+    }
+
+    /** Removes and returns the members that stand before {@code oldestKept} (all of them when it is null), by name. */
+    List<Lost> removeBefore(StreamPosition oldestKept) {
+        List<Lost> lost = new ArrayList<>();
+        for (Tracked t : members.values()) {
+            if (oldestKept == null || t.position.openingPoint().compareTo(oldestKept) < 0) {
+                lost.add(new Lost(t.collection, t.position, t.afterCopy));
+            }
+        }
+        lost.sort(Comparator.comparing(Lost::collection));
+        lost.forEach(l -> members.remove(l.collection()));
+        return lost;
+    }
+
+    /** The members and their positions, by name. */
+    Map<String, StreamPosition> positions() {
+        Map<String, StreamPosition> m = new LinkedHashMap<>();
+        members.values().stream().sorted(Comparator.comparing(t -> t.collection)).forEach(t -> m.put(t.collection, t.position));
+        return m;
+    }
+}
