@@ -109,6 +109,28 @@ public final class EnvelopeStruct {
         return s;
     }
 
+    /**
+     * A resnapshot marker in the change envelope's schema: op is the marker's type ({@code resnapshot.begin}
+     * or {@code resnapshot.complete}), id the namespace name, document the marker's body. Readers tell it
+     * from a change by its {@code tl.kind=control} header.
+     */
+    public static Struct markerEnvelope(BsonDocument body) {
+        String db = body.getString("db").getValue();
+        String coll = body.getString("coll").getValue();
+        Struct s = new Struct(VALUE_SCHEMA)
+                .put(EnvelopeCodec.F_VERSION, EnvelopeCodec.VERSION)
+                .put(EnvelopeCodec.F_OP, body.getString("type").getValue())
+                .put(EnvelopeCodec.F_DB, db)
+                .put(EnvelopeCodec.F_COLL, coll)
+                .put(EnvelopeCodec.F_ID, valueToJson(new BsonString(db + "." + coll)))
+                .put(EnvelopeCodec.F_DOCUMENT, body.toJson(CANONICAL));
+        BsonValue wall = body.get("wallTime");
+        if (wall != null && wall.isDateTime()) {
+            s.put(EnvelopeCodec.F_WALL_TIME, new Date(wall.asDateTime().getValue()));
+        }
+        return s;
+    }
+
     public static boolean isEnvelope(Struct s) {
         return VALUE_SCHEMA_NAME.equals(s.schema().name());
     }

@@ -3,6 +3,7 @@ package dev.tideline.event;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.connect.data.Schema;
 import org.bson.BsonDocument;
+import org.bson.BsonString;
 import org.bson.BsonValue;
 
 /**
@@ -78,6 +79,30 @@ public final class RecordForm {
 
     public Schema noticeSchema() {
         return format == ValueFormat.STRUCT ? EnvelopeStruct.NOTICE_SCHEMA : valueSchema();
+    }
+
+    /*
+     * A resnapshot marker travels on a CHANGE topic, so in the struct form it carries that topic's key
+     * and value schemas: a schema registry keeps one subject per topic and refuses a second, unrelated
+     * record schema under it. The other forms have no schema and keep the notice shapes.
+     */
+
+    public Schema markerKeySchema() {
+        return format == ValueFormat.STRUCT ? EnvelopeStruct.KEY_SCHEMA : noticeKeySchema();
+    }
+
+    /** A marker's key: the namespace name ({@code _id} set to it in the struct form). */
+    public Object markerKey(String name) {
+        return format == ValueFormat.STRUCT ? EnvelopeStruct.key(new BsonString(name)) : noticeKey(name);
+    }
+
+    public Schema markerSchema() {
+        return format == ValueFormat.STRUCT ? EnvelopeStruct.VALUE_SCHEMA : noticeSchema();
+    }
+
+    /** A marker's value: its body, as a change envelope whose op is the marker's type in the struct form. */
+    public Object marker(BsonDocument body) {
+        return format == ValueFormat.STRUCT ? EnvelopeStruct.markerEnvelope(body) : notice(body);
     }
 
     /** The value of a heartbeat or control record. */

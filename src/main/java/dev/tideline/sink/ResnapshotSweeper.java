@@ -74,8 +74,8 @@ final class ResnapshotSweeper {
         long removed = 0;
         for (Pending p : new LinkedHashSet<>(markers)) { // a marker re-sent within one batch is applied once
             if (p.marker().stage() == ResnapshotMarker.Stage.BEGIN) {
-                log.info("Resnapshot of {} (epoch {}) begins on {}-{}: the source copies the collection again after a lost "
-                        + "history", p.marker().ns(), ResnapshotMarker.show(p.marker().epoch()), p.topic(), p.partition());
+                log.info("Resnapshot of {} (epoch {}) begins on {}-{}: the source copies the collection (first copy, "
+                        + "a copy after a restart without a committed position, or after a lost history)", p.marker().ns(), ResnapshotMarker.show(p.marker().epoch()), p.topic(), p.partition());
                 continue;
             }
             try {
@@ -92,7 +92,7 @@ final class ResnapshotSweeper {
         String epoch = ResnapshotMarker.show(p.marker().epoch());
         if (store == null) {
             log.warn("Resnapshot of {} (epoch {}) complete on {}-{}, but stale.guard=off keeps no versions: documents deleted "
-                            + "at the source while its history was lost stay at {}. Set stale.guard=auto to have them removed.",
+                            + "at the source and not seen by the copy stay at {}. Set stale.guard=auto to have them removed.",
                     p.marker().ns(), epoch, p.topic(), p.partition(), p.destination());
             return 0;
         }
@@ -116,8 +116,8 @@ final class ResnapshotSweeper {
             removed += writer.delete(p.destination(), chunk);
             store.markDeleted(p.destination(), chunk, p.marker().epoch());
         }
-        log.info("Resnapshot of {} (epoch {}) complete on {}-{}: swept {} documents of {} deleted at the source while its "
-                + "history was lost", p.marker().ns(), epoch, p.topic(), p.partition(), removed, p.destination());
+        log.info("Resnapshot of {} (epoch {}) complete on {}-{}: swept {} documents of {} that the copy did not find at "
+                + "the source", p.marker().ns(), epoch, p.topic(), p.partition(), removed, p.destination());
         if (p.partition() == 0) {
             long beyond = store.countLiveBeyond(p.destination(), p.topic(), p.marker().partitions());
             if (beyond > 0) {

@@ -90,12 +90,12 @@ public final class RecordFactory {
      * copies. Same offset on each, so committing it several times is harmless.
      */
     private void appendMarker(ResnapshotMarker marker, Map<String, Object> offset, List<SourceRecord> out) {
-        Object value = form.notice(marker.value(System.currentTimeMillis()));
+        Object value = form.marker(marker.value(System.currentTimeMillis()));
         for (int p = 0; p < marker.partitions(); p++) {
             ConnectHeaders h = headers(EventHeaders.KIND_CONTROL);
             marker.headers().forEach(h::addString);
-            out.add(new SourceRecord(partition, offset, topic, p, form.noticeKeySchema(), form.noticeKey(ns.fullName()),
-                    form.noticeSchema(), value, null, h));
+            out.add(new SourceRecord(partition, offset, topic, p, form.markerKeySchema(), form.markerKey(ns.fullName()),
+                    form.markerSchema(), value, null, h));
         }
     }
 

@@ -67,4 +67,24 @@ class RecordFactoryKeyTest {
                     : r.headers().lastWithName(name).value())).contains(marker);
         }
     }
+
+    @Test
+    void aStructMarkerCarriesTheChangeTopicsKeyAndValueSchemas() {
+        // a schema registry keeps one subject per topic: a second, unrelated schema there is refused
+        RecordFactory factory = new RecordFactory(NS, "t.shop.orders", "t.heartbeats", "t.control", ValueFormat.STRUCT, "", false, "p1");
+        ResnapshotMarker marker = new ResnapshotMarker(ResnapshotMarker.Stage.BEGIN, NS, new BsonTimestamp(1_700_000_000, 1), 2);
+        List<SourceRecord> out = new ArrayList<>();
+        factory.append(new Captured.Marker(marker, OFFSET), out);
+        assertThat(out).hasSize(2);
+        for (SourceRecord r : out) {
+            assertThat(r.keySchema()).isEqualTo(dev.tideline.event.EnvelopeStruct.KEY_SCHEMA);
+            assertThat(r.valueSchema()).isEqualTo(dev.tideline.event.EnvelopeStruct.VALUE_SCHEMA);
+            org.apache.kafka.connect.data.Struct value = (org.apache.kafka.connect.data.Struct) r.value();
+            value.validate();
+            assertThat(value.getString("op")).isEqualTo("resnapshot.begin");
+            assertThat(value.getString("document")).contains("\"epoch\"");
+            assertThat(ResnapshotMarker.fromHeaders(name -> r.headers().lastWithName(name) == null ? null
+                    : r.headers().lastWithName(name).value())).contains(marker);
+        }
+    }
 }

@@ -98,4 +98,22 @@ class IdQuerySemanticsTest {
                 .isInstanceOfSatisfying(MongoWriteException.class, e -> assertThat(e.getCode()).isEqualTo(52));
         assertThat(c.countDocuments()).isEqualTo(6);
     }
+
+    @Test
+    void eqOnIdIsAnIndexLookupWithTheSameMeaning() {
+        // numbers compare by value, a document by value with its field order, a regex or an operator literally
+        assertThat(ids(BsonDocument.parse("{_id: {$eq: 7}}"))).containsExactly(7);
+        assertThat(ids(BsonDocument.parse("{_id: {$eq: {$numberLong: '7'}}}"))).containsExactly(7);
+        assertThat(ids(BsonDocument.parse("{_id: {$eq: 7.0}}"))).containsExactly(7);
+        assertThat(ids(BsonDocument.parse("{_id: {$eq: {k: 1, j: 2}}}"))).hasSize(1);
+        assertThat(ids(BsonDocument.parse("{_id: {$eq: {$exists: true}}}"))).isEmpty();
+        assertThat(ids(new BsonDocument("_id", new BsonDocument("$eq", new BsonRegularExpression("^a"))))).isEmpty();
+        assertThat(ids(BsonDocument.parse("{_id: {$eq: ['a1']}}"))).isEmpty();
+        assertThat(StandInDatabase.idEqualityAsLookup(new de.bwaldvogel.mongo.bson.Document("_id",
+                new de.bwaldvogel.mongo.bson.Document("$eq", "a1")))).isEqualTo(new de.bwaldvogel.mongo.bson.Document("_id", "a1"));
+        c.updateOne(BsonDocument.parse("{_id: {$eq: 'a2'}}"), Updates.set("x", 1));
+        c.deleteOne(BsonDocument.parse("{_id: {$eq: 'a1'}}"));
+        assertThat(ids(BsonDocument.parse("{x: 1}"))).containsExactly("a2");
+        assertThat(ids(BsonDocument.parse("{_id: {$eq: 'a1'}}"))).isEmpty();
+    }
 }

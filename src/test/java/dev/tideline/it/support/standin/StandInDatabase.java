@@ -3,6 +3,7 @@ package dev.tideline.it.support.standin;
 import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
+import de.bwaldvogel.mongo.backend.QueryResult;
 import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
 import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
 import de.bwaldvogel.mongo.bson.BsonRegularExpression;
@@ -61,9 +62,41 @@ public final class StandInDatabase extends MemoryDatabase {
         }
     }
 
+    /**
+     * {@code {_id: {$eq: v}}} as {@code {_id: v}} where the two mean the same: v neither a regex (a pattern
+     * in the second form), nor an array, nor a document with a {@code $}-prefixed key (an operator in the
+     * second form). Any other query is returned as it is.
+     */
+    static Document idEqualityAsLookup(Document query) {
+        if (query == null || query.size() != 1 || !(query.get("_id") instanceof Document condition)
+                || condition.size() != 1 || !condition.containsKey("$eq")) {
+            return query;
+        }
+        Object value = condition.get("$eq");
+        if (value instanceof java.util.Collection<?> || BsonRegularExpression.isRegularExpression(value)) {
+            return query;
+        }
+        if (value instanceof Document d && d.keySet().stream().anyMatch(k -> k.startsWith("$"))) {
+            return query;
+        }
+        return new Document("_id", value);
+    }
+
     private static final class IdCheckingCollection extends MemoryCollection {
         IdCheckingCollection(MongoDatabase database, String collectionName, CollectionOptions options, CursorRegistry cursorRegistry) {
             super(database, collectionName, options, cursorRegistry);
+        }
+
+        /**
+         * {@code {_id: {$eq: v}}} is answered from the {@code _id} index, as MongoDB answers it (an equality
+         * match on {@code _id} is an IDHACK/index point lookup,
+         * https://www.mongodb.com/docs/manual/reference/operator/query/eq/); mongo-java-server's index takes
+         * only {@code {_id: v}} and {@code $in}, so it scanned the whole collection for every such write.
+         */
+        @Override
+        protected QueryResult queryDocuments(Document query, Document orderBy, int numberToSkip, int limit, int batchSize,
+                                             Document fieldSelector) {
+            return super.queryDocuments(idEqualityAsLookup(query), orderBy, numberToSkip, limit, batchSize, fieldSelector);
         }
 
         /** Every stored document comes through here: inserts and upserts. */
