@@ -210,7 +210,7 @@ public final class MongoErrors {
         return code == DUPLICATE_KEY;
     }
 
-    /** Whether the server does not know the command (mongo-java-server lacks some admin commands, FAKE-MONGO.md). */
+    /** Whether the server does not know the command (CommandNotFound, 59: an older server, or a command a deployment disables). */
     public static boolean isCommandNotFound(Throwable t) {
         return t instanceof MongoCommandException ce && ce.getErrorCode() == COMMAND_NOT_FOUND;
     }

@@ -2,7 +2,7 @@ package dev.tideline.bench;
 
 /**
  * How much work each measurement does; {@code -Dbench.<name>=<value>} overrides a default (the
- * defaults are the sizes issue 7 names). {@code -Dbench.quick=true} divides the document counts
+ * defaults are the full sizes). {@code -Dbench.quick=true} divides the document counts
  * by 10 and runs once, for trying the benchmark out; its figures say so.
  */
 record BenchSizes(int runs, int streamBacklog, int backfillSmall, int backfillLarge, int sinkRecords,

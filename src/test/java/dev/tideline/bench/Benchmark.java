@@ -41,7 +41,7 @@ public final class Benchmark {
 
         TestStack stack = TestStack.start(outDir.resolve("stack"));
         ResultTable table = new ResultTable();
-        table.note("Sizes: " + sizes.describe() + (sizes.isFull() ? "." : " (REDUCED: not the sizes issue 7 asks for)."));
+        table.note("Sizes: " + sizes.describe() + (sizes.isFull() ? "." : " (REDUCED: not the full sizes)."));
         table.note("Load average (1, 5, 15 min) before the run: " + machine.loadAverage() + ".");
         Output output = new Output(table, machine, outDir, docsDir);
         boolean ok;

@@ -51,7 +51,7 @@ final class ConnectorConfigs {
             c.put("database", DB);
             c.put("collection", COLL);
             c.put("topic.prefix", prefix);
-            // The stand-in's change events carry no ns, which the official connector needs (FAKE-MONGO.md).
+            // The stand-in's change events carry no ns, which the official connector needs (docs/mongodb-stand-in.md).
             c.put("pipeline", "[{\"$addFields\": {\"ns\": {\"db\": \"" + DB + "\", \"coll\": \"" + COLL + "\"}}}]");
             c.put("output.format.key", "bson");
             c.put("output.format.value", "bson");

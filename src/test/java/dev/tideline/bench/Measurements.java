@@ -136,7 +136,7 @@ final class Measurements {
             measure(findInIdOrderLarge, Contender.RAW, () -> RawLimits.findRead(sizes.backfillLarge(), true));
             measure(backfillLarge, Contender.TIDELINE, () -> SourceRuns.backfill(ctx, Contender.TIDELINE, sizes.backfillLarge()));
             if (run == 1) {
-                // Once: where it fails it fails the same way each time (FAKE-MONGO.md), and a stall costs a minute.
+                // Once: where it fails it fails the same way each time (docs/mongodb-stand-in.md), and a stall costs a minute.
                 measure(backfillLarge, Contender.OFFICIAL, () -> SourceRuns.backfill(ctx, Contender.OFFICIAL, sizes.backfillLarge()));
             }
         }

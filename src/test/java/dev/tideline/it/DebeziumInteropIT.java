@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * Snapshot reads (op r), inserts, $set/$unset/$inc/$push updates, replacements and deletes with
  * their tombstones; each destination ends identical to its source collection, nothing in the DLQ.
  * On the stand-in it watches one collection ({@code capture.scope=collection}): the stand-in serves
- * no database- or cluster-wide streams (FAKE-MONGO.md).
+ * no database- or cluster-wide streams (docs/mongodb-stand-in.md).
  */
 class DebeziumInteropIT {
     private static final String DEBEZIUM = "io.debezium.connector.mongodb.MongoDbConnector";

@@ -123,7 +123,7 @@ class SourceBackfillRestartIT {
     /**
      * Updates and deletes of random existing documents and inserts of new ones, ~5 a second, at most
      * {@link #WRITES} (about 25 s: before the kill, while the worker is down, and after its restart). Few,
-     * because the stand-in's updateLookup scans the whole collection per update event (FAKE-MONGO.md):
+     * because the stand-in's updateLookup scans the whole collection per update event (docs/mongodb-stand-in.md):
      * under load each costs up to a second, and the stream replays every update made during the copy.
      */
     private static void write(MongoCollection<Document> docs, AtomicInteger writes, AtomicBoolean writing) {

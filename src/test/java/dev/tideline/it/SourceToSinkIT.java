@@ -79,7 +79,7 @@ class SourceToSinkIT {
                 long convergeMillis = millisSince(writesDone);
                 long records = endOffsets(stack.bootstrapServers(), topics);
                 // the stand-in's update events lose their _id when the document is deleted before the stream
-                // reads them (FAKE-MONGO.md): the source reports those on the control topic, the delete follows
+                // reads them (docs/mongodb-stand-in.md): the source reports those on the control topic, the delete follows
                 long reported = endOffsets(stack.bootstrapServers(), List.of(PREFIX + ".control"));
                 System.out.printf("source -> topics -> sink: %s in %d ms (%.0f ops/s); %d records on %d topics "
                                 + "(+%d on %s.control); destination byte-identical %d ms after the last write (%d ms from the "

@@ -78,13 +78,12 @@ public final class OfficialChangeEvent {
                 }
                 if (!whole) {
                     if (!type.equals("insert")) {
-                        // looked up after a delete (null on MongoDB, a delta without _id on the stand-in): the delete follows
+                        // looked up after a delete (fullDocument null, or a producer's partial document): the delete follows
                         return new Decoded.Skip("the source could no longer read the document of this " + type);
                     }
                     throw new MalformedRecordException("an insert event must carry the whole document with its _id");
                 }
-                // The document names its own _id; documentKey, when it has one, must agree. (The stand-in
-                // puts an update's spec in documentKey, FAKE-MONGO.md: the whole document is the reference.)
+                // The document names its own _id; documentKey, when it has one, must agree.
                 BsonDocument doc = full.asDocument();
                 BsonValue id = doc.get("_id");
                 if (keyId != null && !id.equals(keyId)) {

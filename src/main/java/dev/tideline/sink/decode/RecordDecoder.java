@@ -153,8 +153,8 @@ public final class RecordDecoder {
         BsonDocument doc = e.document();
         if (doc == null || !doc.containsKey(ID)) {
             if (e.op() == Op.UPDATE || e.op() == Op.REPLACE) {
-                // The source looked the document up after it was deleted (FAKE-MONGO.md: null, or a
-                // delta without _id): there is nothing to write, and the delete that follows removes it.
+                // The source looked the document up after it was deleted (MongoDB sends fullDocument null
+                // then): there is nothing to write, and the delete that follows removes it.
                 return new Decoded.Skip("the source could no longer read the document of this " + e.op().wireName());
             }
             throw new MalformedRecordException("an " + e.op().wireName() + " change must carry the whole document with its _id");

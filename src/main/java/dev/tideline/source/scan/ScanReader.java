@@ -33,8 +33,8 @@ import org.slf4j.LoggerFactory;
  * nothing new, {@code next()} returns an empty list and the caller asks again after
  * {@link ScanPlan#intervalMs()} (a task scans its collections on a few shared threads).
  *
- * <p>Reads use {@code find} with a batch size and a limit, never {@code aggregate}: the stand-in
- * server (FAKE-MONGO.md) answers an aggregate in one reply, whatever its size.
+ * <p>Reads use {@code find} with a batch size and a limit: the server returns bounded batches and the
+ * scan resumes from its last key, whatever the collection's size.
  *
  * <p>Lookback (date keys): each pass starts {@code lookbackMs} behind the cursor; the offsets never
  * move backwards, and {@link LookbackMemory} keeps this run from re-emitting what it already sent.

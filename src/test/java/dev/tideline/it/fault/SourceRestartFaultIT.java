@@ -5,21 +5,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.h2.H2Backend;
+import dev.tideline.it.support.AwaitingMemoryBackend;
 import dev.tideline.it.support.MongoFixture;
 import dev.tideline.it.support.TcpProxy;
 import dev.tideline.it.support.TestStack;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.common.IsolationLevel;
 import org.junit.jupiter.api.Test;
 
 /**
- * The source server restarted with its data kept (mongo-java-server's H2 backend, in a file) while
- * the application writes: the server goes away (connections reset, the port closed), comes back on
- * another port behind the same address (a proxy), and the capture resumes from its position.
+ * The source server restarted with its data kept while the application writes: the server goes away
+ * (connections reset, the port closed, every cursor lost), comes back on another port behind the same
+ * address (a proxy) with its data and oplog, and the capture resumes from its position. The stand-in
+ * keeps what a mongod keeps on disk across the restart ({@link AwaitingMemoryBackend#keepDataOnClose}).
  */
 class SourceRestartFaultIT {
     @Test
@@ -27,8 +26,10 @@ class SourceRestartFaultIT {
         TestStack stack = TestStack.shared();
         long seed = FaultRounds.seed();
         Pipeline p = new Pipeline("restart");
-        Path file = Files.createTempDirectory(stack.workDir(), "h2-source").resolve("source.mv");
-        MongoServer server = startH2(file);
+        AwaitingMemoryBackend data = new AwaitingMemoryBackend().keepDataOnClose();
+        MongoServer server = new MongoServer(data);
+        server.enableOplog();
+        server.bind("127.0.0.1", 0);
         try (TcpProxy toSource = new TcpProxy(server.getLocalAddress().getPort());
              MongoClient sourceClient = MongoClients.create(toSource.mongoUri());
              MongoFixture dest = MongoFixture.withOplog();
@@ -44,11 +45,11 @@ class SourceRestartFaultIT {
                 toSource.refuse(); // the server's port goes away with it
                 server.shutdownNow();
                 Pipeline.sleep(3_000);
-                server = startH2(file);
+                server = restarted(data);
                 toSource.retarget(server.getLocalAddress().getPort());
                 toSource.forward();
                 faults.append("source restarted (down ~3 s); ");
-                System.out.printf("FAULTS restart: round %d, source server restarted on its H2 file after %d writes%n",
+                System.out.printf("FAULTS restart: round %d, source server restarted with its data after %d writes%n",
                         round + 1, writer.writes());
             }
             Pipeline.Tally t = p.finish("source server restart", faults + "seed " + seed + ", " + writer.retries()
@@ -62,10 +63,9 @@ class SourceRestartFaultIT {
         }
     }
 
-    /** mongo-java-server on its H2 file (data kept across restarts), oplog on, on a free port. */
-    private static MongoServer startH2(Path file) {
-        MongoServer server = new MongoServer(new H2Backend(file.toString()));
-        server.enableOplog();
+    /** The restarted process over the data the stopped one kept (its oplog included), on a free port. */
+    private static MongoServer restarted(AwaitingMemoryBackend data) {
+        MongoServer server = new MongoServer(data);
         server.bind("127.0.0.1", 0);
         return server;
     }

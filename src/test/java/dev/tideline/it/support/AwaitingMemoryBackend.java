@@ -19,6 +19,7 @@ import dev.tideline.it.support.standin.LosslessWire;
 import dev.tideline.it.support.standin.Views;
 import io.netty.channel.Channel;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 
@@ -61,6 +62,7 @@ public class AwaitingMemoryBackend extends MemoryBackend {
     private volatile boolean splitStageSupported = true;
     private volatile long oplogMaxEntries;
     private volatile long oplogMaxBytes;
+    private volatile boolean keepDataOnClose;
 
     /** Databases whose collections refuse the {@code _id}s MongoDB refuses ({@link StandInDatabase}). */
     @Override
@@ -135,6 +137,33 @@ public class AwaitingMemoryBackend extends MemoryBackend {
     /** Change-stream getMores waiting for data now. */
     public int awaitingGetMores() {
         return waiters.size();
+    }
+
+    /**
+     * Makes the next {@code close()} (which {@code MongoServer.shutdownNow()} calls) behave as a mongod restart
+     * does to what it had on disk: databases and the oplog stay, the process's cursors are gone (a getMore on
+     * one answers CursorNotFound, 43: https://www.mongodb.com/docs/manual/reference/command/getMore/). A new
+     * {@code MongoServer} over this backend, without {@code enableOplog()} again, is the restarted process.
+     */
+    public AwaitingMemoryBackend keepDataOnClose() {
+        this.keepDataOnClose = true;
+        return this;
+    }
+
+    @Override
+    public void close() {
+        if (!keepDataOnClose) {
+            super.close();
+            return;
+        }
+        try {
+            // CursorRegistry has no way to list its cursors; the restart forgets all of them
+            java.lang.reflect.Field cursors = de.bwaldvogel.mongo.backend.CursorRegistry.class.getDeclaredField("cursors");
+            cursors.setAccessible(true);
+            ((Map<?, ?>) cursors.get(getCursorRegistry())).clear();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot forget the cursors of the stopped server", e);
+        }
     }
 
     /**

@@ -207,7 +207,7 @@ class ForeignEventsTest {
 
     @Test
     void officialUpdateTakesTheIdOfItsWholeDocumentAndRefusesADisagreeingDocumentKey() {
-        // the stand-in puts the update's spec in documentKey (FAKE-MONGO.md); the whole document names its _id
+        // the stand-in puts the update's spec in documentKey (docs/mongodb-stand-in.md); the whole document names its _id
         String event = "{\"_id\": {\"_data\": \"01\"}, \"operationType\": \"update\", \"ns\": {\"db\": \"shop\", \"coll\": \"orders\"}, "
                 + "\"documentKey\": {\"$set\": {\"qty\": 2}}, \"fullDocument\": {\"_id\": 7, \"qty\": 2}}";
         SinkChange c = (SinkChange) decoder.decode(new SinkRecord("shop.orders", 0, null, null, null, event, 1));
