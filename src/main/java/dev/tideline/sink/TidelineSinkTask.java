@@ -4,6 +4,7 @@ import com.mongodb.client.MongoClient;
 import dev.tideline.TidelineVersion;
 import dev.tideline.health.SinkTaskMetrics;
 import dev.tideline.health.TaskIdentity;
+import dev.tideline.mongo.Backoff;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoClientFactory;
 import dev.tideline.mongo.MongoErrors;
@@ -44,7 +45,7 @@ public class TidelineSinkTask extends SinkTask {
     private MongoClient client;
     private BatchApplier applier;
     private FailedRecordHandler failedRecords;
-    private RetryBackoff backoff;
+    private Backoff backoff;
     private SinkTaskMetrics metrics;
     private ConflictRetries conflicts;
     private long conflictRetryEveryMs;
@@ -63,7 +64,7 @@ public class TidelineSinkTask extends SinkTask {
         try {
             this.applier = BatchApplier.create(config, c);
             this.failedRecords = new FailedRecordHandler(context, config.tolerateAll());
-            this.backoff = new RetryBackoff(config.retry().initialBackoffMs(), config.retry().maxBackoffMs());
+            this.backoff = new Backoff(config.retry().initialBackoffMs(), config.retry().maxBackoffMs());
             this.conflicts = new ConflictRetries(config.retry().duplicateKeyRetryMs());
             this.conflictRetryEveryMs = config.retry().initialBackoffMs();
             this.conflictRetryMs = config.retry().duplicateKeyRetryMs();
