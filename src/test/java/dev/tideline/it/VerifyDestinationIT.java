@@ -252,7 +252,8 @@ class VerifyDestinationIT {
             MongoCollection<BsonDocument> d = destination.client().getDatabase(DEST_DB).getCollection(coll, BsonDocument.class);
             for (String key : new TreeSet<>(Set.copyOf(concat(altered.deleted, altered.changed)))) {
                 if (key.startsWith(coll + ":")) {
-                    int id = Integer.parseInt(key.replaceAll("\\D", ""));
+                    // keys read "<coll>:BsonInt32{value=<id>}"
+                    int id = Integer.parseInt(key.substring(key.indexOf("value=") + "value=".length(), key.length() - 1));
                     d.replaceOne(Filters.eq("_id", id), s.find(Filters.eq("_id", id)).first(), new ReplaceOptions().upsert(true));
                 }
             }

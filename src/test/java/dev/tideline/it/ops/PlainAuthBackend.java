@@ -1,6 +1,6 @@
 package dev.tideline.it.ops;
 
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import dev.tideline.it.support.AwaitingMemoryBackend;
 import de.bwaldvogel.mongo.bson.BinData;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.MongoServerError;
@@ -14,10 +14,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * password, so tests can run the connectors with a {@code user:password@} connection string, and a
  * wrong password is refused with AuthenticationFailed (18) as MongoDB refuses it
  * (https://www.mongodb.com/docs/manual/reference/command/saslStart/). Everything else is the
- * stand-in's. PLAIN because it is the one mechanism whose server side is a comparison; it is what
+ * stand-in's ({@link AwaitingMemoryBackend}: sessions, database streams, read concerns, as a replica set). PLAIN because it is the one mechanism whose server side is a comparison; it is what
  * MongoDB Enterprise uses for LDAP.
  */
-public final class PlainAuthBackend extends MemoryBackend {
+public final class PlainAuthBackend extends AwaitingMemoryBackend {
     private static final int AUTHENTICATION_FAILED = 18;
 
     private final String user;
