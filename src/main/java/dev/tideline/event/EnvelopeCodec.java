@@ -35,19 +35,19 @@ import org.bson.io.BasicOutputBuffer;
 public final class EnvelopeCodec {
     public static final int VERSION = 1;
 
-    static final String F_VERSION = "v";
-    static final String F_OP = "op";
-    static final String F_DB = "db";
-    static final String F_COLL = "coll";
-    static final String F_ID = "id";
-    static final String F_SHARD_KEY = "shardKey";
-    static final String F_DOCUMENT = "document";
-    static final String F_CLUSTER_TIME = "clusterTime";
-    static final String F_WALL_TIME = "wallTime";
-    static final String F_ORIGIN = "origin";
+    public static final String F_VERSION = "v";
+    public static final String F_OP = "op";
+    public static final String F_DB = "db";
+    public static final String F_COLL = "coll";
+    public static final String F_ID = "id";
+    public static final String F_SHARD_KEY = "shardKey";
+    public static final String F_DOCUMENT = "document";
+    public static final String F_CLUSTER_TIME = "clusterTime";
+    public static final String F_WALL_TIME = "wallTime";
+    public static final String F_ORIGIN = "origin";
 
     /** The key of a record: the document's {@code _id}, in a one-field document. */
-    static final String KEY_ID = "_id";
+    public static final String KEY_ID = "_id";
 
     private static final BsonDocumentCodec DOCUMENT_CODEC = new BsonDocumentCodec();
     /** Encodes each value with the codec of its class: RawBsonDocumentCodec pipes raw bytes. */

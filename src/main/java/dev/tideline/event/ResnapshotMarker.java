@@ -13,9 +13,9 @@ import org.bson.BsonString;
 import org.bson.BsonTimestamp;
 
 /**
- * A marker the source writes on a collection's CHANGE topic when the {@code resnapshot} policy copies
- * the collection again after a lost history: {@code begin} before the first copy, {@code complete}
- * after the last. The source sends each to every partition of the topic (Kafka orders records per
+ * A marker the source writes on a collection's CHANGE topic around every copy of the collection (the
+ * first one, one after a restart without a committed position, one after a lost history):
+ * {@code begin} before the copy, {@code complete} after it. The source sends each to every partition of the topic (Kafka orders records per
  * partition only), so a {@code complete} read on a partition comes after every copy that partition
  * carries.
  *
@@ -68,7 +68,8 @@ public record ResnapshotMarker(Stage stage, Namespace ns, BsonTimestamp epoch, i
                 .append("epoch", epoch)
                 .append("partitions", new BsonInt32(partitions))
                 .append("detail", new BsonString(stage == Stage.BEGIN
-                        ? "the change history of " + ns + " was lost; copying the collection again from epoch " + show(epoch)
+                        ? "copying " + ns + " from epoch " + show(epoch) + " (a first copy, a copy after a restart without a "
+                                + "committed position, or after a lost history)"
                         : "the copy of " + ns + " (epoch " + show(epoch) + ") is complete on this partition: documents "
                                 + "neither copied nor changed since the epoch were deleted at the source"))
                 .append("wallTime", new BsonDateTime(wallTimeMillis));

@@ -4,13 +4,13 @@ import java.util.Locale;
 
 /**
  * How a change envelope (and a record key) is laid into a Kafka record value. Each form goes with
- * one converter ({@link RecordForm} builds the records):
+ * one converter ({@code dev.tideline.record.RecordForm} builds the records):
  * <ul>
  *   <li>{@code json}: a schemaless map shaped as Extended JSON ({@link ExtendedJson}); readable, works
  *       with JsonConverter ({@code schemas.enable=false}) and SMTs.</li>
  *   <li>{@code bson}: the envelope's BSON bytes; lossless to the byte, for ByteArrayConverter.</li>
  *   <li>{@code text}: the envelope as canonical Extended JSON text, for StringConverter.</li>
- *   <li>{@code struct}: a Connect Struct with one fixed schema ({@link EnvelopeStruct}) whose document is
+ *   <li>{@code struct}: a Connect Struct with one fixed schema ({@code dev.tideline.record.EnvelopeStruct}) whose document is
  *       canonical Extended JSON text: for JsonConverter with {@code schemas.enable=true} (or a schema
  *       registry converter); the schema never changes from one document to the next.</li>
  * </ul>

@@ -4,7 +4,7 @@ import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.EventHeaders;
 import dev.tideline.event.ExtendedJson;
 import dev.tideline.event.Namespace;
-import dev.tideline.event.RecordForm;
+import dev.tideline.record.RecordForm;
 import dev.tideline.event.ResnapshotMarker;
 import dev.tideline.event.ValueFormat;
 import dev.tideline.peer.PeerHeaders;

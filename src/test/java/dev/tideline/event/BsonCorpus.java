@@ -111,7 +111,7 @@ public final class BsonCorpus {
         return d;
     }
 
-    static ChangeEvent event(BsonDocument doc) {
+    public static ChangeEvent event(BsonDocument doc) {
         return new ChangeEvent(Op.INSERT, new Namespace("shop", "orders.v2"), doc.get("_id"), doc,
                 new BsonTimestamp((int) 0x9000_0000L, 7), 1_714_521_600_456L, "cluster-a");
     }

@@ -1,5 +1,7 @@
 package dev.tideline.event;
 
+import dev.tideline.record.EnvelopeStruct;
+import dev.tideline.record.RecordForm;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

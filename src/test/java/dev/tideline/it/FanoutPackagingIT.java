@@ -36,4 +36,49 @@ class FanoutPackagingIT {
         assertThat(jars(PLUGIN_LIB)).noneMatch(j -> j.startsWith("netty-") || j.startsWith("kafka-clients")
                 || j.startsWith("connect-api") || j.startsWith("slf4j-"));
     }
+
+    @Test
+    void eachShippedArtifactHoldsOnlyItsOwnCode() throws IOException {
+        // the plugin: no gateway classes or web assets, in the directory and in the zip
+        for (Path jar : tidelineJars(PLUGIN_LIB)) {
+            assertThat(entries(jar)).as(jar.toString()).isNotEmpty()
+                    .noneMatch(e -> e.startsWith("dev/tideline/fanout/") || e.endsWith(".html") || e.endsWith(".js"));
+        }
+        Path zip;
+        try (Stream<Path> files = Files.list(PLUGIN_LIB.getParent().getParent().getParent())) {
+            zip = files.filter(p -> p.getFileName().toString().matches("tideline-mongodb-.*\\.zip")).findFirst().orElseThrow();
+        }
+        try (java.util.zip.ZipFile z = new java.util.zip.ZipFile(zip.toFile())) {
+            List<String> jarsInZip = z.stream().map(java.util.zip.ZipEntry::getName)
+                    .filter(n -> n.contains("/lib/tideline-mongodb-")).toList();
+            assertThat(jarsInZip).hasSize(1);
+            Path copy = Files.createTempFile("plugin-jar", ".jar");
+            try (java.io.InputStream in = z.getInputStream(z.getEntry(jarsInZip.get(0)))) {
+                Files.copy(in, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+            assertThat(entries(copy)).noneMatch(e -> e.startsWith("dev/tideline/fanout/"));
+            Files.delete(copy);
+        }
+        // the gateway: no Connect API, none of the connectors' classes
+        assertThat(jars(GATEWAY_LIB)).noneMatch(j -> j.startsWith("connect-") || j.startsWith("mongodb-driver"));
+        List<Path> gatewayJars = tidelineJars(GATEWAY_LIB);
+        assertThat(gatewayJars).hasSize(1);
+        assertThat(entries(gatewayJars.get(0))).anyMatch(e -> e.startsWith("dev/tideline/fanout/"))
+                .anyMatch(e -> e.startsWith("dev/tideline/event/"))
+                .noneMatch(e -> e.startsWith("dev/tideline/source/") || e.startsWith("dev/tideline/sink/")
+                        || e.startsWith("dev/tideline/peer/") || e.startsWith("dev/tideline/verify/")
+                        || e.startsWith("dev/tideline/record/"));
+    }
+
+    private static List<Path> tidelineJars(Path lib) throws IOException {
+        try (Stream<Path> files = Files.list(lib)) {
+            return files.filter(p -> p.getFileName().toString().startsWith("tideline-mongodb-")).toList();
+        }
+    }
+
+    private static List<String> entries(Path jar) throws IOException {
+        try (java.util.jar.JarFile j = new java.util.jar.JarFile(jar.toFile())) {
+            return j.stream().map(java.util.jar.JarEntry::getName).toList();
+        }
+    }
 }

@@ -10,7 +10,7 @@ import com.mongodb.client.model.Filters;
 import dev.tideline.event.EnvelopeCodec;
 import dev.tideline.event.EventHeaders;
 import dev.tideline.event.Op;
-import dev.tideline.event.RecordForm;
+import dev.tideline.record.RecordForm;
 import dev.tideline.event.ResnapshotMarker;
 import dev.tideline.event.ValueFormat;
 import dev.tideline.sink.config.SinkConfig;

@@ -1,5 +1,7 @@
 package dev.tideline.source;
 
+import dev.tideline.record.EnvelopeStruct;
+import dev.tideline.record.RecordForm;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tideline.event.EventHeaders;
@@ -77,8 +79,8 @@ class RecordFactoryKeyTest {
         factory.append(new Captured.Marker(marker, OFFSET), out);
         assertThat(out).hasSize(2);
         for (SourceRecord r : out) {
-            assertThat(r.keySchema()).isEqualTo(dev.tideline.event.EnvelopeStruct.KEY_SCHEMA);
-            assertThat(r.valueSchema()).isEqualTo(dev.tideline.event.EnvelopeStruct.VALUE_SCHEMA);
+            assertThat(r.keySchema()).isEqualTo(dev.tideline.record.EnvelopeStruct.KEY_SCHEMA);
+            assertThat(r.valueSchema()).isEqualTo(dev.tideline.record.EnvelopeStruct.VALUE_SCHEMA);
             org.apache.kafka.connect.data.Struct value = (org.apache.kafka.connect.data.Struct) r.value();
             value.validate();
             assertThat(value.getString("op")).isEqualTo("resnapshot.begin");

@@ -1,7 +1,7 @@
 package dev.tideline.sink.decode;
 
 import dev.tideline.event.EnvelopeCodec;
-import dev.tideline.event.EnvelopeStruct;
+import dev.tideline.record.EnvelopeStruct;
 import dev.tideline.event.MalformedRecordException;
 import java.util.Map;
 import org.apache.kafka.connect.data.Field;

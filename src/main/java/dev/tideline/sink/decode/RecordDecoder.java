@@ -2,7 +2,7 @@ package dev.tideline.sink.decode;
 
 import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.EnvelopeCodec;
-import dev.tideline.event.EnvelopeStruct;
+import dev.tideline.record.EnvelopeStruct;
 import dev.tideline.event.EventHeaders;
 import dev.tideline.event.MalformedRecordException;
 import dev.tideline.event.Namespace;

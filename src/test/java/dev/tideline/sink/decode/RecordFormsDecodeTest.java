@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
-import dev.tideline.event.RecordForm;
+import dev.tideline.record.RecordForm;
 import dev.tideline.event.ValueFormat;
 import dev.tideline.sink.config.TombstoneAction;
 import java.util.Map;

@@ -1,5 +1,9 @@
-package dev.tideline.event;
+package dev.tideline.record;
 
+import dev.tideline.event.ChangeEvent;
+import dev.tideline.event.EnvelopeCodec;
+import dev.tideline.event.ExtendedJson;
+import dev.tideline.event.ValueFormat;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.connect.data.Schema;
 import org.bson.BsonDocument;

@@ -1,5 +1,11 @@
-package dev.tideline.event;
+package dev.tideline.record;
 
+import dev.tideline.event.BsonCorpus;
+import dev.tideline.event.ChangeEvent;
+import dev.tideline.event.EnvelopeCodec;
+import dev.tideline.event.Namespace;
+import dev.tideline.event.Op;
+import dev.tideline.event.ValueFormat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;

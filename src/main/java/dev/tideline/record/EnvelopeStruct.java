@@ -1,5 +1,9 @@
-package dev.tideline.event;
+package dev.tideline.record;
 
+import dev.tideline.event.ChangeEvent;
+import dev.tideline.event.EnvelopeCodec;
+import dev.tideline.event.MalformedRecordException;
+import dev.tideline.event.ValueShape;
 import java.util.Date;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
