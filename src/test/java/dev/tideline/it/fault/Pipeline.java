@@ -192,14 +192,37 @@ final class Pipeline {
 
     /** The resnapshot markers on the change topic, in order ({@code tl.marker} header values). */
     List<String> resnapshotMarkers(String bootstrap) {
-        List<String> markers = new java.util.ArrayList<>();
+        return markers(bootstrap).stream().map(Marker::stage).toList();
+    }
+
+    /** A copy marker as read from the change topic: its stage, its copy's epoch and the partition it is on. */
+    record Marker(String stage, long epoch, int partition) {
+    }
+
+    /** The copy markers on the change topic, in topic order per partition. */
+    List<Marker> markers(String bootstrap) {
+        List<Marker> markers = new java.util.ArrayList<>();
         for (ConsumerRecord<byte[], byte[]> r : TopicReader.readAll(bootstrap, topic, Duration.ofSeconds(4))) {
             Header m = r.headers().lastHeader(EventHeaders.MARKER);
             if (m != null) {
-                markers.add(new String(m.value(), StandardCharsets.UTF_8));
+                Header epoch = r.headers().lastHeader(EventHeaders.EPOCH);
+                markers.add(new Marker(new String(m.value(), StandardCharsets.UTF_8),
+                        epoch == null ? -1 : Long.parseLong(new String(epoch.value(), StandardCharsets.UTF_8)), r.partition()));
             }
         }
         return markers;
+    }
+
+    /**
+     * The copies the markers describe, oldest first: per epoch, the stages in topic order (the test topics
+     * have one partition), e.g. {@code [[begin, complete], [begin, complete]]} for two whole copies.
+     */
+    List<List<String>> copies(String bootstrap) {
+        Map<Long, List<String>> byEpoch = new java.util.TreeMap<>(Long::compareUnsigned);
+        for (Marker m : markers(bootstrap)) {
+            byEpoch.computeIfAbsent(m.epoch(), e -> new java.util.ArrayList<>()).add(m.stage());
+        }
+        return List.copyOf(byEpoch.values());
     }
 
     /**

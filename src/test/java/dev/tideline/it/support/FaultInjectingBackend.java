@@ -48,6 +48,11 @@ public final class FaultInjectingBackend extends AwaitingMemoryBackend {
         armed = new Fault(database, Set.copyOf(commands), matching, code, codeName, new AtomicInteger(times));
     }
 
+    /** Ends the armed fault, however much of it is left: the server answers normally again. */
+    public void disarm() {
+        armed = null;
+    }
+
     /** How many commands were answered with an injected error so far. */
     public int injected() {
         return injected.get();
