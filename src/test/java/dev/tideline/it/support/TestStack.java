@@ -138,6 +138,17 @@ public final class TestStack {
         }
     }
 
+    /**
+     * After every test ({@link SharedStackExtension}): worker 0 runs again if a test killed it and failed
+     * (or returned) before restarting it, so one failure cannot cascade into every later test.
+     */
+    static synchronized void restoreShared() {
+        if (shared != null && !shared.workers.isEmpty() && !shared.workers.get(0).isRunning()) {
+            System.out.println("TestStack: worker 0 was left stopped by the test that ended; starting it again");
+            shared.workers.get(0).start();
+        }
+    }
+
     /** kill -9 of every running worker of the stack; returns once they have exited. */
     public synchronized void killWorker() {
         for (ConnectWorker worker : workers) {
