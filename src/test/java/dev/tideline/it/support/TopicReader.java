@@ -105,6 +105,32 @@ public final class TopicReader {
         return records;
     }
 
+    /**
+     * Reads every record the topic holds now: up to the end offsets taken once it is assigned, so a topic that
+     * keeps receiving records (heartbeats) still ends; empty if the topic does not appear within {@code wait}.
+     */
+    public static List<ConsumerRecord<byte[], byte[]>> readToEnd(String bootstrap, String topic, Duration wait) {
+        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap, IsolationLevel.READ_UNCOMMITTED)) {
+            if (!assignFromBeginning(consumer, topic, System.nanoTime() + wait.toNanos())) {
+                return records;
+            }
+            Map<TopicPartition, Long> ends = consumer.endOffsets(consumer.assignment(), Duration.ofSeconds(30));
+            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+            while (ends.entrySet().stream().anyMatch(e -> consumer.position(e.getKey()) < e.getValue())) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("could not read " + topic + " to its end offsets " + ends + " within 2 minutes");
+                }
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
+                    if (r.offset() < ends.get(new TopicPartition(r.topic(), r.partition()))) {
+                        records.add(r);
+                    }
+                }
+            }
+        }
+        return records;
+    }
+
     /** False if the topic did not exist before {@code endNanos}. */
     private static boolean assignFromBeginning(KafkaConsumer<byte[], byte[]> consumer, String topic, long endNanos) {
         while (true) {
