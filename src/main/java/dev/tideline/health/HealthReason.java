@@ -18,6 +18,10 @@ public enum HealthReason {
     HISTORY_SKIPPED(HealthState.DEGRADED, "history-skipped"),
     /** A collection stopped for a reason of its own (its control record says why and what to do); the others go on. */
     PARKED(HealthState.DEGRADED, "parked"),
+    /** Peer link: records held (refused by the destination, or waiting for long): the link is stuck behind them. */
+    HELD_RECORDS(HealthState.STALLED, "held-records"),
+    /** Peer link: changes arrive late (old records queued, round trips slow). */
+    LAG(HealthState.DEGRADED, "lag"),
     /** An event too large to send was skipped by policy (its control record names the document). */
     EVENT_SKIPPED(HealthState.DEGRADED, "event-skipped");
 

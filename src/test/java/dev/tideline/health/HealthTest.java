@@ -71,4 +71,14 @@ class HealthTest {
         assertThat(watch.current()).isEqualTo(Health.OK);
         assertThat(watch.of("never.seen")).isEqualTo(Health.OK);
     }
+
+    @Test
+    void aPeerLinksReasonsRollUpOnTheSameLadder() {
+        assertThat(Health.rollUp("link", java.util.Set.of()).state()).isEqualTo(HealthState.OK);
+        assertThat(Health.rollUp("link", java.util.Set.of(HealthReason.LAG)).state()).isEqualTo(HealthState.DEGRADED);
+        assertThat(Health.rollUp("link", java.util.Set.of(HealthReason.LAG, HealthReason.HELD_RECORDS)).state())
+                .isEqualTo(HealthState.STALLED);
+        assertThat(Health.rollUp("link", java.util.Set.of(HealthReason.HELD_RECORDS, HealthReason.DESTINATION_UNREACHABLE)).state())
+                .isEqualTo(HealthState.DOWN);
+    }
 }

@@ -210,12 +210,4 @@ class LastWriterWinsTest {
         s = LastWriterWins.after(s, del, decideA(s, del));
         assertThat(s).isEqualTo(new DocState.Absent(v(13, "C")));
     }
-
-    @Test
-    void healthRollsUpToTheWorstReason() {
-        assertThat(LinkHealth.rollUp(java.util.List.of())).isEqualTo(LinkHealth.OK);
-        assertThat(LinkHealth.rollUp(java.util.List.of(LinkHealth.Reason.LAG))).isEqualTo(LinkHealth.DEGRADED);
-        assertThat(LinkHealth.rollUp(java.util.List.of(LinkHealth.Reason.LAG, LinkHealth.Reason.HELD_RECORDS))).isEqualTo(LinkHealth.STALLED);
-        assertThat(LinkHealth.rollUp(java.util.List.of(LinkHealth.Reason.HELD_RECORDS, LinkHealth.Reason.UNREACHABLE))).isEqualTo(LinkHealth.DOWN);
-    }
 }

@@ -1,5 +1,6 @@
 package dev.tideline.sink.peer;
 
+import dev.tideline.health.HealthReason;
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
 import dev.tideline.TidelineVersion;
@@ -8,7 +9,6 @@ import dev.tideline.event.MalformedRecordException;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoClientFactory;
 import dev.tideline.mongo.MongoErrors;
-import dev.tideline.peer.LinkHealth;
 import dev.tideline.peer.TenantScope;
 import dev.tideline.mongo.Backoff;
 import dev.tideline.health.TaskIdentity;
@@ -149,7 +149,7 @@ public class PeerSinkTask extends SinkTask {
                 throw new ConnectException("Peer sink: the destination failed: " + e.getMessage(), e);
             }
             long wait = backoff.next();
-            status.failed(kind == ErrorClass.AUTH ? LinkHealth.Reason.AUTH_FAILED : LinkHealth.Reason.UNREACHABLE, e.getMessage());
+            status.failed(kind == ErrorClass.AUTH ? HealthReason.AUTH_FAILED : HealthReason.DESTINATION_UNREACHABLE, e.getMessage());
             log.warn("Peer sink: {} (attempt {}); {} queued record(s) wait, next attempt in {} ms", e.getMessage(),
                     backoff.attempts(), applier.queued(), wait);
             nextAttempt = System.currentTimeMillis() + wait;

@@ -3,7 +3,9 @@ package dev.tideline.sink.peer;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.ReplaceOptions;
-import dev.tideline.peer.LinkHealth;
+import dev.tideline.health.Health;
+import dev.tideline.health.HealthReason;
+import dev.tideline.health.HealthState;
 import dev.tideline.peer.PeerCollections;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,11 +36,11 @@ final class PeerStatus {
     private final String taskId;
     private final String self;
     private final long lagDegradedMs;
-    private LinkHealth lastHealth;
+    private HealthState lastHealth;
     private long lastWrite;
     private long lastLog;
     private String failure;
-    private LinkHealth.Reason failureReason;
+    private HealthReason failureReason;
 
     PeerStatus(MongoClient client, String database, String taskId, String self, long lagDegradedMs) {
         this.client = client;
@@ -49,7 +51,7 @@ final class PeerStatus {
     }
 
     /** A failure that is not about one record (unreachable, refused credentials), until {@link #recovered}. */
-    void failed(LinkHealth.Reason reason, String detail) {
+    void failed(HealthReason reason, String detail) {
         failureReason = reason;
         failure = detail;
     }
@@ -74,7 +76,7 @@ final class PeerStatus {
 
     void report(PeerApplier applier, PeerCounters counters, boolean force) {
         long now = System.currentTimeMillis();
-        List<LinkHealth.Reason> reasons = new ArrayList<>();
+        List<HealthReason> reasons = new ArrayList<>();
         List<String> details = new ArrayList<>();
         if (failureReason != null) {
             reasons.add(failureReason);
@@ -84,33 +86,33 @@ final class PeerStatus {
         // or refused by the destination
         List<String> held = applier.heldReasons(now - STALLED_AFTER_MS);
         if (!held.isEmpty()) {
-            reasons.add(LinkHealth.Reason.HELD_RECORDS);
+            reasons.add(HealthReason.HELD_RECORDS);
             details.add(held.size() + " document(s) refused by the destination or held for over " + STALLED_AFTER_MS
                     + " ms, first: " + held.get(0));
         }
         long lag = applier.lastRecordTimestamp() < 0 ? 0 : now - applier.lastRecordTimestamp();
         if (applier.queued() > 0 && lag > lagDegradedMs) {
-            reasons.add(LinkHealth.Reason.LAG);
+            reasons.add(HealthReason.LAG);
             details.add("last record is " + lag + " ms old");
         }
         long behind = applier.behindMs(now, WRITE_EVERY_MS * 2);
         if (behind > lagDegradedMs) {
-            if (!reasons.contains(LinkHealth.Reason.LAG)) {
-                reasons.add(LinkHealth.Reason.LAG);
+            if (!reasons.contains(HealthReason.LAG)) {
+                reasons.add(HealthReason.LAG);
             }
             details.add("catching up: the changes received last were made " + behind + " ms before they arrived");
         }
         List<String> lagging = applier.roundTrips().lagging(now, lagDegradedMs);
         if (!lagging.isEmpty()) {
-            if (!reasons.contains(LinkHealth.Reason.LAG)) {
-                reasons.add(LinkHealth.Reason.LAG);
+            if (!reasons.contains(HealthReason.LAG)) {
+                reasons.add(HealthReason.LAG);
             }
             details.addAll(lagging);
         }
-        LinkHealth health = LinkHealth.rollUp(reasons);
+        HealthState health = Health.rollUp("link", new java.util.LinkedHashSet<>(reasons)).state();
         if (health != lastHealth || now - lastLog >= LOG_EVERY_MS) {
-            String line = "Peer sink " + taskId + " (cluster " + self + "): " + health.text() + " " + details + "; " + counters;
-            if (health == LinkHealth.OK) {
+            String line = "Peer sink " + taskId + " (cluster " + self + "): " + health.wireName() + " " + details + "; " + counters;
+            if (health == HealthState.OK) {
                 log.info(line);
             } else {
                 log.warn(line);
@@ -124,14 +126,14 @@ final class PeerStatus {
         }
     }
 
-    private void write(LinkHealth health, List<LinkHealth.Reason> reasons, List<String> details, PeerApplier applier,
+    private void write(HealthState health, List<HealthReason> reasons, List<String> details, PeerApplier applier,
                        PeerCounters counters) {
         BsonArray r = new BsonArray();
-        reasons.forEach(x -> r.add(new BsonString(x.text())));
+        reasons.forEach(x -> r.add(new BsonString(x.label())));
         BsonArray d = new BsonArray();
         details.forEach(x -> d.add(new BsonString(x)));
         BsonDocument doc = new BsonDocument("_id", new BsonString(taskId)).append("cluster", new BsonString(self))
-                .append("health", new BsonString(health.text())).append("reasons", r).append("details", d)
+                .append("health", new BsonString(health.wireName())).append("reasons", r).append("details", d)
                 .append("queued", new BsonInt32(applier.queued()))
                 .append("updatedAt", new BsonInt64(System.currentTimeMillis()))
                 // a reader must not trust a status its task stopped rewriting (a dead worker leaves its last one behind)
