@@ -68,8 +68,11 @@ final class PeerApplier {
         }
     };
 
-    /** A document this task last left present, with that version (null: a local write not stamped yet). */
-    private record LeftPresent(Version version) {
+    /**
+     * A document this task last left present, with that version (null: a local write not stamped yet) and, when this
+     * task stamped that version on a local write, the cluster time of the own record that revealed it (else null).
+     */
+    private record LeftPresent(Version version, BsonTimestamp revealedAt) {
     }
 
     /**
@@ -173,6 +176,8 @@ final class PeerApplier {
                 : new DocState.Absent(held.tombstone(), lastLeftPresent.containsKey(key),
                         lastLeftPresent.containsKey(key) ? lastLeftPresent.get(key).version() : null);
         DocState state = start;
+        // when the document is still as this task stamped it: the time of the own record that revealed that version
+        BsonTimestamp revealedAt = revealedAt(key, start);
         BsonDocument doc = current;
         boolean blocked = false;
         List<PeerChange> keep = new ArrayList<>();
@@ -212,7 +217,7 @@ final class PeerApplier {
                 keep.add(c);
                 continue;
             }
-            Decision d = LastWriterWins.decide(self, state, c.incoming);
+            Decision d = LastWriterWins.decide(self, state, c.incoming, false, revealedAt);
             if (d.waits()) {
                 blocked = true;
                 hold(c, d.reason(), false, d.action());
@@ -228,6 +233,7 @@ final class PeerApplier {
             }
             doc = step(key, c, d, state, doc, steps, conflicts);
             state = LastWriterWins.after(state, c.incoming, d);
+            revealedAt = revealedAfter(revealedAt, c, d);
         }
         // own records released by a later one: decided now, against what that later record revealed (last-writer-wins
         // does not depend on the order of the writes it compares)
@@ -240,6 +246,7 @@ final class PeerApplier {
             keep.remove(c);
             doc = step(key, c, d, state, doc, steps, conflicts);
             state = LastWriterWins.after(state, c.incoming, d);
+            revealedAt = revealedAfter(revealedAt, c, d);
         }
         if (!sameStored(state, start)) {
             if (current == null && state instanceof DocState.Present) {
@@ -281,9 +288,9 @@ final class PeerApplier {
             counters.conflictRecorded();
         }
         if (state instanceof DocState.Present p) {
-            lastLeftPresent.put(key, new LeftPresent(p.version()));
+            lastLeftPresent.put(key, new LeftPresent(p.version(), revealedAt));
         } else if (((DocState.Absent) state).deletedUnrecorded()) {
-            lastLeftPresent.put(key, new LeftPresent(((DocState.Absent) state).lastPresent()));
+            lastLeftPresent.put(key, new LeftPresent(((DocState.Absent) state).lastPresent(), null));
         } else {
             lastLeftPresent.remove(key);
         }
@@ -293,6 +300,21 @@ final class PeerApplier {
             pending.put(key, new ArrayDeque<>(keep));
         }
         return true;
+    }
+
+    /** The reveal time this task remembers for the document, when the document still holds the version it stamped then. */
+    private BsonTimestamp revealedAt(PeerChange.DocKey key, DocState start) {
+        LeftPresent left = lastLeftPresent.get(key);
+        return left != null && left.revealedAt() != null && start instanceof DocState.Present p && p.version() != null
+                && p.version().equals(left.version()) ? left.revealedAt() : null;
+    }
+
+    /** After a decided step: stamping a local write reveals its version at the record's time; any other write forgets it. */
+    private static BsonTimestamp revealedAfter(BsonTimestamp revealedAt, PeerChange c, Decision d) {
+        if (d.action() == Action.STAMP_LOCAL) {
+            return c.incoming.sourceTime();
+        }
+        return d.changesState() ? null : revealedAt;
     }
 
     /**
