@@ -111,6 +111,20 @@ public final class LastWriterWins {
         return remote(current, in);
     }
 
+    /**
+     * Whether an own record reveals that the content here is newer than the version stamped on it: the document holds
+     * the version this sink stamped on a local write (revealed by an own record at {@code revealedAt}), and this own
+     * record, of a LATER event, carries that same content under a newer version. The stamp came early (an update read
+     * late, whose lookup showed this later write's content), so the content here is this record's write: a fold
+     * decides it first, or the peer changes queued before it would be compared with the early stamp and written over
+     * this cluster's newer local write.
+     */
+    public static boolean revealsContentHere(String self, DocState here, BsonTimestamp revealedAt, Incoming in) {
+        return here instanceof DocState.Present p && p.version() != null && revealedAt != null && !in.isDelete()
+                && in.origin().equals(self) && in.fromCluster().equals(self) && in.sourceTime() != null
+                && in.sourceTime().compareTo(revealedAt) > 0 && p.content().equals(in.content()) && in.version().newerThan(p.version());
+    }
+
     private static Decision ownWrite(DocState current, Incoming in, boolean released, boolean stampedEarly) {
         if (current instanceof DocState.Present p) {
             if (p.version() == null) {

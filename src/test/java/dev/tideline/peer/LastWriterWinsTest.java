@@ -74,6 +74,33 @@ class LastWriterWinsTest {
         assertThat(LastWriterWins.decide("A", stamped, e2, true, revealed).action()).isEqualTo(APPLY_WRITE);
     }
 
+    /**
+     * Seen in the three-cluster workload: the content here (f0) was stamped early with e1's version, and peer writes
+     * newer than e1 but older than e3 (the local write that really made f0) were queued before e3's record. e3's
+     * record reveals that the content here is e3's: decided first, the peer writes lose to it instead of replacing
+     * this cluster's newer local write (and e3 being written back over them).
+     */
+    @Test
+    void anOwnRecordOfALaterEventCarryingTheContentHereRevealsItsVersionBeforeThePeerChanges() {
+        Incoming e1 = ownAt(100, 1, null, "f0");
+        DocState stamped = new DocState.Present("f0", e1.version(), null);
+        Incoming e3 = ownAt(100, 9, e1.version(), "f0");
+        assertThat(LastWriterWins.revealsContentHere("A", stamped, e1.sourceTime(), e3)).isTrue();
+        DocState revealed = LastWriterWins.after(stamped, e3, LastWriterWins.decide("A", stamped, e3, false, e1.sourceTime()));
+        Incoming peer = write("B", "B", new Version(new BsonTimestamp(100, 5), "B"), null, "p");
+        assertThat(decideA(stamped, peer).action()).as("against the early stamp").isEqualTo(APPLY_WRITE);
+        assertThat(decideA(revealed, peer).action()).isEqualTo(STALE);
+
+        assertThat(LastWriterWins.revealsContentHere("A", stamped, null, e3)).as("no reveal time known").isFalse();
+        assertThat(LastWriterWins.revealsContentHere("A", stamped, e3.sourceTime(), e3)).as("not a later event").isFalse();
+        assertThat(LastWriterWins.revealsContentHere("A", stamped, e1.sourceTime(), ownAt(100, 9, null, "other")))
+                .as("other content").isFalse();
+        assertThat(LastWriterWins.revealsContentHere("A", new DocState.Present("f0", null, null), e1.sourceTime(), e3))
+                .as("not stamped: the usual rule").isFalse();
+        assertThat(LastWriterWins.revealsContentHere("A", stamped, e1.sourceTime(),
+                new Incoming("A", "B", e3.version(), null, "f0", e3.sourceTime()))).as("an echo").isFalse();
+    }
+
     @Test
     void anOwnRecordOfAnEventNoLaterThanTheRevealIsDecidedAsBefore() {
         // a restarted source's re-emission of an older write under a later label: the event itself is older

@@ -188,12 +188,25 @@ final class PeerApplier {
         List<PeerChange> waitingOwn = new ArrayList<>();
         int released = 0;
         BsonTimestamp ownSince = null; // the latest cluster time among this cluster's own records in this fold
+        // an own record showing that the content here is a later local write than its early stamp says: decided first
+        BsonTimestamp revealedBefore = revealedAt;
+        PeerChange revealing = queue.stream().filter(c -> refusal(c) == null
+                && LastWriterWins.revealsContentHere(self, start, revealedBefore, c.incoming)).findFirst().orElse(null);
+        if (revealing != null) {
+            Decision d = LastWriterWins.decide(self, state, revealing.incoming, false, revealedAt);
+            doc = step(key, revealing, d, state, doc, steps, conflicts);
+            state = LastWriterWins.after(state, revealing.incoming, d);
+            revealedAt = revealedAfter(revealedAt, revealing, d);
+        }
         for (PeerChange c : queue) {
             boolean ownCluster = c.incoming.fromCluster().equals(self);
             if (ownCluster && c.sourceTime != null && (ownSince == null || c.sourceTime.compareTo(ownSince) > 0)) {
                 // this cluster's source got this far, even when the record itself waits below (an echo of a peer's
                 // write: what it says, the sink wrote itself, tombstone included)
                 ownSince = c.sourceTime;
+            }
+            if (c == revealing) {
+                continue;
             }
             if (blocked && !ownCluster) {
                 keep.add(c);
