@@ -1,5 +1,7 @@
 package dev.tideline.peer;
 
+import org.bson.BsonTimestamp;
+
 /**
  * Deterministic last-writer-wins on {@link Version} (origin time, then origin id), with tombstones,
  * echo suppression and holds. Pure: given what this cluster holds and one incoming change, says what
@@ -84,16 +86,46 @@ public final class LastWriterWins {
      *                 that waited for it is decided now
      */
     public static Decision decide(String self, DocState current, Incoming in, boolean released) {
+        return decide(self, current, in, released, null);
+    }
+
+    /**
+     * @param revealedAt when the document here holds a version this sink stamped on a local write (STAMP_LOCAL) and
+     *                   the document has not changed since: the cluster time of this cluster's own record that revealed
+     *                   it (null when unknown). An own record of a LATER event with other content, or an own delete
+     *                   of a later event, then proves the stamp early: that record's event was read late (an update's
+     *                   document is looked up when the event is read, so it can show a later write's content under its
+     *                   own, earlier version), and the content here is a local write made after this record's event,
+     *                   whose own record is still to come. Writing this record's content (or deleting) would put this
+     *                   cluster back to an older state of its own: it waits for that record instead.
+     */
+    public static Decision decide(String self, DocState current, Incoming in, boolean released, BsonTimestamp revealedAt) {
         if (in.origin().equals(self)) {
             if (!in.fromCluster().equals(self)) {
                 return Decision.of(Action.SKIP_ECHO, "our own write, echoed by " + in.fromCluster());
             }
-            return in.isDelete() ? ownDelete(self, current, in) : ownWrite(current, in, released);
+            boolean stampedEarly = !released && revealedAt != null && in.sourceTime() != null
+                    && in.sourceTime().compareTo(revealedAt) > 0;
+            return in.isDelete() ? ownDelete(self, current, in, stampedEarly) : ownWrite(current, in, released, stampedEarly);
         }
         return remote(current, in);
     }
 
-    private static Decision ownWrite(DocState current, Incoming in, boolean released) {
+    /**
+     * Whether an own record reveals that the content here is newer than the version stamped on it: the document holds
+     * the version this sink stamped on a local write (revealed by an own record at {@code revealedAt}), and this own
+     * record, of a LATER event, carries that same content under a newer version. The stamp came early (an update read
+     * late, whose lookup showed this later write's content), so the content here is this record's write: a fold
+     * decides it first, or the peer changes queued before it would be compared with the early stamp and written over
+     * this cluster's newer local write.
+     */
+    public static boolean revealsContentHere(String self, DocState here, BsonTimestamp revealedAt, Incoming in) {
+        return here instanceof DocState.Present p && p.version() != null && revealedAt != null && !in.isDelete()
+                && in.origin().equals(self) && in.fromCluster().equals(self) && in.sourceTime() != null
+                && in.sourceTime().compareTo(revealedAt) > 0 && p.content().equals(in.content()) && in.version().newerThan(p.version());
+    }
+
+    private static Decision ownWrite(DocState current, Incoming in, boolean released, boolean stampedEarly) {
         if (current instanceof DocState.Present p) {
             if (p.version() == null) {
                 if (!p.content().equals(in.content())) {
@@ -113,8 +145,13 @@ public final class LastWriterWins {
             if (c < 0) {
                 return Decision.of(Action.NOTHING, p.version() + " replaced local write " + in.version() + " here");
             }
-            return p.content().equals(in.content()) ? Decision.of(Action.STAMP_LOCAL, "local write " + in.version()
-                    + ", stamped " + p.version() + " before (its event was read late)")
+            if (p.content().equals(in.content())) {
+                return Decision.of(Action.STAMP_LOCAL, "local write " + in.version() + ", stamped " + p.version()
+                        + " before (its event was read late)");
+            }
+            return stampedEarly ? Decision.of(Action.WAIT_OWN, "written again here after local write " + in.version() + " ("
+                    + p.version() + " was stamped on that later content by an event read late); waits for this cluster's record "
+                    + "of that write")
                     : Decision.of(Action.APPLY_WRITE, "local write " + in.version() + " is newer than " + p.version()
                     + ", which replaced it here");
         }
@@ -127,7 +164,7 @@ public final class LastWriterWins {
                         + "; waits for this cluster's record of that delete");
     }
 
-    private static Decision ownDelete(String self, DocState current, Incoming in) {
+    private static Decision ownDelete(String self, DocState current, Incoming in, boolean stampedEarly) {
         if (current instanceof DocState.Absent a) {
             return in.version().newerThan(a.tombstone()) ? Decision.of(Action.RECORD_LOCAL_DELETE, "local delete " + in.version())
                     : Decision.of(Action.NOTHING, "tombstone " + a.tombstone() + " already kept");
@@ -136,6 +173,10 @@ public final class LastWriterWins {
         if (p.version() == null) {
             return Decision.of(Action.WAIT_OWN, "written again here since local delete " + in.version()
                     + "; waits for this cluster's record of that write");
+        }
+        if (in.version().newerThan(p.version()) && stampedEarly) {
+            return Decision.of(Action.WAIT_OWN, "written again here after local delete " + in.version() + " (" + p.version()
+                    + " was stamped on that later content by an event read late); waits for this cluster's record of that write");
         }
         if (in.version().newerThan(p.version())) {
             return new Decision(Action.UNDO_RESURRECTION, !p.version().origin().equals(self), "write " + p.version()

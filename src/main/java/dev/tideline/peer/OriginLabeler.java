@@ -81,6 +81,16 @@ public final class OriginLabeler {
      */
     public Label write(BsonValue id, OriginDetector.Detected d, BsonTimestamp time, boolean ownDocument) {
         Emitted last = emitted.get(id);
+        if (!d.local() && !ownDocument && d.stamp().origin().equals(self) && last != null && last.version().newerThan(d.stamp().version())) {
+            // A looked-up document stamped by this cluster's sink with a version older than one this source emitted
+            // for it since: the sink stamped the content of a later local write under an earlier event's version (that
+            // event was read late and its lookup showed the later content). The content is that later write: a local
+            // write, labelled now, or the peers would keep the content emitted in between.
+            if (d.content().equals(last.content())) {
+                return null; // emitted already, under the newer version
+            }
+            d = new OriginDetector.Detected(d.content(), null, null, null);
+        }
         if (!d.local()) {
             Version v = d.stamp().version();
             if (last != null && v.equals(last.version()) && d.content().equals(last.content())) {

@@ -39,6 +39,91 @@ class LastWriterWinsTest {
         assertThat(decideA(new DocState.Absent(v(11, "B")), write("A", "A", v(10, "A"), null, "c1")).action()).isEqualTo(NOTHING);
     }
 
+    private static Incoming ownAt(int secs, int inc, Version base, String content) {
+        return new Incoming("A", "A", new Version(new BsonTimestamp(secs, inc), "A"), base, content, new BsonTimestamp(secs, inc));
+    }
+
+    /**
+     * Seen in the two- and three-cluster workloads: an update at e1 is read late and its lookup shows the content
+     * (f0) of a later local write e3; e2 in between wrote other content. The record of e1 stamps f0 with e1's
+     * version; the record of e2, a later event with other content, then proves that stamp early (f0 was written
+     * again after e2): writing e2's content would put this cluster back to an older state of its own, so it waits
+     * for the record of e3, and is nothing against it.
+     */
+    @Test
+    void anOwnRecordOfALaterEventThanTheOneThatStampedTheContentWaitsInsteadOfRevertingIt() {
+        Incoming e1 = ownAt(100, 1, null, "f0");
+        Incoming e2 = ownAt(100, 2, e1.version(), "x");
+        Incoming e3 = ownAt(100, 3, e2.version(), "f0");
+        DocState local = new DocState.Present("f0", null, null);
+        assertThat(decideA(local, e1).action()).isEqualTo(STAMP_LOCAL);
+        DocState stamped = LastWriterWins.after(local, e1, decideA(local, e1));
+        BsonTimestamp revealed = e1.sourceTime();
+
+        Decision d2 = LastWriterWins.decide("A", stamped, e2, false, revealed);
+        assertThat(d2.action()).isEqualTo(WAIT_OWN);
+        assertThat(LastWriterWins.after(stamped, e2, d2)).isEqualTo(stamped);
+        assertThat(LastWriterWins.decide("A", stamped, e2, false, null).action())
+                .as("without the reveal time (after a restart of the sink): as before").isEqualTo(APPLY_WRITE);
+
+        Decision d3 = LastWriterWins.decide("A", stamped, e3, false, revealed);
+        assertThat(d3.action()).isEqualTo(STAMP_LOCAL);
+        DocState restamped = LastWriterWins.after(stamped, e3, d3);
+        assertThat(LastWriterWins.decide("A", restamped, e2, true, e3.sourceTime()).action()).isEqualTo(NOTHING);
+        // released by a later own record that revealed nothing newer: decided as before (never waits for ever)
+        assertThat(LastWriterWins.decide("A", stamped, e2, true, revealed).action()).isEqualTo(APPLY_WRITE);
+    }
+
+    /**
+     * Seen in the three-cluster workload: the content here (f0) was stamped early with e1's version, and peer writes
+     * newer than e1 but older than e3 (the local write that really made f0) were queued before e3's record. e3's
+     * record reveals that the content here is e3's: decided first, the peer writes lose to it instead of replacing
+     * this cluster's newer local write (and e3 being written back over them).
+     */
+    @Test
+    void anOwnRecordOfALaterEventCarryingTheContentHereRevealsItsVersionBeforeThePeerChanges() {
+        Incoming e1 = ownAt(100, 1, null, "f0");
+        DocState stamped = new DocState.Present("f0", e1.version(), null);
+        Incoming e3 = ownAt(100, 9, e1.version(), "f0");
+        assertThat(LastWriterWins.revealsContentHere("A", stamped, e1.sourceTime(), e3)).isTrue();
+        DocState revealed = LastWriterWins.after(stamped, e3, LastWriterWins.decide("A", stamped, e3, false, e1.sourceTime()));
+        Incoming peer = write("B", "B", new Version(new BsonTimestamp(100, 5), "B"), null, "p");
+        assertThat(decideA(stamped, peer).action()).as("against the early stamp").isEqualTo(APPLY_WRITE);
+        assertThat(decideA(revealed, peer).action()).isEqualTo(STALE);
+
+        assertThat(LastWriterWins.revealsContentHere("A", stamped, null, e3)).as("no reveal time known").isFalse();
+        assertThat(LastWriterWins.revealsContentHere("A", stamped, e3.sourceTime(), e3)).as("not a later event").isFalse();
+        assertThat(LastWriterWins.revealsContentHere("A", stamped, e1.sourceTime(), ownAt(100, 9, null, "other")))
+                .as("other content").isFalse();
+        assertThat(LastWriterWins.revealsContentHere("A", new DocState.Present("f0", null, null), e1.sourceTime(), e3))
+                .as("not stamped: the usual rule").isFalse();
+        assertThat(LastWriterWins.revealsContentHere("A", stamped, e1.sourceTime(),
+                new Incoming("A", "B", e3.version(), null, "f0", e3.sourceTime()))).as("an echo").isFalse();
+    }
+
+    @Test
+    void anOwnRecordOfAnEventNoLaterThanTheRevealIsDecidedAsBefore() {
+        // a restarted source's re-emission of an older write under a later label: the event itself is older
+        Incoming reemitted = new Incoming("A", "A", new Version(new BsonTimestamp(100, 9), "A"), null, "old",
+                new BsonTimestamp(100, 1));
+        DocState stamped = new DocState.Present("f0", new Version(new BsonTimestamp(100, 5), "A"), null);
+        assertThat(LastWriterWins.decide("A", stamped, reemitted, false, new BsonTimestamp(100, 5)).action()).isEqualTo(APPLY_WRITE);
+        // a peer's stamp here: no reveal time is kept for it
+        DocState peer = new DocState.Present("p", new Version(new BsonTimestamp(100, 5), "B"), null);
+        assertThat(LastWriterWins.decide("A", peer, ownAt(100, 6, null, "x"), false, null).action()).isEqualTo(APPLY_WRITE);
+    }
+
+    @Test
+    void anOwnDeleteOfALaterEventThanTheOneThatStampedTheContentWaitsInsteadOfDeletingIt() {
+        Incoming e1 = ownAt(100, 1, null, "f0");
+        DocState stamped = new DocState.Present("f0", e1.version(), null);
+        Incoming del = new Incoming("A", "A", new Version(new BsonTimestamp(100, 2), "A"), e1.version(), null,
+                new BsonTimestamp(100, 2));
+        assertThat(LastWriterWins.decide("A", stamped, del, false, e1.sourceTime()).action()).isEqualTo(WAIT_OWN);
+        assertThat(LastWriterWins.decide("A", stamped, del, false, null).action()).isEqualTo(UNDO_RESURRECTION);
+        assertThat(LastWriterWins.decide("A", stamped, del, true, e1.sourceTime()).action()).isEqualTo(UNDO_RESURRECTION);
+    }
+
     @Test
     void ourOwnWriteOfADocumentNowAbsentMeansALocalDeleteFollows() {
         Incoming own = write("A", "A", v(10, "A"), null, "c1");

@@ -68,8 +68,11 @@ final class PeerApplier {
         }
     };
 
-    /** A document this task last left present, with that version (null: a local write not stamped yet). */
-    private record LeftPresent(Version version) {
+    /**
+     * A document this task last left present, with that version (null: a local write not stamped yet) and, when this
+     * task stamped that version on a local write, the cluster time of the own record that revealed it (else null).
+     */
+    private record LeftPresent(Version version, BsonTimestamp revealedAt) {
     }
 
     /**
@@ -173,6 +176,8 @@ final class PeerApplier {
                 : new DocState.Absent(held.tombstone(), lastLeftPresent.containsKey(key),
                         lastLeftPresent.containsKey(key) ? lastLeftPresent.get(key).version() : null);
         DocState state = start;
+        // when the document is still as this task stamped it: the time of the own record that revealed that version
+        BsonTimestamp revealedAt = revealedAt(key, start);
         BsonDocument doc = current;
         boolean blocked = false;
         List<PeerChange> keep = new ArrayList<>();
@@ -183,12 +188,25 @@ final class PeerApplier {
         List<PeerChange> waitingOwn = new ArrayList<>();
         int released = 0;
         BsonTimestamp ownSince = null; // the latest cluster time among this cluster's own records in this fold
+        // an own record showing that the content here is a later local write than its early stamp says: decided first
+        BsonTimestamp revealedBefore = revealedAt;
+        PeerChange revealing = queue.stream().filter(c -> refusal(c) == null
+                && LastWriterWins.revealsContentHere(self, start, revealedBefore, c.incoming)).findFirst().orElse(null);
+        if (revealing != null) {
+            Decision d = LastWriterWins.decide(self, state, revealing.incoming, false, revealedAt);
+            doc = step(key, revealing, d, state, doc, steps, conflicts);
+            state = LastWriterWins.after(state, revealing.incoming, d);
+            revealedAt = revealedAfter(revealedAt, revealing, d);
+        }
         for (PeerChange c : queue) {
             boolean ownCluster = c.incoming.fromCluster().equals(self);
             if (ownCluster && c.sourceTime != null && (ownSince == null || c.sourceTime.compareTo(ownSince) > 0)) {
                 // this cluster's source got this far, even when the record itself waits below (an echo of a peer's
                 // write: what it says, the sink wrote itself, tombstone included)
                 ownSince = c.sourceTime;
+            }
+            if (c == revealing) {
+                continue;
             }
             if (blocked && !ownCluster) {
                 keep.add(c);
@@ -212,7 +230,7 @@ final class PeerApplier {
                 keep.add(c);
                 continue;
             }
-            Decision d = LastWriterWins.decide(self, state, c.incoming);
+            Decision d = LastWriterWins.decide(self, state, c.incoming, false, revealedAt);
             if (d.waits()) {
                 blocked = true;
                 hold(c, d.reason(), false, d.action());
@@ -228,6 +246,7 @@ final class PeerApplier {
             }
             doc = step(key, c, d, state, doc, steps, conflicts);
             state = LastWriterWins.after(state, c.incoming, d);
+            revealedAt = revealedAfter(revealedAt, c, d);
         }
         // own records released by a later one: decided now, against what that later record revealed (last-writer-wins
         // does not depend on the order of the writes it compares)
@@ -240,6 +259,7 @@ final class PeerApplier {
             keep.remove(c);
             doc = step(key, c, d, state, doc, steps, conflicts);
             state = LastWriterWins.after(state, c.incoming, d);
+            revealedAt = revealedAfter(revealedAt, c, d);
         }
         if (!sameStored(state, start)) {
             if (current == null && state instanceof DocState.Present) {
@@ -281,9 +301,9 @@ final class PeerApplier {
             counters.conflictRecorded();
         }
         if (state instanceof DocState.Present p) {
-            lastLeftPresent.put(key, new LeftPresent(p.version()));
+            lastLeftPresent.put(key, new LeftPresent(p.version(), revealedAt));
         } else if (((DocState.Absent) state).deletedUnrecorded()) {
-            lastLeftPresent.put(key, new LeftPresent(((DocState.Absent) state).lastPresent()));
+            lastLeftPresent.put(key, new LeftPresent(((DocState.Absent) state).lastPresent(), null));
         } else {
             lastLeftPresent.remove(key);
         }
@@ -293,6 +313,21 @@ final class PeerApplier {
             pending.put(key, new ArrayDeque<>(keep));
         }
         return true;
+    }
+
+    /** The reveal time this task remembers for the document, when the document still holds the version it stamped then. */
+    private BsonTimestamp revealedAt(PeerChange.DocKey key, DocState start) {
+        LeftPresent left = lastLeftPresent.get(key);
+        return left != null && left.revealedAt() != null && start instanceof DocState.Present p && p.version() != null
+                && p.version().equals(left.version()) ? left.revealedAt() : null;
+    }
+
+    /** After a decided step: stamping a local write reveals its version at the record's time; any other write forgets it. */
+    private static BsonTimestamp revealedAfter(BsonTimestamp revealedAt, PeerChange c, Decision d) {
+        if (d.action() == Action.STAMP_LOCAL) {
+            return c.incoming.sourceTime();
+        }
+        return d.changesState() ? null : revealedAt;
     }
 
     /**

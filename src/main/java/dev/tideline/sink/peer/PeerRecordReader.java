@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.sink.SinkRecord;
+import org.bson.BsonTimestamp;
 
 /**
  * Reads a record of a peer-mode source: the change (through the normal sink's decoder and router, so
@@ -78,9 +79,10 @@ final class PeerRecordReader {
                 unauthentic = notSigned(cluster, version, mac);
             }
         }
+        BsonTimestamp sourceTime = change.version() != null && change.version().isTimestamp() ? change.version().asTimestamp() : null;
         return Optional.of(new PeerChange(record, routed.get().destination(), change.id(),
-                new Incoming(origin, cluster, version, base, content), change.document(), header(record, EventHeaders.TENANT),
-                change.version() != null && change.version().isTimestamp() ? change.version().asTimestamp() : null, unauthentic));
+                new Incoming(origin, cluster, version, base, content, sourceTime), change.document(),
+                header(record, EventHeaders.TENANT), sourceTime, unauthentic));
     }
 
     private String notSigned(String cluster, Version version, StampKeys.Mac128 mac) {
