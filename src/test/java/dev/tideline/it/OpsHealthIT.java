@@ -96,7 +96,9 @@ class OpsHealthIT {
                 MongoCollection<Document> states = source.client().getDatabase(db).getCollection("_tideline_state");
                 SinkItSupport.await("the state document to show the streamed changes", Duration.ofSeconds(30), () -> {
                     Document state = states.find(new Document("_id", SOURCE + "/0")).first();
-                    return state != null && state.getList("collections", Document.class).get(0).get("events", Number.class).longValue()
+                    // the list is empty until the task's first report after its collections are registered
+                    return state != null && !state.getList("collections", Document.class).isEmpty()
+                            && state.getList("collections", Document.class).get(0).get("events", Number.class).longValue()
                             >= EXISTING + STREAMED;
                 });
                 Document state = states.find(new Document("_id", SOURCE + "/0")).first();
