@@ -30,12 +30,12 @@ import org.junit.jupiter.api.Test;
  * write however many collections the task reads (one collection-level stream each would examine it
  * once per collection).
  *
- * <p>{@code -Dtideline.scale.collections} (default 300 in {@code mvn verify}; 2,000 with
+ * <p>{@code -Dtideline.scale.collections} (default 200 in {@code mvn verify}; 2,000 with
  * {@code -Pscale}), {@code -Dtideline.scale.examined} (the collection counts of the oplog figure:
  * "10,100" by default, "10,100,1000" with {@code -Pscale}).
  */
 class SourceScaleIT {
-    static final int COLLECTIONS = Integer.getInteger("tideline.scale.collections", 300);
+    static final int COLLECTIONS = Integer.getInteger("tideline.scale.collections", 200);
     static final List<Integer> EXAMINED = Arrays.stream(System.getProperty("tideline.scale.examined", "10,100").split(","))
             .map(String::trim).map(Integer::parseInt).toList();
     /** Threads a task may hold: discovery, one stream, the copy pool with its read-ahead threads (4 x 2), a margin of 3. */
