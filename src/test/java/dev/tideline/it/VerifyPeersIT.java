@@ -106,7 +106,9 @@ class VerifyPeersIT {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code = VerifyMain.run(new String[] {"--source", first.mongo().uri(), "--destination", second.mongo().uri(), "--peers",
-                "--database", PeerItSupport.DB, "--recheck-delay", "1", "--report", report.toString()}, Map.of(),
+                "--database", PeerItSupport.DB, "--recheck-delay", "1", "--report", report.toString(),
+                // the link's heartbeats: each cluster writes its own, the last ones may not have crossed when the links stop
+                "--exclude", java.util.regex.Pattern.quote(PeerItSupport.DB + "." + PeerItSupport.HEARTBEATS)}, Map.of(),
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
