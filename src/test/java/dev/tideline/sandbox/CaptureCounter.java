@@ -69,8 +69,12 @@ final class CaptureCounter implements AutoCloseable {
                     continue;
                 }
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    // a delete may be followed by a tombstone (null value) for log compaction: not a second change
-                    if (record.value() != null) {
+                    // a delete may be followed by a tombstone (null value) for log compaction: not a second change;
+                    // a copy's markers share the change topic (tl.kind=control): not changes either
+                    org.apache.kafka.common.header.Header kind = record.headers().lastHeader(dev.tideline.event.EventHeaders.KIND);
+                    boolean change = kind == null || dev.tideline.event.EventHeaders.KIND_CHANGE.equals(
+                            new String(kind.value(), StandardCharsets.UTF_8));
+                    if (record.value() != null && change) {
                         count(record);
                     }
                 }
