@@ -62,6 +62,7 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
     private final ScheduledExecutorService coordinator;
     private final CollectionCopies copies;
     private final StreamSupport streamSupport = new StreamSupport();
+    private final SkipStarts skipStarts;
     private final Backoff discoveryBackoff;
     private final Map<Namespace, CapturedCollection> collections = new ConcurrentHashMap<>();
     private final Map<String, DatabaseStream> streams = new ConcurrentHashMap<>();
@@ -70,8 +71,9 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
     private volatile boolean closed;
 
     TaskCapture(SourceConfig config, MongoClient client, TaskOwnership ownership, OffsetStorageReader offsets, RecordQueue queue,
-                SourceTaskMetrics metrics, String producer, TaskThreads threads, IntSupplier connections) {
+                SourceTaskMetrics metrics, String producer, TaskThreads threads, IntSupplier connections, String connector) {
         this.config = config;
+        this.skipStarts = new SkipStarts(client, connector);
         this.client = client;
         this.ownership = ownership;
         this.offsets = offsets;
@@ -98,13 +100,21 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
         }
         try {
             List<Namespace> mine = new ArrayList<>();
-            for (Namespace ns : CollectionDiscovery.list(client, config.selection())) {
+            boolean skipStartsKept = config.capture().initialSync().startsWithoutCopy();
+            if (skipStartsKept) {
+                skipStarts.beforeListing();
+            }
+            List<Namespace> listed = CollectionDiscovery.list(client, config.selection());
+            for (Namespace ns : listed) {
                 if (ownership.owns(ns) && !collections.containsKey(ns)) {
                     mine.add(ns);
                 }
             }
             if (!mine.isEmpty()) {
                 boolean useStreams = useStreams(mine.get(0));
+                if (useStreams && skipStartsKept) {
+                    skipStarts.ensure(listed, () -> storedOffsets(listed).values().stream().anyMatch(java.util.Objects::nonNull));
+                }
                 Map<Map<String, Object>, Map<String, Object>> stored = storedOffsets(mine);
                 log.info("Task {} of {}: {} new collection(s) to capture: {}", ownership.index(), ownership.count(), mine.size(),
                         mine.size() <= 20 ? mine : mine.subList(0, 20) + " ...");
@@ -117,6 +127,8 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
             schedule(this::discover, config.selection().discoveryIntervalMs());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (ConnectException e) {
+            queue.fail(e); // explained where it was raised (a refused skip start, for instance)
         } catch (RuntimeException e) {
             if (closed) {
                 return;
@@ -177,7 +189,7 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
         CapturedCollection c = new CapturedCollection(ns, records, cm, config.capture().filterFor(ns), stored);
         collections.put(ns, c);
         Plan plan = StartPlanner.plan(stored, config.capture().mode(), config.capture().initialSync(), useStreams,
-                () -> ServerClock.streamStart(client.getDatabase(ns.db())));
+                () -> skipStarts.startOf(ns));
         log.info("Capture of {} -> topic {}: {} from {}", ns, records.topic(), plan.phase(),
                 plan.offset() == null ? "its initial sync" : plan.offset());
         switch (plan.phase()) {

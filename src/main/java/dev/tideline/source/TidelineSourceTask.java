@@ -84,7 +84,7 @@ public class TidelineSourceTask extends SourceTask {
                         .getCollection(HealthStateSettings.STATE_COLLECTION, BsonDocument.class), config.healthState().intervalMs());
             }
             capture = new TaskCapture(config, client, ownership, context.offsetStorageReader(), queue, metrics, producer,
-                    new TaskThreads(identity.connector() + "-" + identity.task()), connections.open::get);
+                    new TaskThreads(identity.connector() + "-" + identity.task()), connections.open::get, identity.connector());
             capture.start();
             running = new Running(client, capture, queue, config.capture().batchSize() * 2, metrics);
             log.info("Source task {} started: collections whose namespace hashes to {} of {}, producer {}", identity,

@@ -32,7 +32,7 @@ class OffsetUpgradeTest {
     }
 
     private static Plan plan(Map<String, Object> v1) {
-        return StartPlanner.plan(SourceOffset.fromMap(v1), Mode.AUTO, FULL, true, () -> NOW);
+        return StartPlanner.plan(SourceOffset.fromMap(v1), Mode.AUTO, FULL, true, () -> new StartPlanner.SkipStart(NOW, true));
     }
 
     @Test
@@ -73,7 +73,7 @@ class OffsetUpgradeTest {
     void aScanScansOn() throws Exception {
         Plan plan = StartPlanner.plan(SourceOffset.fromMap(stored("{\"v\":1,\"phase\":\"scan\",\"scanKey\":"
                 + "\"{\\\"v\\\": {\\\"$date\\\": {\\\"$numberLong\\\": \\\"1718000000000\\\"}}}\",\"scanId\":\"{\\\"v\\\": {\\\"$numberInt\\\": \\\"3\\\"}}\"}")),
-                Mode.SCAN, FULL, false, () -> NOW);
+                Mode.SCAN, FULL, false, () -> new StartPlanner.SkipStart(NOW, true));
         assertThat(plan.phase()).isEqualTo(Phase.SCAN);
         assertThat(plan.offset().scanId()).isEqualTo(new BsonInt32(3));
     }

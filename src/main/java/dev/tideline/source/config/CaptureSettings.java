@@ -91,7 +91,10 @@ public final class CaptureSettings {
         def.define(INITIAL_SYNC, Type.STRING, "full", new InitialSyncValidator(), Importance.HIGH,
                 "Where a collection without a stored offset starts. full: copy the existing documents (a resumable "
                         + "backfill), then stream from a position taken before the copy, so nothing written during it is "
-                        + "lost. skip: from now. latest: scan mode only, from the current maximum scan key. An ISO-8601 "
+                        + "lost. skip: stream from the instant the connector first captured the collection's database, kept in "
+                        + "<db>._tideline_starts (needs find, insert and update there) so that a restart before the first "
+                        + "offset commit starts from that same instant; a collection created after it is copied (all of it is "
+                        + "new). latest: with change streams as skip; in scan mode from the current maximum scan key. An ISO-8601 "
                         + "date-time (2024-05-01T00:00:00Z): stream from that operation time, or scan from that key value.",
                 GROUP, ++order, Width.MEDIUM, "Initial sync");
         def.define(LOST_HISTORY_POLICY, Type.STRING, "resnapshot", POLICIES, Importance.MEDIUM,
@@ -228,6 +231,11 @@ public final class CaptureSettings {
     /** full | skip | latest | a date. */
     public record InitialSync(Kind kind, Instant at) {
         public enum Kind { FULL, SKIP, LATEST, DATE }
+
+        /** skip, or latest where the server streams: no copy of what is there when the connector starts. */
+        public boolean startsWithoutCopy() {
+            return kind == Kind.SKIP || kind == Kind.LATEST;
+        }
 
         static InitialSync parse(String value) {
             String v = value == null ? "" : value.trim();

@@ -91,7 +91,7 @@ class FirstCommitKillFaultIT {
         return p.resnapshotMarkers(stack.bootstrapServers()).stream().filter("resnapshot.begin"::equals).count();
     }
 
-    private static KafkaConsumer<byte[], byte[]> consumer(String bootstrap) {
+    static KafkaConsumer<byte[], byte[]> consumer(String bootstrap) {
         Properties c = new Properties();
         c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         c.put(ConsumerConfig.GROUP_ID_CONFIG, "first-commit-" + UUID.randomUUID());
@@ -101,7 +101,7 @@ class FirstCommitKillFaultIT {
     }
 
     /** Polls the change topic until a record of a task run not seen before arrives; returns its producer id. */
-    private static String awaitNewProducer(KafkaConsumer<byte[], byte[]> watch, Set<String> seen) {
+    static String awaitNewProducer(KafkaConsumer<byte[], byte[]> watch, Set<String> seen) {
         long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
         while (System.nanoTime() < deadline) {
             for (ConsumerRecord<byte[], byte[]> r : watch.poll(Duration.ofMillis(20))) {
@@ -118,7 +118,7 @@ class FirstCommitKillFaultIT {
     }
 
     /** Offset records the worker has written for the connector (every commit writes one per partition it moved). */
-    private static long committedOffsets(String bootstrap, String connector) {
+    static long committedOffsets(String bootstrap, String connector) {
         Set<String> offsetTopics = new HashSet<>();
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             for (String t : admin.listTopics().names().get()) {

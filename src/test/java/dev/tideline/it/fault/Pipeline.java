@@ -54,6 +54,10 @@ final class Pipeline {
         return sourceClient.getDatabase(db).getCollection(COLLECTION);
     }
 
+    MongoCollection<Document> destCollection(MongoClient destClient) {
+        return destClient.getDatabase(destDb).getCollection(COLLECTION);
+    }
+
     /** The source connector's config; {@code overrides} win. */
     Map<String, String> sourceConfig(String sourceUri, Map<String, String> overrides) {
         Map<String, String> c = new LinkedHashMap<>();
