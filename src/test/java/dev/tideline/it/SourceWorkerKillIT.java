@@ -56,8 +56,7 @@ class SourceWorkerKillIT {
                 writer.start();
                 TopicReader.readUntil(stack.bootstrapServers(), TOPIC, 500, Duration.ofSeconds(90));
                 // mid-stream: the worker has committed a resume token (offsets flush every second). A kill
-                // before a task's first commit is another case: with initial.sync=skip the restart starts
-                // from "now" again (a known limit, in the README).
+                // before a task's first commit is SkipStartKillFaultIT's case (the start kept in the source).
                 stack.rest().awaitCommittedToken(CONNECTOR, new Namespace(DB, "events"), Duration.ofSeconds(60));
                 stack.killWorker();
                 int writtenAtKill = written.size();
