@@ -1,5 +1,6 @@
 package dev.tideline.verify;
 
+import dev.tideline.mongo.BsonOrder;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonArray;
@@ -15,28 +16,20 @@ import org.bson.BsonValue;
  * <p>As a query: {@code $gt}/{@code $lte} only match ids of the bound's own type bracket
  * (https://www.mongodb.com/docs/manual/reference/method/db.collection.find/#type-bracketing), so the
  * brackets that sort entirely inside the range are added with {@code $type}: a collection with mixed
- * id types is still covered whole. The deprecated symbol type and JavaScript code have no bracket
- * alias here (no driver produces such ids, and the test stand-in refuses the aliases): a bounded
- * range does not hold ids of those types.
+ * id types is still covered whole.
  */
 public record IdRange(BsonValue after, BsonValue upTo) {
     public static final IdRange ALL = new IdRange(null, null);
 
-    /** $type aliases per bracket, in {@link IdOrder#bracket} order. */
-    private static final List<List<String>> BRACKETS = List.of(
-            List.of("minKey"), List.of("null"), List.of("int", "long", "double", "decimal"), List.of("string"),
-            List.of("object"), List.of("array"), List.of("binData"), List.of("objectId"), List.of("bool"), List.of("date"),
-            List.of("timestamp"), List.of("regex"), List.of(), List.of("maxKey"));
-
-    /** Whether {@code id} lies in this range, by {@link IdOrder}. */
+    /** Whether {@code id} lies in this range, by {@link BsonOrder}. */
     public boolean contains(BsonValue id) {
-        return (after == null || IdOrder.compare(id, after) > 0) && (upTo == null || IdOrder.compare(id, upTo) <= 0);
+        return (after == null || BsonOrder.compare(id, after) > 0) && (upTo == null || BsonOrder.compare(id, upTo) <= 0);
     }
 
     /** The range's filter on {@code _id}; an empty document for {@link #ALL}. */
     public BsonDocument filter() {
-        BsonDocument lower = after == null ? null : bound("$gt", after, IdOrder.bracket(after.getBsonType()) + 1, BRACKETS.size());
-        BsonDocument upper = upTo == null ? null : bound("$lte", upTo, 0, IdOrder.bracket(upTo.getBsonType()));
+        BsonDocument lower = after == null ? null : bound("$gt", after, BsonOrder.bracket(after.getBsonType()) + 1, BsonOrder.BRACKETS);
+        BsonDocument upper = upTo == null ? null : bound("$lte", upTo, 0, BsonOrder.bracket(upTo.getBsonType()));
         if (lower == null && upper == null) {
             return new BsonDocument();
         }
@@ -59,7 +52,7 @@ public record IdRange(BsonValue after, BsonValue upTo) {
         int to = singleValued && op.equals("$lte") ? toBracket + 1 : toBracket;
         List<BsonValue> types = new ArrayList<>();
         for (int i = fromBracket; i < to; i++) {
-            BRACKETS.get(i).forEach(alias -> types.add(new BsonString(alias)));
+            BsonOrder.typeAliases(i).forEach(alias -> types.add(new BsonString(alias)));
         }
         BsonDocument byType = new BsonDocument("_id", new BsonDocument("$type", new BsonArray(types)));
         if (singleValued) {

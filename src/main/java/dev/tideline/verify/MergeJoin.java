@@ -1,12 +1,13 @@
 package dev.tideline.verify;
 
+import dev.tideline.mongo.BsonOrder;
 import java.util.Iterator;
 import java.util.function.BiPredicate;
 import java.util.function.Function;
 import org.bson.BsonValue;
 
 /**
- * Walks two sequences sorted by {@code _id} ({@link IdOrder}) side by side, one step per id: the id
+ * Walks two sequences sorted by {@code _id} ({@link BsonOrder}) side by side, one step per id: the id
  * is on both sides with the same content, on both with different content, only at the source
  * ({@code MISSING} at the destination) or only at the destination ({@code EXTRA}). Holds one entry
  * per side, whatever the sizes.
@@ -50,7 +51,7 @@ public final class MergeJoin<T> {
         if (nextSource == null && nextDestination == null) {
             return null;
         }
-        int c = nextSource == null ? 1 : nextDestination == null ? -1 : IdOrder.compare(sourceId, destinationId);
+        int c = nextSource == null ? 1 : nextDestination == null ? -1 : BsonOrder.compare(sourceId, destinationId);
         Step<T> step;
         if (c < 0) {
             step = new Step<>(Kind.MISSING, sourceId, nextSource, null);

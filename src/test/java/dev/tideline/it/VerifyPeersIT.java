@@ -58,7 +58,7 @@ class VerifyPeersIT {
 
             List<BsonValue> ids = new ArrayList<>();
             a.coll("accounts").find().forEach(d -> ids.add(d.get("_id")));
-            ids.sort(dev.tideline.verify.IdOrder.COMPARATOR);
+            ids.sort(dev.tideline.mongo.BsonOrder.COMPARATOR);
             assertThat(ids).hasSizeGreaterThan(30);
             Set<String> deletedAtA = new TreeSet<>();
             Set<String> changedAtB = new TreeSet<>();

@@ -50,8 +50,9 @@ class IdOrderAliasTest {
 
     @Test
     void idOrderSendsEveryBracketAfterMinKey() {
-        assertThat(allAliases()).containsExactly("null", "int", "long", "double", "decimal", "string", "object",
-                "array", "binData", "objectId", "bool", "date", "timestamp", "regex", "maxKey");
+        assertThat(allAliases()).containsExactly("undefined", "null", "int", "long", "double", "decimal", "string", "symbol", "object",
+                "array", "binData", "objectId", "bool", "date", "timestamp", "regex", "dbPointer", "javascript",
+                "javascriptWithScope", "maxKey");
     }
 
     @Test

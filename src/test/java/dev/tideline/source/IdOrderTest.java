@@ -106,7 +106,8 @@ class IdOrderTest {
         BsonDocument afterDate = IdOrder.after(new BsonDateTime(5L));
         assertThat(afterDate.getArray("$or").get(0)).isEqualTo(BsonDocument.parse("{_id: {$gt: {$date: {$numberLong: '5'}}}}"));
         assertThat(afterDate.getArray("$or").get(1).asDocument().getDocument("_id").getArray("$type"))
-                .isEqualTo(new BsonArray(List.of(new BsonString("timestamp"), new BsonString("regex"), new BsonString("maxKey"))));
+                .isEqualTo(new BsonArray(List.of(new BsonString("timestamp"), new BsonString("regex"), new BsonString("dbPointer"),
+                        new BsonString("javascript"), new BsonString("javascriptWithScope"), new BsonString("maxKey"))));
         assertThat(IdOrder.after(new org.bson.BsonMaxKey())).isEqualTo(BsonDocument.parse("{_id: {$gt: {$maxKey: 1}}}"));
         BsonDocument a = BsonDocument.parse("{a: 1}");
         assertThat(IdOrder.and(a, new BsonDocument())).isSameAs(a);

@@ -1,12 +1,10 @@
 package dev.tideline.source;
 
+import dev.tideline.it.support.AwaitingMemoryBackend;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoDatabase;
 import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
-import de.bwaldvogel.mongo.bson.Document;
-import io.netty.channel.Channel;
 import java.net.InetSocketAddress;
 
 /** An in-process mongo-java-server and a client on it; close it after the tests. */
@@ -14,24 +12,9 @@ final class InProcessMongo implements AutoCloseable {
     final MongoServer server;
     final MongoClient client;
 
-    /**
-     * The in-memory backend, announcing sessions in its handshake as every MongoDB 3.6+ server does
-     * ({@code logicalSessionTimeoutMinutes}, https://www.mongodb.com/docs/manual/reference/command/hello/):
-     * without it the driver refuses the causally consistent session a copy reads in.
-     */
-    static final class SessionsBackend extends MemoryBackend {
-        @Override
-        public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
-            Document reply = super.handleCommand(channel, databaseName, command, query);
-            if (reply != null && (command.equalsIgnoreCase("ismaster") || command.equalsIgnoreCase("hello"))) {
-                reply.putIfAbsent("logicalSessionTimeoutMinutes", 30);
-            }
-            return reply;
-        }
-    }
-
     InProcessMongo() {
-        server = new MongoServer(new SessionsBackend());
+        server = new MongoServer(new AwaitingMemoryBackend()); // the stand-in: see its docs for how it follows MongoDB
+        server.enableOplog(); // a replica set member, as the source needs
         InetSocketAddress address = server.bind();
         client = MongoClients.create("mongodb://" + address.getHostString() + ":" + address.getPort());
     }

@@ -1,5 +1,6 @@
 package dev.tideline.source.scan;
 
+import dev.tideline.mongo.BsonOrder;
 import java.util.HashMap;
 import java.util.Map;
 import org.bson.BsonValue;

@@ -1,5 +1,6 @@
 package dev.tideline.source.scan;
 
+import dev.tideline.mongo.BsonOrder;
 import org.bson.BsonValue;
 
 /**
@@ -27,5 +28,17 @@ public record ScanCursor(BsonValue value, BsonValue id) {
     /** A cursor, or null when {@code value} is null (nothing read yet: from the beginning). */
     static ScanCursor ofNullable(BsonValue value, BsonValue id) {
         return value == null ? null : new ScanCursor(value, id);
+    }
+
+    /** True when {@code (value, id)} comes strictly after {@code cursor} in {@code (value, _id)} order (MongoDB's). */
+    static boolean isAfter(BsonValue value, BsonValue id, ScanCursor cursor) {
+        if (cursor == null) {
+            return true;
+        }
+        int c = BsonOrder.compare(value, cursor.value());
+        if (c != 0) {
+            return c > 0;
+        }
+        return cursor.id() == null || BsonOrder.compare(id, cursor.id()) > 0;
     }
 }

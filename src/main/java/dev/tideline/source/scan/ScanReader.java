@@ -1,5 +1,6 @@
 package dev.tideline.source.scan;
 
+import dev.tideline.mongo.BsonOrder;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import dev.tideline.event.ChangeEvent;
@@ -181,7 +182,7 @@ public final class ScanReader implements CollectionReader {
             BsonValue keyValue = keyOf(doc);
             warnIfUnordered(keyValue, id);
             reading = ScanCursor.after(keyValue, id);
-            boolean beyondEmitted = BsonOrder.isAfter(keyValue, id, emitted);
+            boolean beyondEmitted = ScanCursor.isAfter(keyValue, id, emitted);
             if (beyondEmitted) {
                 emitted = reading;
             } else if (memory.alreadyEmitted(id, keyValue)) {

@@ -2,7 +2,7 @@ package dev.tideline.verify.mongo;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
-import dev.tideline.verify.IdOrder;
+import dev.tideline.mongo.BsonOrder;
 import dev.tideline.verify.IdRange;
 import dev.tideline.verify.RangeDigest;
 import dev.tideline.verify.ServerHashing;
@@ -54,7 +54,7 @@ final class CollectionSide implements Side {
 
     @Override
     public Map<BsonValue, RawBsonDocument> lookup(List<BsonValue> ids) {
-        Map<BsonValue, RawBsonDocument> found = new TreeMap<>(IdOrder.COMPARATOR);
+        Map<BsonValue, RawBsonDocument> found = new TreeMap<>(BsonOrder.COMPARATOR);
         for (RawBsonDocument d : collection.find(Filters.in("_id", ids)).projection(exclusion()).batchSize(batchSize)) {
             found.put(d.get("_id"), d);
         }

@@ -1,6 +1,6 @@
 package dev.tideline.verify.mongo;
 
-import dev.tideline.verify.IdOrder;
+import dev.tideline.mongo.BsonOrder;
 import dev.tideline.verify.IdRange;
 import dev.tideline.verify.RangeDigest;
 import java.util.List;
@@ -20,7 +20,7 @@ interface Side {
     /** Every document of {@code range} in {@code _id} order, without the ignored fields. */
     Cursor<RawBsonDocument> scan(IdRange range);
 
-    /** The documents with these ids that exist, by id ({@link IdOrder}: 1 and 1.0 are one key, as on the server). */
+    /** The documents with these ids that exist, by id ({@link BsonOrder}: 1 and 1.0 are one key, as on the server). */
     Map<BsonValue, RawBsonDocument> lookup(List<BsonValue> ids);
 
     /** Server hashing: the digest of the next {@code limit} ids after {@code after}, with the last of them. */

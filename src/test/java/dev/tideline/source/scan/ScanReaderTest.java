@@ -6,7 +6,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import dev.tideline.it.support.AwaitingMemoryBackend;
 import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
@@ -40,7 +40,7 @@ class ScanReaderTest {
 
     @BeforeEach
     void start() {
-        server = new MongoServer(new MemoryBackend());
+        server = new MongoServer(new AwaitingMemoryBackend());
         server.bind("127.0.0.1", 0);
         InetSocketAddress address = server.getLocalAddress();
         client = MongoClients.create("mongodb://127.0.0.1:" + address.getPort());

@@ -6,7 +6,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.model.Filters;
 import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import dev.tideline.it.support.AwaitingMemoryBackend;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -81,8 +81,8 @@ class VerifyTaskTest {
 
     @Test
     void runsOnScheduleAndReportsThroughRecordsAndJmx() throws Exception {
-        MongoServer a = new MongoServer(new MemoryBackend());
-        MongoServer b = new MongoServer(new MemoryBackend());
+        MongoServer a = new MongoServer(new AwaitingMemoryBackend());
+        MongoServer b = new MongoServer(new AwaitingMemoryBackend());
         a.bind("127.0.0.1", 0);
         b.bind("127.0.0.1", 0);
         String src = "mongodb://127.0.0.1:" + a.getLocalAddress().getPort();

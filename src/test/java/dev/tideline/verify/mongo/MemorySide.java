@@ -4,7 +4,7 @@ import com.mongodb.MongoCommandException;
 import com.mongodb.ServerAddress;
 import dev.tideline.event.EnvelopeCodec;
 import dev.tideline.verify.DocumentComparison;
-import dev.tideline.verify.IdOrder;
+import dev.tideline.mongo.BsonOrder;
 import dev.tideline.verify.IdRange;
 import dev.tideline.verify.RangeDigest;
 import java.math.BigDecimal;
@@ -26,7 +26,7 @@ import org.bson.RawBsonDocument;
  * Counts the calls each way costs.
  */
 final class MemorySide implements Side {
-    final TreeMap<BsonValue, RawBsonDocument> docs = new TreeMap<>(IdOrder.COMPARATOR);
+    final TreeMap<BsonValue, RawBsonDocument> docs = new TreeMap<>(BsonOrder.COMPARATOR);
     final AtomicInteger digests = new AtomicInteger();
     final AtomicInteger listings = new AtomicInteger();
     final AtomicInteger scans = new AtomicInteger();
@@ -60,7 +60,7 @@ final class MemorySide implements Side {
 
     @Override
     public Map<BsonValue, RawBsonDocument> lookup(List<BsonValue> ids) {
-        Map<BsonValue, RawBsonDocument> out = new TreeMap<>(IdOrder.COMPARATOR);
+        Map<BsonValue, RawBsonDocument> out = new TreeMap<>(BsonOrder.COMPARATOR);
         ids.forEach(id -> {
             if (docs.containsKey(id)) {
                 out.put(id, docs.get(id));

@@ -9,7 +9,7 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import de.bwaldvogel.mongo.MongoBackend;
 import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import dev.tideline.it.support.AwaitingMemoryBackend;
 import dev.tideline.config.NameFilter;
 import dev.tideline.it.support.FaultInjectingBackend;
 import dev.tideline.verify.CollectionSummary;
@@ -109,8 +109,8 @@ class VerifierTest {
 
     @Test
     void equalCollectionsAreEqual() throws IOException {
-        String src = start(new MemoryBackend());
-        String dst = start(new MemoryBackend());
+        String src = start(new AwaitingMemoryBackend());
+        String dst = start(new AwaitingMemoryBackend());
         coll(src, "shop", "orders").insertMany(docs(0, 1_000));
         coll(dst, "shop", "orders").insertMany(docs(0, 1_000));
         coll(src, "shop", "_tideline_versions").insertOne(new BsonDocument("_id", new BsonInt32(1)));
@@ -130,8 +130,8 @@ class VerifierTest {
 
     @Test
     void listsExactlyTheIdsThatDifferAndTheRangesTheyAreIn() throws IOException {
-        String src = start(new MemoryBackend());
-        String dst = start(new MemoryBackend());
+        String src = start(new AwaitingMemoryBackend());
+        String dst = start(new AwaitingMemoryBackend());
         coll(src, "shop", "orders").insertMany(docs(0, 1_000));
         coll(dst, "shop", "orders").insertMany(docs(0, 1_000));
         MongoCollection<BsonDocument> d = coll(dst, "shop", "orders");
@@ -163,8 +163,8 @@ class VerifierTest {
 
     @Test
     void aDifferenceRepairedBeforeItsRecheckSettles() throws IOException {
-        String src = start(new MemoryBackend());
-        String dst = start(new MemoryBackend());
+        String src = start(new AwaitingMemoryBackend());
+        String dst = start(new AwaitingMemoryBackend());
         coll(src, "shop", "orders").insertMany(docs(0, 200));
         coll(dst, "shop", "orders").insertMany(docs(0, 200));
         MongoCollection<BsonDocument> d = coll(dst, "shop", "orders");
@@ -188,8 +188,8 @@ class VerifierTest {
 
     @Test
     void anIdThatKeepsChangingIsInFlightNotDifferent() throws IOException {
-        String src = start(new MemoryBackend());
-        String dst = start(new MemoryBackend());
+        String src = start(new AwaitingMemoryBackend());
+        String dst = start(new AwaitingMemoryBackend());
         coll(src, "shop", "orders").insertMany(docs(0, 200));
         coll(dst, "shop", "orders").insertMany(docs(0, 200));
         MongoCollection<BsonDocument> s = coll(src, "shop", "orders");
@@ -209,8 +209,8 @@ class VerifierTest {
 
     @Test
     void rechecksZeroReportsTheFirstLook() throws IOException {
-        String src = start(new MemoryBackend());
-        String dst = start(new MemoryBackend());
+        String src = start(new AwaitingMemoryBackend());
+        String dst = start(new AwaitingMemoryBackend());
         coll(src, "shop", "orders").insertMany(docs(0, 10));
         coll(dst, "shop", "orders").insertMany(docs(1, 10));
         Run run = run(settings(src, dst, false, Hashing.CLIENT, 0, 0), notes());
@@ -219,8 +219,8 @@ class VerifierTest {
 
     @Test
     void peersIgnoreTheStampAndCompareCollectionsOfBothSides() throws IOException {
-        String a = start(new MemoryBackend());
-        String b = start(new MemoryBackend());
+        String a = start(new AwaitingMemoryBackend());
+        String b = start(new AwaitingMemoryBackend());
         List<BsonDocument> base = docs(0, 300);
         coll(a, "shop", "orders").insertMany(base);
         List<BsonDocument> stamped = new ArrayList<>();
@@ -241,7 +241,7 @@ class VerifierTest {
     void aCursorThatFailsMidwayIsReadAgainAfterTheLastComparedId() throws IOException {
         FaultInjectingBackend faulty = new FaultInjectingBackend();
         String src = start(faulty);
-        String dst = start(new MemoryBackend());
+        String dst = start(new AwaitingMemoryBackend());
         coll(src, "shop", "orders").insertMany(docs(0, 500));
         coll(dst, "shop", "orders").insertMany(docs(0, 500));
         coll(dst, "shop", "orders").deleteOne(Filters.eq("_id", 400));
@@ -257,8 +257,8 @@ class VerifierTest {
 
     @Test
     void serverHashingDemandedWhereServersCannotFailsTheCollectionWithWhatToDo() throws IOException {
-        String src = start(new MemoryBackend());
-        String dst = start(new MemoryBackend());
+        String src = start(new AwaitingMemoryBackend());
+        String dst = start(new AwaitingMemoryBackend());
         coll(src, "shop", "orders").insertMany(docs(0, 10));
         coll(dst, "shop", "orders").insertMany(docs(0, 10));
         Run run = run(settings(src, dst, false, Hashing.SERVER, 1, 10), notes());
@@ -269,7 +269,7 @@ class VerifierTest {
 
     @Test
     void anUnreachableDestinationStopsTheRunNamingItWithoutItsPassword() throws IOException {
-        String src = start(new MemoryBackend());
+        String src = start(new AwaitingMemoryBackend());
         coll(src, "shop", "orders").insertMany(docs(0, 10));
         int closedPort;
         try (ServerSocket s = new ServerSocket(0)) {
@@ -288,8 +288,8 @@ class VerifierTest {
 
     @Test
     void mixedIdTypesAndADestinationDatabaseOfAnotherName() throws IOException {
-        String src = start(new MemoryBackend());
-        String dst = start(new MemoryBackend());
+        String src = start(new AwaitingMemoryBackend());
+        String dst = start(new AwaitingMemoryBackend());
         List<BsonValue> ids = List.of(new BsonInt32(1), new BsonString("a"), new BsonDocument("k", new BsonInt32(1)),
                 new org.bson.BsonObjectId(), org.bson.BsonBoolean.TRUE, new org.bson.BsonDateTime(5));
         for (BsonValue id : ids) {

@@ -16,7 +16,7 @@ import java.util.UUID;
 
 /**
  * BSON documents (https://bsonspec.org/spec.html) read and written without loss: binary values with their
- * subtype, and the deprecated types (undefined, DBPointer, symbol, code with scope) as they came
+ * subtype, and the deprecated types (undefined, DBPointer, symbol, code with scope) and JavaScript code as they came
  * ({@link LosslessValues}). Documents, arrays, binary data and the deprecated types are handled here; every
  * other value by mongo-java-server's own codec, so the stand-in sees the values it always saw. UUIDs (subtype
  * 4, and the legacy subtype 3) of 16 bytes stay mongo-java-server's UUID types, which it compares as such.
@@ -67,6 +67,8 @@ final class LosslessBson {
             case BsonConstants.TYPE_SYMBOL -> deprecated(type, in, 4 + lengthAt(in, 0));
             case BsonConstants.TYPE_DBPOINTER -> deprecated(type, in, 4 + lengthAt(in, 0) + 12); // namespace, ObjectId
             case BsonConstants.TYPE_JAVASCRIPT_CODE_WITH_SCOPE -> deprecated(type, in, lengthAt(in, 0)); // its length counts itself
+            // held too, so that $type can tell whether any is stored (DeprecatedTypeAliases)
+            case BsonConstants.TYPE_JAVASCRIPT_CODE -> deprecated(type, in, 4 + lengthAt(in, 0));
             default -> BsonDecoder.decodeValue(type, in);
         };
     }

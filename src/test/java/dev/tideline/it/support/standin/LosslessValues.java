@@ -60,6 +60,17 @@ public final class LosslessValues {
         return value;
     }
 
+    /** Whether any value held now, in any stand-in of this JVM, was written with BSON {@code type}: a cheap first test. */
+    public static boolean holdsAny(byte type) {
+        expunge();
+        for (Kept k : KEPT.values()) {
+            if (k.type() == type) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static void expunge() {
         for (Reference<? extends BinData> gone = COLLECTED.poll(); gone != null; gone = COLLECTED.poll()) {
             KEPT.remove(gone);

@@ -96,7 +96,33 @@ public final class StandInDatabase extends MemoryDatabase {
         @Override
         protected QueryResult queryDocuments(Document query, Document orderBy, int numberToSkip, int limit, int batchSize,
                                              Document fieldSelector) {
-            return super.queryDocuments(idEqualityAsLookup(query), orderBy, numberToSkip, limit, batchSize, fieldSelector);
+            return super.queryDocuments(DeprecatedTypeAliases.dropped(idEqualityAsLookup(query), this::holds), orderBy, numberToSkip,
+                    limit, batchSize, fieldSelector);
+        }
+
+        /** Whether a document holds a value written with BSON {@code type} at {@code path} (or in an array there). */
+        private boolean holds(String path, byte type) {
+            if (!LosslessValues.holdsAny(type)) {
+                return false; // no such value anywhere: no need to read the collection
+            }
+            String[] parts = path.split("\\.");
+            return streamAllDocumentsWithPosition().anyMatch(d -> holds(d.getDocument(), parts, 0, type));
+        }
+
+        private static boolean holds(Object value, String[] parts, int i, byte type) {
+            if (i == parts.length) {
+                if (value instanceof java.util.Collection<?> items) {
+                    return items.stream().anyMatch(item -> holds(item, parts, i, type));
+                }
+                return value instanceof de.bwaldvogel.mongo.bson.BinData b && LosslessValues.of(b).type() == type;
+            }
+            if (value instanceof Map<?, ?> m) {
+                return holds(m.get(parts[i]), parts, i + 1, type);
+            }
+            if (value instanceof java.util.Collection<?> items) {
+                return items.stream().anyMatch(item -> holds(item, parts, i, type));
+            }
+            return false;
         }
 
         /** Every stored document comes through here: inserts and upserts. */
