@@ -141,6 +141,21 @@ final class SkipStarts {
         }
     }
 
+    /**
+     * Forgets the connector's starts in {@code dbs}, so that a collection whose offset was reset starts
+     * again from now (KIP-875 offset reset); a collection that still has an offset is not affected.
+     */
+    static void forget(MongoClient client, String connector, Collection<String> dbs) {
+        for (String db : dbs) {
+            long removed = client.getDatabase(db).getCollection(COLLECTION, BsonDocument.class)
+                    .deleteOne(Filters.eq("_id", connector)).getDeletedCount();
+            if (removed > 0) {
+                log.info("initial.sync=skip: offsets of {} reset, so its start in {}.{} is forgotten: a collection without an "
+                        + "offset starts from now", db, db, COLLECTION);
+            }
+        }
+    }
+
     private MongoCollection<BsonDocument> starts(String db) {
         return client.getDatabase(db).getCollection(COLLECTION, BsonDocument.class);
     }

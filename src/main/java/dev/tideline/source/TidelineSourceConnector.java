@@ -1,15 +1,20 @@
 package dev.tideline.source;
 
 import dev.tideline.TidelineVersion;
+import com.mongodb.client.MongoClient;
 import dev.tideline.event.Namespace;
+import dev.tideline.mongo.MongoClientFactory;
 import dev.tideline.source.config.SourceConfig;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.connect.connector.Task;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.ConnectorTransactionBoundaries;
 import org.apache.kafka.connect.source.ExactlyOnceSupport;
 import org.apache.kafka.connect.source.SourceConnector;
@@ -19,10 +24,12 @@ import org.apache.kafka.connect.source.SourceConnector;
  * and the task count ({@link TaskOwnership}); every task finds and captures its own share of the
  * collections, new ones included, so the configs never change with the collections and Connect
  * restarts no task when one is created. The connector itself needs no connection to MongoDB (only
- * {@link #validate} reaches it), so a worker restarting during a MongoDB outage starts it as usual; the
+ * {@link #validate} reaches it, and an offset reset with initial.sync=skip), so a worker restarting during a MongoDB outage starts it as usual; the
  * tasks retry with back-off.
  */
 public class TidelineSourceConnector extends SourceConnector {
+    /** The key under which Connect passes the connector's name in its configuration. */
+    private static final String CONNECTOR_NAME = "name";
     private Map<String, String> props;
 
     @Override
@@ -79,9 +86,14 @@ public class TidelineSourceConnector extends SourceConnector {
         return ConnectorTransactionBoundaries.UNSUPPORTED;
     }
 
-    /** KIP-875: a hand-edited offset must be one this connector can resume from; a null offset resets. */
+    /**
+     * KIP-875: a hand-edited offset must be one this connector can resume from; a null offset resets.
+     * With initial.sync=skip a reset also forgets the start kept in the source ({@link SkipStarts}):
+     * resetting means "start again from now", not from the connector's first start.
+     */
     @Override
     public boolean alterOffsets(Map<String, String> connectorConfig, Map<Map<String, ?>, Map<String, ?>> offsets) {
+        Set<String> resetDbs = new TreeSet<>();
         for (Map.Entry<Map<String, ?>, Map<String, ?>> e : offsets.entrySet()) {
             Namespace ns = SourceOffset.namespace(e.getKey());
             if (e.getValue() != null) {
@@ -89,6 +101,24 @@ public class TidelineSourceConnector extends SourceConnector {
                     SourceOffset.fromMap(e.getValue());
                 } catch (InvalidOffsetException bad) {
                     throw new InvalidOffsetException("offset of " + ns + ": " + bad.getMessage());
+                }
+            } else {
+                resetDbs.add(ns.db());
+            }
+        }
+        if (!resetDbs.isEmpty()) {
+            SourceConfig config = new SourceConfig(connectorConfig);
+            String name = connectorConfig.get(CONNECTOR_NAME);
+            if (config.capture().initialSync().startsWithoutCopy() && name != null) {
+                try (MongoClient client = MongoClientFactory.create(config.connection().uri(), "tideline-source-offsets",
+                        config.connection().connectTimeoutMs())) {
+                    SkipStarts.forget(client, name, resetDbs);
+                } catch (RuntimeException e) {
+                    throw new ConnectException("The offsets can be reset, but the start initial.sync=skip keeps in "
+                            + resetDbs + " (collection " + SkipStarts.COLLECTION + ", _id " + name + ") could not be removed: "
+                            + e.getMessage() + ". Without removing it, a reset collection would start again from the "
+                            + "connector's first start, not from now. Retry when the source is reachable, or delete those "
+                            + "documents by hand.", e);
                 }
             }
         }
