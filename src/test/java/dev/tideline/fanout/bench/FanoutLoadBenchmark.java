@@ -60,6 +60,13 @@ public final class FanoutLoadBenchmark {
         int seconds = Integer.getInteger("fanout.bench.seconds", 30);
         String ramp = System.getProperty("fanout.bench.ramp", "none");
         String heap = System.getProperty("fanout.bench.heap", "1g");
+        // extra JVM options of the gateway, comma-separated (e.g. -XX:StartFlightRecording=filename=gw.jfr to profile it)
+        List<String> gatewayOpts = new ArrayList<>(List.of("-Xmx" + heap, "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=warn"));
+        for (String o : System.getProperty("fanout.bench.gateway.opts", "").split(",")) {
+            if (!o.isBlank()) {
+                gatewayOpts.add(o.trim());
+            }
+        }
         Path work = Path.of("target/fanout-bench").toAbsolutePath();
         System.out.printf("fanout bench: %d SSE clients on %d channels (%d per channel), %d changes/s for %d s; load average %s; "
                 + "%d cores%n", clients, channels, clients / channels, rate, seconds, loadAverage(), Runtime.getRuntime().availableProcessors());
@@ -70,7 +77,7 @@ public final class FanoutLoadBenchmark {
                 "topics.regex", "fbench\\..*", "value.format", "bson", "http.port", "0", "auth.hmac.secret", SECRET,
                 "http.max.connections", Integer.toString(clients + 1000),
                 "http.max.connections.per.address", Integer.toString(clients + 1000),
-                "history.size", "100"), List.of("-Xmx" + heap, "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=warn"))) {
+                "history.size", "100"), gatewayOpts)) {
             String baseUrl = gateway.baseUrl();
             URI uri = URI.create(baseUrl);
             JwtVerifier signer = new JwtVerifier(SECRET.getBytes(StandardCharsets.UTF_8), 0);
@@ -239,6 +246,9 @@ public final class FanoutLoadBenchmark {
                     .header("Authorization", "Bearer " + adminToken)
                     .timeout(java.time.Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body());
         } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt(); // the sampler is being stopped: it must see it, or join() waits forever
+            }
             System.out.println("fanout bench: /stats did not answer: " + e);
             return new BsonDocument();
         }
