@@ -10,12 +10,15 @@ import com.mongodb.client.model.Updates;
 import dev.tideline.event.Namespace;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.bson.BsonArray;
 import org.bson.BsonDateTime;
@@ -74,9 +77,9 @@ final class SkipStarts {
      * @param listed            every namespace the connector captures (all tasks), as just listed
      * @param connectorHasState whether any of them has a committed offset (asked only when a start is new)
      */
-    void ensure(Collection<Namespace> listed, java.util.function.BooleanSupplier connectorHasState) {
-        Map<String, List<String>> byDb = new java.util.TreeMap<>();
-        listed.forEach(ns -> byDb.computeIfAbsent(ns.db(), d -> new java.util.ArrayList<>()).add(ns.coll()));
+    void ensure(Collection<Namespace> listed, BooleanSupplier connectorHasState) {
+        Map<String, List<String>> byDb = new TreeMap<>();
+        listed.forEach(ns -> byDb.computeIfAbsent(ns.db(), d -> new ArrayList<>()).add(ns.coll()));
         if (anchors.keySet().containsAll(byDb.keySet())) {
             return;
         }

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -113,7 +114,7 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
             if (!mine.isEmpty()) {
                 boolean useStreams = useStreams(mine.get(0));
                 if (useStreams && skipStartsKept) {
-                    skipStarts.ensure(listed, () -> storedOffsets(listed).values().stream().anyMatch(java.util.Objects::nonNull));
+                    skipStarts.ensure(listed, () -> storedOffsets(listed).values().stream().anyMatch(Objects::nonNull));
                 }
                 Map<Map<String, Object>, Map<String, Object>> stored = storedOffsets(mine);
                 log.info("Task {} of {}: {} new collection(s) to capture: {}", ownership.index(), ownership.count(), mine.size(),
