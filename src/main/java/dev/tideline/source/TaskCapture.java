@@ -142,7 +142,7 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
             }
             long delay = discoveryBackoff.next();
             metrics.discovery(true, MongoErrors.isUnreachable(e));
-            log.warn("Cannot list the source's collections (attempt {}, {}): {}. Retrying in {} ms; the collections already "
+            log.warn("Cannot list the source's collections, or keep their start (initial.sync=skip) (attempt {}, {}): {}. Retrying in {} ms; the collections already "
                     + "captured go on.", discoveryBackoff.attempts(), MongoErrors.classify(e), e.toString(), delay);
             schedule(this::discover, delay);
         }
