@@ -1,9 +1,9 @@
 package dev.tideline.sink;
 
+import dev.tideline.config.MongoConnectionSettings;
 import dev.tideline.TidelineVersion;
 import dev.tideline.health.TaskIdentity;
 import dev.tideline.mongo.ServerProbe;
-import dev.tideline.sink.config.ConnectionSettings;
 import dev.tideline.sink.config.PeerSinkSettings;
 import dev.tideline.sink.config.RecordSafetySettings;
 import dev.tideline.sink.route.TopicNamespaceMap;
@@ -86,9 +86,9 @@ public class TidelineSinkConnector extends SinkConnector {
 
         checkAllowList(values);
 
-        ConfigValue uri = values.get(ConnectionSettings.URI);
-        ConfigValue timeout = values.get(ConnectionSettings.CONNECT_TIMEOUT_MS);
-        String rawUri = connectorConfigs.get(ConnectionSettings.URI);
+        ConfigValue uri = values.get(MongoConnectionSettings.URI);
+        ConfigValue timeout = values.get(MongoConnectionSettings.CONNECT_TIMEOUT_MS);
+        String rawUri = connectorConfigs.get(MongoConnectionSettings.URI);
         if (uri.errorMessages().isEmpty() && timeout.errorMessages().isEmpty() && rawUri != null && !rawUri.isBlank()) {
             String db = connectorConfigs.get(RoutingSettings.DATABASE);
             Map<String, List<String>> needs = db == null || db.isBlank() ? Map.of()

@@ -1,9 +1,9 @@
 package dev.tideline.source;
 
+import dev.tideline.config.MongoConnectionSettings;
 import dev.tideline.config.Validators;
 import dev.tideline.mongo.ServerProbe;
 import dev.tideline.source.config.CaptureSettings;
-import dev.tideline.source.config.ConnectionSettings;
 import dev.tideline.source.config.MarkerPartitions;
 import dev.tideline.source.config.SelectionSettings;
 import java.util.LinkedHashMap;
@@ -66,9 +66,9 @@ final class SourceValidation {
     }
 
     private static void checkReachable(Map<String, String> props, Config result) {
-        ConfigValue uri = value(result, ConnectionSettings.MONGODB_URI).orElse(null);
-        ConfigValue timeout = value(result, ConnectionSettings.CONNECT_TIMEOUT_MS).orElse(null);
-        String raw = props.get(ConnectionSettings.MONGODB_URI);
+        ConfigValue uri = value(result, MongoConnectionSettings.URI).orElse(null);
+        ConfigValue timeout = value(result, MongoConnectionSettings.CONNECT_TIMEOUT_MS).orElse(null);
+        String raw = props.get(MongoConnectionSettings.URI);
         if (uri == null || timeout == null || !uri.errorMessages().isEmpty() || !timeout.errorMessages().isEmpty()
                 || raw == null || raw.isBlank()) {
             return; // already reported on its key by the ConfigDef

@@ -4,6 +4,8 @@ import dev.tideline.TidelineVersion;
 import com.mongodb.client.MongoClient;
 import dev.tideline.event.Namespace;
 import dev.tideline.mongo.MongoClientFactory;
+import dev.tideline.source.config.CaptureSettings;
+import dev.tideline.source.config.CaptureSettings.InitialSync;
 import dev.tideline.source.config.SourceConfig;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -106,20 +108,19 @@ public class TidelineSourceConnector extends SourceConnector {
                 resetDbs.add(ns.db());
             }
         }
-        if (!resetDbs.isEmpty()) {
+        String name = connectorConfig.get(CONNECTOR_NAME);
+        if (!resetDbs.isEmpty() && name != null
+                && InitialSync.parse(connectorConfig.getOrDefault(CaptureSettings.INITIAL_SYNC, "full")).startsWithoutCopy()) {
             SourceConfig config = new SourceConfig(connectorConfig);
-            String name = connectorConfig.get(CONNECTOR_NAME);
-            if (config.capture().initialSync().startsWithoutCopy() && name != null) {
-                try (MongoClient client = MongoClientFactory.create(config.connection().uri(), "tideline-source-offsets",
-                        config.connection().connectTimeoutMs())) {
-                    SkipStarts.forget(client, name, resetDbs);
-                } catch (RuntimeException e) {
-                    throw new ConnectException("The offsets can be reset, but the start initial.sync=skip keeps in "
-                            + resetDbs + " (collection " + SkipStarts.COLLECTION + ", _id " + name + ") could not be removed: "
-                            + e.getMessage() + ". Without removing it, a reset collection would start again from the "
-                            + "connector's first start, not from now. Retry when the source is reachable, or delete those "
-                            + "documents by hand.", e);
-                }
+            try (MongoClient client = MongoClientFactory.create(config.connection().uri().value(), "tideline-source-offsets",
+                    config.connection().connectTimeoutMs())) {
+                SkipStarts.forget(client, name, resetDbs);
+            } catch (RuntimeException e) {
+                throw new ConnectException("The offsets can be reset, but the start initial.sync=skip keeps in "
+                        + resetDbs + " (collection " + SkipStarts.COLLECTION + ", _id " + name + ") could not be removed: "
+                        + e.getMessage() + ". Without removing it, a reset collection would start again from the "
+                        + "connector's first start, not from now. Retry when the source is reachable, or delete those "
+                        + "documents by hand.", e);
             }
         }
         return true;

@@ -70,7 +70,7 @@ public class TidelineSourceTask extends SourceTask {
         TaskIdentity identity = TaskIdentity.of(props);
         OpenConnections connections = new OpenConnections();
         // a change stream's getMore legitimately waits up to its await time before answering
-        MongoClient client = MongoClientFactory.create(config.connection().uri(), "tideline-source", config.connection().connectTimeoutMs(),
+        MongoClient client = MongoClientFactory.create(config.connection().uri().value(), "tideline-source", config.connection().connectTimeoutMs(),
                 MongoClientFactory.DEFAULT_READ_TIMEOUT_MS + config.capture().maxAwaitMs(), connections);
         SourceTaskMetrics metrics = new SourceTaskMetrics(identity); // JMX; closed with the task
         TaskCapture capture = null;

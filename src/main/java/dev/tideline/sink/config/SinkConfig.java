@@ -1,5 +1,6 @@
 package dev.tideline.sink.config;
 
+import dev.tideline.config.MongoConnectionSettings;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -14,7 +15,7 @@ public final class SinkConfig extends AbstractConfig {
     /** Connect's key; read to know whether a refused record may be reported and skipped. */
     public static final String ERRORS_TOLERANCE = "errors.tolerance";
 
-    private final ConnectionSettings connection;
+    private final MongoConnectionSettings connection;
     private final RoutingSettings routing;
     private final WriteSettings writes;
     private final RetrySettings retry;
@@ -24,7 +25,7 @@ public final class SinkConfig extends AbstractConfig {
 
     public SinkConfig(Map<String, String> props) {
         super(configDef(), props);
-        this.connection = ConnectionSettings.from(this);
+        this.connection = MongoConnectionSettings.from(this);
         this.routing = RoutingSettings.from(this);
         this.writes = WriteSettings.from(this);
         this.retry = RetrySettings.from(this);
@@ -35,7 +36,7 @@ public final class SinkConfig extends AbstractConfig {
 
     public static ConfigDef configDef() {
         ConfigDef def = new ConfigDef();
-        ConnectionSettings.define(def);
+        MongoConnectionSettings.define(def, "Destination", "destination");
         RoutingSettings.define(def);
         WriteSettings.define(def);
         RetrySettings.define(def);
@@ -44,7 +45,7 @@ public final class SinkConfig extends AbstractConfig {
         return def;
     }
 
-    public ConnectionSettings connection() {
+    public MongoConnectionSettings connection() {
         return connection;
     }
 

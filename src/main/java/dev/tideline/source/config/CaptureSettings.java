@@ -237,7 +237,7 @@ public final class CaptureSettings {
             return kind == Kind.SKIP || kind == Kind.LATEST;
         }
 
-        static InitialSync parse(String value) {
+        public static InitialSync parse(String value) {
             String v = value == null ? "" : value.trim();
             switch (v.toLowerCase(java.util.Locale.ROOT)) {
                 case "full":

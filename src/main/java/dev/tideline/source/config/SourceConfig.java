@@ -1,5 +1,6 @@
 package dev.tideline.source.config;
 
+import dev.tideline.config.MongoConnectionSettings;
 import java.util.Map;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -8,7 +9,7 @@ import org.apache.kafka.common.config.ConfigDef;
 public final class SourceConfig extends AbstractConfig {
     public static final ConfigDef CONFIG_DEF = configDef();
 
-    private final ConnectionSettings connection;
+    private final MongoConnectionSettings connection;
     private final SelectionSettings selection;
     private final TopicSettings topics;
     private final CaptureSettings capture;
@@ -19,7 +20,7 @@ public final class SourceConfig extends AbstractConfig {
 
     public SourceConfig(Map<String, String> props) {
         super(CONFIG_DEF, props);
-        connection = new ConnectionSettings(this);
+        connection = MongoConnectionSettings.from(this);
         selection = new SelectionSettings(this);
         topics = new TopicSettings(this);
         capture = new CaptureSettings(this);
@@ -31,7 +32,7 @@ public final class SourceConfig extends AbstractConfig {
 
     private static ConfigDef configDef() {
         ConfigDef def = new ConfigDef();
-        ConnectionSettings.define(def);
+        MongoConnectionSettings.define(def, "Connection", "source");
         SelectionSettings.define(def);
         TopicSettings.define(def);
         CaptureSettings.define(def);
@@ -42,7 +43,7 @@ public final class SourceConfig extends AbstractConfig {
         return def;
     }
 
-    public ConnectionSettings connection() {
+    public MongoConnectionSettings connection() {
         return connection;
     }
 

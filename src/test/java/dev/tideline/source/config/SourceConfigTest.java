@@ -1,5 +1,6 @@
 package dev.tideline.source.config;
 
+import dev.tideline.config.MongoConnectionSettings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -22,7 +23,7 @@ class SourceConfigTest {
 
     private static SourceConfig config(String... keyValues) {
         Map<String, String> props = new HashMap<>();
-        props.put(ConnectionSettings.MONGODB_URI, URI);
+        props.put(MongoConnectionSettings.URI, URI);
         for (int i = 0; i < keyValues.length; i += 2) {
             props.put(keyValues[i], keyValues[i + 1]);
         }
@@ -32,7 +33,7 @@ class SourceConfigTest {
     @Test
     void defaultsParse() {
         SourceConfig c = config();
-        assertThat(c.connection().uri()).isEqualTo(URI);
+        assertThat(c.connection().uri().value()).isEqualTo(URI);
         assertThat(c.connection().connectTimeoutMs()).isEqualTo(10_000);
         assertThat(c.capture().mode()).isEqualTo(Mode.AUTO);
         assertThat(c.capture().initialSync()).isEqualTo(new InitialSync(InitialSync.Kind.FULL, null));
@@ -100,7 +101,7 @@ class SourceConfigTest {
     @Test
     void missingUriIsRejected() {
         assertThatThrownBy(() -> new SourceConfig(Map.of())).isInstanceOf(ConfigException.class)
-                .hasMessageContaining(ConnectionSettings.MONGODB_URI);
+                .hasMessageContaining(MongoConnectionSettings.URI);
     }
 
     @Test
