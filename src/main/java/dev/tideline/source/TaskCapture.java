@@ -13,7 +13,6 @@ import dev.tideline.source.config.CaptureSettings;
 import dev.tideline.source.config.CaptureSettings.LostHistoryPolicy;
 import dev.tideline.source.config.SourceConfig;
 import dev.tideline.source.stream.DatabaseStream;
-import dev.tideline.source.stream.StreamOutput;
 import dev.tideline.source.stream.StreamPosition;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -221,7 +220,7 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
         CaptureSettings capture = config.capture();
         DatabaseStream s = new DatabaseStream(db, client.getDatabase(db), new DatabaseStream.Settings(capture.batchSize(),
                 capture.maxAwaitMs(), capture.heartbeatIntervalMs(), capture.tenantField() != null, capture.largeEventPolicy()),
-                new StreamReports(db));
+                new DatabaseStreamReports(db, this, publisher, copies, queue, metrics));
         streams.put(db, s);
         streamThreads.add(threads.start(s, "stream", true));
         return s;
@@ -235,7 +234,8 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
         return scans;
     }
 
-    private CapturedCollection collection(String db, String coll) {
+    /** The collection {@code coll} of {@code db} this task captures; a stream reading another is a bug. */
+    CapturedCollection collection(String db, String coll) {
         CapturedCollection c = collections.get(new Namespace(db, coll));
         if (c == null) {
             throw new IllegalStateException("the change stream of " + db + " read " + coll + ", which this task does not capture");
@@ -286,7 +286,7 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
         }, delayMs);
     }
 
-    private void historyLost(CapturedCollection c, StreamPosition position, boolean afterCopy, RuntimeException cause) {
+    void historyLost(CapturedCollection c, StreamPosition position, boolean afterCopy, RuntimeException cause) {
         String db = c.ns().db();
         if (afterCopy) {
             park(c, "its copy took longer than the oplog window: the copy started at " + position + " and the oplog no longer "
@@ -352,69 +352,6 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
         @Override
         public void fail(ConnectException e) {
             queue.fail(e);
-        }
-    }
-
-    /** What one database's change stream reports back. */
-    private final class StreamReports implements StreamOutput {
-        private final String db;
-
-        StreamReports(String db) {
-            this.db = db;
-        }
-
-        @Override
-        public void publish(List<StreamOutput.Delivery> batch) throws InterruptedException {
-            List<Map.Entry<CapturedCollection, Captured>> items = new ArrayList<>(batch.size());
-            for (StreamOutput.Delivery d : batch) {
-                items.add(Map.entry(collection(db, d.collection()), d.item()));
-            }
-            publisher.publish(items);
-            for (StreamOutput.Delivery d : batch) {
-                if (d.item() instanceof Captured.Control ctl && "event_too_large".equals(ctl.type())) {
-                    collection(db, d.collection()).metrics().eventSkipped();
-                }
-            }
-        }
-
-        @Override
-        public void historyLost(String coll, StreamPosition position, boolean afterCopy, RuntimeException cause) {
-            TaskCapture.this.historyLost(collection(db, coll), position, afterCopy, cause);
-        }
-
-        @Override
-        public void recopy(String coll, String reason) {
-            CapturedCollection c = collection(db, coll);
-            log.warn("{} is copied again: {}", c.ns(), reason);
-            copies.submit(c, null);
-        }
-
-        @Override
-        public void parked(String coll, String reason) {
-            CapturedCollection c = collection(db, coll);
-            c.state(CapturedCollection.State.PARKED);
-            c.metrics().parked();
-        }
-
-        @Override
-        public void failed(RuntimeException e) {
-            if (MongoErrors.classify(e) == ErrorClass.AUTH) {
-                queue.fail(new ConnectException("The change stream of " + db + " failed: authentication or authorization refused by "
-                        + "the source (" + e.getMessage() + "). Check the user and password in mongodb.uri and that the user may "
-                        + "open change streams on the database (changeStream and find on {db: \"" + db + "\", collection: \"\"}).", e));
-            } else {
-                queue.fail(new ConnectException("The change stream of " + db + " failed: " + e, e));
-            }
-        }
-
-        @Override
-        public void retrying(RuntimeException e, long delayMs) {
-            metrics.streamRetrying(db, MongoErrors.isUnreachable(e));
-        }
-
-        @Override
-        public void opened(int collectionCount) {
-            metrics.streamOpened(db);
         }
     }
 
