@@ -79,6 +79,9 @@ class SourceScaleIT {
                 ScaleStack.awaitAttribute(jmx, task, "StreamedCollections", v -> ((Number) v).intValue() == COLLECTIONS,
                         Duration.ofMinutes(10));
                 long copiedMs = (System.nanoTime() - started) / 1_000_000;
+                // the last collections join by closing the cursor and reopening it with them: the count of
+                // collections moves first, the stream opens right after
+                ScaleStack.awaitAttribute(jmx, task, "ChangeStreams", v -> ((Number) v).intValue() >= 1, Duration.ofSeconds(30));
                 int streams = ((Number) jmx.attribute(task, "ChangeStreams")).intValue();
                 int taskThreads = ((Number) jmx.attribute(task, "Threads")).intValue();
                 int connections = ((Number) jmx.attribute(task, "MongoConnections")).intValue();
