@@ -21,8 +21,10 @@ import java.util.Set;
  * The command line of {@code ./verify}, parsed into settings. Every mistake is named with its option
  * and what to write instead. Connection strings can come from the environment
  * ({@value #SOURCE_ENV}, {@value #DESTINATION_ENV}), which keeps passwords out of the process list.
+ *
+ * @param repair {@code --repair}: after the run, feed the report's differences to the source connector as repair signals
  */
-public record VerifyArguments(VerifySettings settings, String report, boolean quiet, boolean help) {
+public record VerifyArguments(VerifySettings settings, String report, boolean quiet, boolean help, boolean repair) {
     public static final String SOURCE_ENV = "TIDELINE_VERIFY_SOURCE";
     public static final String DESTINATION_ENV = "TIDELINE_VERIFY_DESTINATION";
     /** {@code --report -}: the report goes to standard output (and the human summary to standard error). */
@@ -53,6 +55,8 @@ public record VerifyArguments(VerifySettings settings, String report, boolean qu
               --connect-timeout SECONDS   how long a server may take to answer a connection (default %d)
               --report FILE|-          the JSON Lines report (default verify-<time>.jsonl here; - for stdout)
               --quiet                  print the result line only
+              --repair                 after the run, have the source connector re-copy the missing, extra and different
+                                       ids: inserts repair signals into <db>._tideline_signals at the source (needs a file --report)
             """.formatted(SOURCE_ENV, DESTINATION_ENV, VerifySettings.DEFAULT_RANGE_SIZE, VerifySettings.DEFAULT_BATCH_SIZE,
             VerifySettings.DEFAULT_RECHECKS, VerifySettings.DEFAULT_RECHECK_DELAY_MS / 1000.0,
             VerifySettings.DEFAULT_CONNECT_TIMEOUT_MS / 1000);
@@ -80,6 +84,7 @@ public record VerifyArguments(VerifySettings settings, String report, boolean qu
         int timeoutMs = VerifySettings.DEFAULT_CONNECT_TIMEOUT_MS;
         String report = null;
         boolean quiet = false;
+        boolean repair = false;
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             String inline = null;
@@ -90,11 +95,12 @@ public record VerifyArguments(VerifySettings settings, String report, boolean qu
             }
             switch (option) {
                 case "--help", "-h" -> {
-                    return new VerifyArguments(null, null, false, true);
+                    return new VerifyArguments(null, null, false, true, false);
                 }
                 case "--peers" -> peers = true;
                 case "--ignore-field-order" -> ignoreOrder = true;
                 case "--quiet" -> quiet = true;
+                case "--repair" -> repair = true;
                 default -> {
                     if (!VALUE_OPTIONS.contains(option)) {
                         throw new IllegalArgumentException("unknown option " + option + "; see --help");
@@ -140,6 +146,16 @@ public record VerifyArguments(VerifySettings settings, String report, boolean qu
                 throw new IllegalArgumentException("--database " + db + " is not a database name (no dots, slashes or spaces)");
             }
         }
+        if (repair && peers) {
+            throw new IllegalArgumentException("--repair does not support --peers yet: which cluster's version should win is "
+                    + "a choice verify cannot make; write repair signals by hand into <db>._tideline_signals on the cluster "
+                    + "whose version should win");
+        }
+        if (repair && STDOUT.equals(report)) {
+            // the repair streams the ids back from the report file after the run; standard output cannot be read back
+            throw new IllegalArgumentException("--repair needs the report in a file (--report FILE, or leave --report out): "
+                    + "the repair signals are read back from it, and --report - sends it to standard output");
+        }
         if (peers) {
             ignored.add(PeerStamp.FIELD);
         }
@@ -155,7 +171,7 @@ public record VerifyArguments(VerifySettings settings, String report, boolean qu
         VerifySettings settings = new VerifySettings(source, destination, peers, databases, filter, destinationDb,
                 new DocumentComparison(ignored, ignoreOrder), hashing, rangeSize, batchSize, rechecks, delayMs, timeoutMs,
                 Path.of(System.getProperty("java.io.tmpdir")));
-        return new VerifyArguments(settings, report, quiet, false);
+        return new VerifyArguments(settings, report, quiet, false, repair);
     }
 
     /** Names the option whose connection string the driver refuses, with the driver's reason, never the string. */

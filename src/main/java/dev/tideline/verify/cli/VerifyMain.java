@@ -1,11 +1,13 @@
 package dev.tideline.verify.cli;
 
+import com.mongodb.client.MongoClient;
 import dev.tideline.mongo.MongoClientFactory;
 import dev.tideline.verify.CollectionPair;
 import dev.tideline.verify.CollectionSummary;
 import dev.tideline.verify.Outcome;
 import dev.tideline.verify.RunResult;
 import dev.tideline.verify.VerifyListener;
+import dev.tideline.verify.cli.RepairSignalBatcher.CollectionRepair;
 import dev.tideline.verify.mongo.Verifier;
 import dev.tideline.verify.report.ReportLine;
 import java.io.BufferedWriter;
@@ -18,15 +20,21 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;
 
 /**
  * {@code ./verify}: compares a destination (or a peer cluster) with its source once, prints a line per
  * collection and a result line, writes the JSON Lines report, and exits 0 (equal), 1 (differences),
- * 2 (writes still in flight at the last re-check) or 3 (could not compare everything).
+ * 2 (writes still in flight at the last re-check) or 3 (could not compare everything). With {@code --repair}
+ * it then feeds the report's differences to the source connector as repair signals ({@link RepairSignalWriter}),
+ * and exits 3 if it could not.
  */
 public final class VerifyMain {
+    /** As the comparison's connections: the server's logs and currentOp name the tool. */
+    private static final String APP_NAME = "tideline-verify";
+
     private VerifyMain() {
     }
 
@@ -49,15 +57,15 @@ public final class VerifyMain {
         }
         boolean reportToStdout = VerifyArguments.STDOUT.equals(arguments.report());
         PrintStream human = reportToStdout ? err : out;
+        RunResult result;
         try (Writer report = openReport(arguments.report(), out);
              Verifier verifier = new Verifier(arguments.settings(), listener(err, human, arguments.quiet()), line -> write(report, line))) {
-            RunResult result = verifier.run();
+            result = verifier.run();
             report.flush();
             if (!arguments.quiet()) {
                 result.collections().forEach(c -> human.println(c.describe()));
             }
             human.println(result.describe() + (reportToStdout ? "" : "; report: " + arguments.report()));
-            return result.outcome().exitCode();
         } catch (IOException | UncheckedIOException e) {
             err.println("verify: cannot write the report " + arguments.report() + ": " + e.getMessage());
             return Outcome.FAILED.exitCode();
@@ -66,6 +74,54 @@ public final class VerifyMain {
             err.println("verify: " + e.getMessage().replace(MongoClientFactory.URI_KEY, "--source/--destination"));
             return Outcome.FAILED.exitCode();
         }
+        // after the report is closed: the repair reads it back. A repair that fails is exit 3, since what
+        // was asked was not done; otherwise the exit code is the comparison's, as without --repair.
+        if (arguments.repair() && !repair(arguments, human, err)) {
+            return Outcome.FAILED.exitCode();
+        }
+        return result.outcome().exitCode();
+    }
+
+    /**
+     * Inserts the repair signals for the report's missing, extra and different ids and prints a line per
+     * collection (also with --quiet: they say what was written to the source). Returns false when it failed.
+     */
+    private static boolean repair(VerifyArguments arguments, PrintStream human, PrintStream err) {
+        String uri = arguments.settings().sourceUri();
+        Path report = Path.of(arguments.report());
+        List<CollectionRepair> repairs;
+        RepairSignalWriter writer = null;
+        try (MongoClient source = MongoClientFactory.create(uri, APP_NAME, arguments.settings().connectTimeoutMs())) {
+            writer = new RepairSignalWriter(source, Instant.now(), String.valueOf(report.getFileName()));
+            repairs = writer.write(report);
+        } catch (RepairSignalWriter.SignalInsertException e) {
+            err.println("verify: could not write repair signals: " + MongoClientFactory.redact(e.getMessage(), uri)
+                    + ". The user needs insert on " + e.signalsNamespace() + ".");
+            if (writer != null && writer.written() > 0) {
+                err.println("verify: " + writer.written() + " repair signal(s) were written before that; writing them again "
+                        + "(another --repair run) only re-copies those ids once more");
+            }
+            return false;
+        } catch (UncheckedIOException | IllegalArgumentException e) {
+            err.println("verify: could not write repair signals: " + e.getMessage());
+            return false;
+        }
+        boolean any = false;
+        for (CollectionRepair r : repairs) {
+            String inFlight = r.inFlightLeftOut() == 0 ? "" : String.format("%,d in-flight id(s) left out (they were changing "
+                    + "during the run: the stream carries their change)", r.inFlightLeftOut());
+            if (r.ids() > 0) {
+                any = true;
+                human.printf("verify: repair signal(s) for %s: %,d ids in %d signal(s)%s%n", r.collection(), r.ids(), r.signals(),
+                        inFlight.isEmpty() ? "" : "; " + inFlight);
+            } else {
+                human.printf("verify: no repair signal for %s: %s%n", r.collection(), inFlight);
+            }
+        }
+        if (!any) {
+            human.println("verify: no repair signals written: no missing, extra or different ids");
+        }
+        return true;
     }
 
     private static VerifyListener listener(PrintStream err, PrintStream human, boolean quiet) {

@@ -66,6 +66,37 @@ class VerifyArgumentsTest {
     }
 
     @Test
+    void repairIsAFlag() {
+        assertThat(parse("--source", "mongodb://a", "--destination", "mongodb://b").repair()).isFalse();
+        VerifyArguments a = parse("--source", "mongodb://a", "--repair", "--destination", "mongodb://b", "--report", "out/r.jsonl");
+        assertThat(a.repair()).isTrue();
+        assertThat(a.report()).isEqualTo("out/r.jsonl");
+        assertThat(a.settings().destinationUri()).as("--repair takes no value").isEqualTo("mongodb://b");
+        assertThat(parse("--source", "mongodb://a", "--destination", "mongodb://b", "--repair").report())
+                .isEqualTo("verify-20261201-101530.jsonl");
+        assertThat(VerifyArguments.USAGE).contains("--repair").contains("_tideline_signals");
+    }
+
+    @Test
+    void repairNeedsAReportFileAndNoPeers() {
+        // in either order: the check runs once every option is read
+        for (String[] args : new String[][] {
+                {"--source", "mongodb://a", "--destination", "mongodb://b", "--report", "-", "--repair"},
+                {"--source", "mongodb://a", "--destination", "mongodb://b", "--repair", "--report=-"}}) {
+            assertThatThrownBy(() -> parse(args)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("--repair needs the report in a file (--report FILE, or leave --report out)")
+                    .hasMessageContaining("read back");
+        }
+        assertThatThrownBy(() -> parse("--source", "mongodb://a", "--destination", "mongodb://b", "--peers", "--repair"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("--repair does not support --peers yet")
+                .hasMessageContaining("write repair signals by hand")
+                .hasMessageContaining("on the cluster whose version should win");
+        assertThat(parse("--source", "mongodb://a", "--destination", "mongodb://b", "--peers", "--report", "-").settings().peers())
+                .as("--peers and --report - stay fine without --repair").isTrue();
+    }
+
+    @Test
     void mistakesNameTheOptionAndWhatItTakes() {
         assertThatThrownBy(() -> parse("--destination", "mongodb://b")).hasMessageContaining("--source is required")
                 .hasMessageContaining(VerifyArguments.SOURCE_ENV);
