@@ -25,6 +25,14 @@ public final class EventHeaders {
     public static final String EPOCH = "tl.epoch";
     /** On markers: how many partitions of the topic (0..n-1) the source sent this marker to */
     public static final String PARTITIONS = "tl.partitions";
+    /**
+     * On markers of a repair (a copy of an {@code _id} range, {@link IdScope}): the first id covered
+     * (inclusive), as canonical Extended JSON of {@code {"v": <id>}}; absent: no lower bound. A marker with
+     * neither scope header covers the whole collection (as every marker did before scopes).
+     */
+    public static final String SCOPE_FROM = "tl.scope.from";
+    /** On markers of a repair: the id the range ends before (exclusive), as {@link #SCOPE_FROM}; absent: no upper bound */
+    public static final String SCOPE_TO = "tl.scope.to";
 
     public static final String KIND_CHANGE = "change";
     public static final String KIND_HEARTBEAT = "heartbeat";

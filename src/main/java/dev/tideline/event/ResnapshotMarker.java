@@ -14,7 +14,8 @@ import org.bson.BsonTimestamp;
 
 /**
  * A marker the source writes on a collection's CHANGE topic around every copy of the collection (the
- * first one, one after a restart without a committed position, one after a lost history):
+ * first one, one after a restart without a committed position, one after a lost history) and around a
+ * repair, a copy of an {@code _id} range ({@link #scope()}) while streaming goes on:
  * {@code begin} before the copy, {@code complete} after it. The source sends each to every partition of the topic (Kafka orders records per
  * partition only), so a {@code complete} read on a partition comes after every copy that partition
  * carries.
@@ -23,12 +24,15 @@ import org.bson.BsonTimestamp;
  * time, and every change streamed afterwards is at least as new. So after {@code complete}, a document
  * of that partition whose last applied version is older than the epoch was neither copied nor changed
  * since: it was deleted at the source while the history was out of reach, and the sink removes it.
+ * Only within the scope: a repair copies its range alone, so documents outside it were not copied and
+ * must stay.
  *
  * <p>Everything a sink needs is in the headers ({@link EventHeaders#MARKER}, {@link EventHeaders#EPOCH},
- * {@link EventHeaders#PARTITIONS}, {@link EventHeaders#NAMESPACE}, and {@code tl.kind=control} so that
- * change decoders skip it), which no value converter can reshape; the value repeats them for people.
+ * {@link EventHeaders#PARTITIONS}, {@link EventHeaders#NAMESPACE}, the scope's {@link EventHeaders#SCOPE_FROM}
+ * and {@link EventHeaders#SCOPE_TO} when bounded, and {@code tl.kind=control} so that change decoders skip
+ * it), which no value converter can reshape; the value repeats them for people.
  */
-public record ResnapshotMarker(Stage stage, Namespace ns, BsonTimestamp epoch, int partitions) {
+public record ResnapshotMarker(Stage stage, Namespace ns, BsonTimestamp epoch, int partitions, IdScope scope) {
     public enum Stage {
         BEGIN("resnapshot.begin"), COMPLETE("resnapshot.complete");
 
@@ -47,9 +51,15 @@ public record ResnapshotMarker(Stage stage, Namespace ns, BsonTimestamp epoch, i
         Objects.requireNonNull(stage, "stage");
         Objects.requireNonNull(ns, "ns");
         Objects.requireNonNull(epoch, "epoch");
+        Objects.requireNonNull(scope, "scope (IdScope.ALL for the whole collection)");
         if (partitions < 1) {
             throw new IllegalArgumentException("a marker goes to at least one partition, got " + partitions);
         }
+    }
+
+    /** A marker of a copy of the whole collection. */
+    public ResnapshotMarker(Stage stage, Namespace ns, BsonTimestamp epoch, int partitions) {
+        this(stage, ns, epoch, partitions, IdScope.ALL);
     }
 
     /** The marker's own headers (besides the common {@code tl.kind}, {@code tl.ns}, {@code tl.producer}), in order. */
@@ -58,28 +68,51 @@ public record ResnapshotMarker(Stage stage, Namespace ns, BsonTimestamp epoch, i
         h.put(EventHeaders.MARKER, stage.wireName());
         h.put(EventHeaders.EPOCH, Long.toString(epoch.getValue()));
         h.put(EventHeaders.PARTITIONS, Integer.toString(partitions));
+        scope.putHeaders(h);
         return h;
     }
 
     /** The record value for people and tools reading the topic (the sink reads the headers). */
     public BsonDocument value(long wallTimeMillis) {
-        return new BsonDocument("type", new BsonString(stage.wireName()))
+        BsonDocument v = new BsonDocument("type", new BsonString(stage.wireName()))
                 .append("db", new BsonString(ns.db())).append("coll", new BsonString(ns.coll()))
                 .append("epoch", epoch)
-                .append("partitions", new BsonInt32(partitions))
-                .append("detail", new BsonString(stage == Stage.BEGIN
-                        ? "copying " + ns + " from epoch " + show(epoch) + " (a first copy, a copy after a restart without a "
-                                + "committed position, or after a lost history)"
-                        : "the copy of " + ns + " (epoch " + show(epoch) + ") is complete on this partition: documents "
-                                + "neither copied nor changed since the epoch were deleted at the source"))
-                .append("wallTime", new BsonDateTime(wallTimeMillis));
+                .append("partitions", new BsonInt32(partitions));
+        if (!scope.isAll()) {
+            BsonDocument bounds = new BsonDocument();
+            if (scope.from() != null) {
+                bounds.append("from", scope.from());
+            }
+            if (scope.to() != null) {
+                bounds.append("to", scope.to());
+            }
+            v.append("scope", bounds);
+        }
+        return v.append("detail", new BsonString(detail())).append("wallTime", new BsonDateTime(wallTimeMillis));
+    }
+
+    private String detail() {
+        if (scope.isAll()) {
+            return stage == Stage.BEGIN
+                    ? "copying " + ns + " from epoch " + show(epoch) + " (a first copy, a copy after a restart without a "
+                            + "committed position, or after a lost history)"
+                    : "the copy of " + ns + " (epoch " + show(epoch) + ") is complete on this partition: documents "
+                            + "neither copied nor changed since the epoch were deleted at the source";
+        }
+        return stage == Stage.BEGIN
+                ? "repairing " + ns + ": copying " + scope.describe() + " at epoch " + show(epoch)
+                        + " (documents outside that range are not touched)"
+                : "the copy of " + scope.describe() + " of " + ns + " (epoch " + show(epoch) + ") is complete on this "
+                        + "partition: documents in that range neither copied nor changed since the epoch were deleted at "
+                        + "the source; documents outside it stay";
     }
 
     /**
      * Reads a marker from a record's headers; empty when the record is not a marker.
      *
      * @param header a record's last header value by name: a String, a Number (a header converter may have
-     *               parsed the decimal text) or UTF-8 bytes; null when absent
+     *               parsed the decimal text), a Map (the default header converter parses a scope's JSON into
+     *               one) or UTF-8 bytes; null when absent
      * @throws MalformedRecordException when the record says it is a marker but a header is missing or wrong
      */
     public static Optional<ResnapshotMarker> fromHeaders(Function<String, Object> header) {
@@ -114,7 +147,8 @@ public record ResnapshotMarker(Stage stage, Namespace ns, BsonTimestamp epoch, i
             throw new MalformedRecordException("a " + name + " marker needs a non-zero " + EventHeaders.EPOCH
                     + " and a positive " + EventHeaders.PARTITIONS + ", got " + epoch + " and " + partitions);
         }
-        return Optional.of(new ResnapshotMarker(stage, namespace, new BsonTimestamp(epoch), (int) partitions));
+        return Optional.of(new ResnapshotMarker(stage, namespace, new BsonTimestamp(epoch), (int) partitions,
+                IdScope.fromHeaders(header, name)));
     }
 
     /** An epoch as people read cluster times: {@code Timestamp(seconds, increment)}. */

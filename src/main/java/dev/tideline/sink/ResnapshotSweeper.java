@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Runs after the batch's changes are written: every copy that came before the marker is applied,
  * and a change after it is newer than the epoch, so it is never swept. Idempotent: a re-delivered
- * marker finds nothing more to remove. Only this task applies that partition's changes, so nothing
+ * marker finds nothing more to remove. A marker of a repair (an {@code _id} range, its
+ * {@link ResnapshotMarker#scope()}) sweeps inside that range only. Only this task applies that partition's changes, so nothing
  * races the sweep on the same documents. Documents first, then their entries: a crash between the two
  * leaves the entries live and older than the epoch, so the re-delivered marker removes them again.
  */
@@ -74,8 +75,13 @@ final class ResnapshotSweeper {
         long removed = 0;
         for (Pending p : new LinkedHashSet<>(markers)) { // a marker re-sent within one batch is applied once
             if (p.marker().stage() == ResnapshotMarker.Stage.BEGIN) {
-                log.info("Resnapshot of {} (epoch {}) begins on {}-{}: the source copies the collection (first copy, "
-                        + "a copy after a restart without a committed position, or after a lost history)", p.marker().ns(), ResnapshotMarker.show(p.marker().epoch()), p.topic(), p.partition());
+                if (p.marker().scope().isAll()) {
+                    log.info("Resnapshot of {} (epoch {}) begins on {}-{}: the source copies the collection (first copy, "
+                            + "a copy after a restart without a committed position, or after a lost history)", p.marker().ns(), ResnapshotMarker.show(p.marker().epoch()), p.topic(), p.partition());
+                } else {
+                    log.info("Repair of {} (epoch {}) begins on {}-{}: the source copies {} again", p.marker().ns(),
+                            ResnapshotMarker.show(p.marker().epoch()), p.topic(), p.partition(), p.marker().scope().describe());
+                }
                 continue;
             }
             try {
@@ -89,7 +95,9 @@ final class ResnapshotSweeper {
     }
 
     private long sweep(Pending p) {
-        String epoch = ResnapshotMarker.show(p.marker().epoch());
+        // "X" or "X, the ids from A to B": every line below says which copy it is about
+        String epoch = ResnapshotMarker.show(p.marker().epoch())
+                + (p.marker().scope().isAll() ? "" : ", " + p.marker().scope().describe());
         if (store == null) {
             log.warn("Resnapshot of {} (epoch {}) complete on {}-{}, but stale.guard=off keeps no versions: documents deleted "
                             + "at the source and not seen by the copy stay at {}. Set stale.guard=auto to have them removed.",
@@ -99,7 +107,7 @@ final class ResnapshotSweeper {
         List<BsonValue> gone = new ArrayList<>();
         List<BsonValue> unsafe = new ArrayList<>();
         store.forEachLiveEntry(p.destination(), p.topic(), p.partition(), e -> {
-            if (SweepRule.sweeps(e.version(), p.marker().epoch())) {
+            if (SweepRule.sweeps(e.version(), p.marker().epoch(), e.id(), p.marker().scope())) {
                 // an entry no change of this version can have written (an id that would not match by value):
                 // never put into a delete's filter
                 (IdRules.problem(e.id()).isPresent() ? unsafe : gone).add(e.id());

@@ -9,6 +9,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.model.Filters;
 import dev.tideline.event.EnvelopeCodec;
 import dev.tideline.event.EventHeaders;
+import dev.tideline.event.IdScope;
 import dev.tideline.event.Op;
 import dev.tideline.record.RecordForm;
 import dev.tideline.event.ResnapshotMarker;
@@ -21,9 +22,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.header.ConnectHeaders;
+import org.apache.kafka.connect.storage.SimpleHeaderConverter;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -66,11 +71,19 @@ class ResnapshotSweepTest {
     }
 
     private SinkRecord marker(int partition, ResnapshotMarker.Stage stage, int partitions) {
-        ResnapshotMarker m = new ResnapshotMarker(stage, SHOP_ORDERS, TestRecords.ts(EPOCH), partitions);
+        return marker(partition, stage, partitions, IdScope.ALL);
+    }
+
+    /** Headers as the worker's default header converter hands them to the task (a scope's JSON parsed into a Map). */
+    private SinkRecord marker(int partition, ResnapshotMarker.Stage stage, int partitions, IdScope scope) {
+        ResnapshotMarker m = new ResnapshotMarker(stage, SHOP_ORDERS, TestRecords.ts(EPOCH), partitions, scope);
+        SimpleHeaderConverter converter = new SimpleHeaderConverter();
+        converter.configure(Map.of());
+        Map<String, String> sent = new java.util.LinkedHashMap<>(Map.of(EventHeaders.KIND, EventHeaders.KIND_CONTROL,
+                EventHeaders.NAMESPACE, SHOP_ORDERS.fullName()));
+        sent.putAll(m.headers());
         ConnectHeaders h = new ConnectHeaders();
-        h.addString(EventHeaders.KIND, EventHeaders.KIND_CONTROL);
-        h.addString(EventHeaders.NAMESPACE, SHOP_ORDERS.fullName());
-        m.headers().forEach(h::addString);
+        sent.forEach((k, v) -> h.add(k, converter.toConnectHeader(TOPIC, k, converter.fromConnectHeader(TOPIC, k, Schema.STRING_SCHEMA, v))));
         RecordForm form = RecordForm.of(ValueFormat.BSON);
         return new SinkRecord(TOPIC, partition, null, form.noticeKey(SHOP_ORDERS.fullName()), null,
                 form.notice(m.value(0)), offset++, null, null, h);
@@ -156,5 +169,28 @@ class ResnapshotSweepTest {
         assertThat(out.failures()).hasSize(1);
         assertThat(out.failures().get(0).reason()).contains(EventHeaders.EPOCH);
         assertThat(ids()).containsExactly(1);
+    }
+
+    @Test
+    void aRepairSweepsOnlyInsideItsRange() {
+        BatchApplier a = applier(Map.of());
+        before(a);
+        // a repair of the ids [2, 5) on both partitions: the copy found 2; 3 and 4 are gone at the source. 1, 5 and 6
+        // are as old but outside the range, so the repair did not copy them: they stay, as do 11-13 on partition 1
+        IdScope range = new IdScope(new BsonInt32(2), new BsonInt32(5));
+        BatchOutcome out = a.apply(List.of(
+                marker(0, ResnapshotMarker.Stage.BEGIN, 2, range), marker(1, ResnapshotMarker.Stage.BEGIN, 2, range),
+                change(TOPIC, 0, Op.READ, 2, EPOCH),
+                marker(0, ResnapshotMarker.Stage.COMPLETE, 2, range), marker(1, ResnapshotMarker.Stage.COMPLETE, 2, range)));
+        assertThat(out.failures()).isEmpty();
+        assertThat(ids()).containsExactly(1, 2, 5, 6, 11, 12, 13, 21);
+
+        // a range of string ids holds no number (numbers sort before strings): nothing more goes
+        a.apply(List.of(marker(0, ResnapshotMarker.Stage.COMPLETE, 2, new IdScope(new BsonString(""), null))));
+        assertThat(ids()).containsExactly(1, 2, 5, 6, 11, 12, 13, 21);
+
+        // the whole collection's marker still sweeps everything older than the epoch
+        a.apply(List.of(marker(0, ResnapshotMarker.Stage.COMPLETE, 2)));
+        assertThat(ids()).containsExactly(2, 11, 12, 13, 21);
     }
 }
