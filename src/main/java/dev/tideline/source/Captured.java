@@ -30,6 +30,13 @@ public sealed interface Captured {
     record Control(String type, String detail, SourceOffset offset) implements Captured {
     }
 
+    /**
+     * A repair moved (a chunk handed over, a repair finished): from this record on, the collection's
+     * offsets carry {@code progress}. A heartbeat record, so it is committed in order with the chunk.
+     */
+    record RepairStep(SourceOffset offset, RepairProgress progress) implements Captured {
+    }
+
     /** A resnapshot marker, written on the collection's change topic to each of its partitions. */
     record Marker(ResnapshotMarker marker, SourceOffset offset) implements Captured {
     }

@@ -82,6 +82,11 @@ final class DatabaseStreamReports implements StreamOutput {
     }
 
     @Override
+    public void signals(List<org.bson.BsonValue> ids) {
+        capture.signalled(db, ids);
+    }
+
+    @Override
     public void opened(int collectionCount) {
         metrics.streamOpened(db);
     }

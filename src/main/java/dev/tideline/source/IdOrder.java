@@ -20,20 +20,38 @@ public final class IdOrder {
 
     /** The query for ids after {@code lastId}; an empty document when {@code lastId} is null (from the start). */
     public static BsonDocument after(BsonValue lastId) {
-        if (lastId == null) {
-            return new BsonDocument();
+        return lastId == null ? new BsonDocument() : bound("$gt", lastId, true);
+    }
+
+    /** The query for ids at or after {@code from} in MongoDB's order, across types; empty when null. */
+    public static BsonDocument atOrAfter(BsonValue from) {
+        return from == null ? new BsonDocument() : bound("$gte", from, true);
+    }
+
+    /** The query for ids before {@code to} in MongoDB's order, across types; empty when null. */
+    public static BsonDocument before(BsonValue to) {
+        return to == null ? new BsonDocument() : bound("$lt", to, false);
+    }
+
+    /**
+     * A comparison on {@code _id} that also takes the other types on that side: MongoDB compares only
+     * within a type bracket ({@code {$gt: 5}} matches no string), so the later (or earlier) brackets are
+     * added by {@code $type}.
+     */
+    private static BsonDocument bound(String op, BsonValue value, boolean laterSide) {
+        int bracket = BsonOrder.bracket(value.getBsonType());
+        List<BsonValue> others = new ArrayList<>();
+        int from = laterSide ? bracket + 1 : 0;
+        int to = laterSide ? BsonOrder.BRACKETS : bracket;
+        for (int i = from; i < to; i++) {
+            BsonOrder.typeAliases(i).forEach(alias -> others.add(new BsonString(alias)));
         }
-        int bracket = BsonOrder.bracket(lastId.getBsonType());
-        List<BsonValue> later = new ArrayList<>();
-        for (int i = bracket + 1; i < BsonOrder.BRACKETS; i++) {
-            BsonOrder.typeAliases(i).forEach(alias -> later.add(new BsonString(alias)));
+        BsonDocument cmp = new BsonDocument("_id", new BsonDocument(op, value));
+        if (others.isEmpty()) {
+            return cmp;
         }
-        BsonDocument gt = new BsonDocument("_id", new BsonDocument("$gt", lastId));
-        if (later.isEmpty()) {
-            return gt;
-        }
-        BsonDocument laterTypes = new BsonDocument("_id", new BsonDocument("$type", new BsonArray(later)));
-        return new BsonDocument("$or", new BsonArray(List.of(gt, laterTypes)));
+        BsonDocument otherTypes = new BsonDocument("_id", new BsonDocument("$type", new BsonArray(others)));
+        return new BsonDocument("$or", new BsonArray(List.of(cmp, otherTypes)));
     }
 
     /** {@code a AND b}, skipping empty parts. */

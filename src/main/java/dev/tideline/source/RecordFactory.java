@@ -35,6 +35,8 @@ public final class RecordFactory {
     private final String producer;
     private long seq;
     private PeerOriginTagger peer;
+    /** Where the collection's repairs stand: carried in every record's offset (see {@link RepairProgress}). */
+    private volatile RepairProgress repair = RepairProgress.NONE;
     private String clusterId;
 
     public RecordFactory(Namespace ns, String topic, String heartbeatTopic, String controlTopic, ValueFormat format,
@@ -62,14 +64,28 @@ public final class RecordFactory {
         return topic;
     }
 
+    /** The repairs as the collection's stored offset left them. */
+    RecordFactory withRepair(RepairProgress stored) {
+        this.repair = stored;
+        return this;
+    }
+
+    /** Where the collection's repairs stand, as the records handed over so far say. */
+    public RepairProgress repair() {
+        return repair;
+    }
+
     /** Appends the records for one captured item. */
     public void append(Captured item, List<SourceRecord> out) {
         if (item instanceof Captured.Change change) {
             appendChange(change.event(), change.before(), item.offset(), out);
             return;
         }
+        if (item instanceof Captured.RepairStep step) {
+            repair = step.progress();
+        }
         Map<String, Object> offset = offsetOf(item.offset());
-        if (item instanceof Captured.Heartbeat) {
+        if (item instanceof Captured.Heartbeat || item instanceof Captured.RepairStep) {
             BsonDocument value = new BsonDocument("db", new BsonString(ns.db())).append("coll", new BsonString(ns.coll()))
                     .append("wallTime", new BsonDateTime(System.currentTimeMillis()));
             out.add(notice(offset, heartbeatTopic, value, EventHeaders.KIND_HEARTBEAT));
@@ -101,7 +117,7 @@ public final class RecordFactory {
 
     /** A record's source offset; in peer mode with the origin clock as it stands after the record. */
     private Map<String, Object> offsetOf(SourceOffset position) {
-        Map<String, Object> offset = position.recordOffset();
+        Map<String, Object> offset = SourceOffset.withRepair(position.recordOffset(), repair);
         return peer == null ? offset : peer.withClock(offset);
     }
 

@@ -59,6 +59,8 @@ public final class SourceOffset {
     static final String K_COPIED = "copied";
     /** peer mode: the origin labeler's clock after this record (a BSON timestamp value), see PeerOriginTagger */
     static final String K_PEER_CLOCK = "peerClock";
+    /** where the collection's repairs stand (Extended JSON of a document), see RepairProgress */
+    static final String K_REPAIR = "repair";
 
     private static final JsonWriterSettings CANONICAL = JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
     private static final String WRAP = "v";
@@ -269,6 +271,42 @@ public final class SourceOffset {
         return new BsonTimestamp(n.longValue());
     }
 
+    /**
+     * A record's offset that also keeps where the collection's repairs stand (built on first read, like
+     * {@link #recordOffset()}); the offset as it is when there is nothing to keep.
+     */
+    public static Map<String, Object> withRepair(Map<String, Object> offset, RepairProgress progress) {
+        if (progress.isEmpty()) {
+            return offset;
+        }
+        return new DeferredOffsetMap(() -> {
+            Map<String, Object> m = new HashMap<>(offset);
+            m.put(K_REPAIR, progress.toDocument().toJson(CANONICAL));
+            return m;
+        });
+    }
+
+    /**
+     * Where the repairs of a stored offset's collection stand; {@link RepairProgress#NONE} when it says nothing.
+     *
+     * @throws InvalidOffsetException naming the key when it is malformed
+     */
+    public static RepairProgress repair(Map<String, ?> m) {
+        Object raw = m == null ? null : m.get(K_REPAIR);
+        if (raw == null) {
+            return RepairProgress.NONE;
+        }
+        try {
+            if (!(raw instanceof String s)) {
+                throw new IllegalArgumentException("not a string");
+            }
+            return RepairProgress.fromDocument(BsonDocument.parse(s));
+        } catch (JsonParseException | org.bson.BsonInvalidOperationException | IllegalArgumentException e) {
+            throw new InvalidOffsetException("offset key '" + K_REPAIR + "' must be an Extended JSON document like {\"sig\": "
+                    + "<signal _id>, \"epoch\": <timestamp>, \"last\": <_id>, \"done\": [<signal _id>...]}: " + e.getMessage());
+        }
+    }
+
     public Map<String, Object> toMap() {
         Map<String, Object> m = new HashMap<>(8);
         m.put(K_VERSION, VERSION);
@@ -319,6 +357,7 @@ public final class SourceOffset {
                     + ", written by the first release), got " + v);
         }
         peerClock(m); // validated here too, so a hand-edited one is refused naming the key
+        repair(m);
         Object phaseName = m.get(K_PHASE);
         Phase phase = null;
         for (Phase p : Phase.values()) {

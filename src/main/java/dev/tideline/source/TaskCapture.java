@@ -61,6 +61,7 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
     private final Publisher publisher;
     private final ScheduledExecutorService coordinator;
     private final CollectionCopies copies;
+    private final CollectionRepairs repairs;
     private final StreamSupport streamSupport = new StreamSupport();
     private final SkipStarts skipStarts;
     private final Backoff discoveryBackoff;
@@ -85,6 +86,7 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
         this.publisher = new Publisher(queue);
         this.coordinator = Executors.newSingleThreadScheduledExecutor(threads.factory("discovery"));
         this.copies = new CollectionCopies(client, config, publisher, threads, new CopyOwner());
+        this.repairs = new CollectionRepairs(client, new RepairCapture(), connector, config.repair().chunkSize(), threads);
         this.discoveryBackoff = new Backoff(1_000, Math.max(1_000, config.selection().discoveryIntervalMs()));
         metrics.gauges(this);
     }
@@ -120,6 +122,10 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
                         mine.size() <= 20 ? mine : mine.subList(0, 20) + " ...");
                 for (Namespace ns : mine) {
                     begin(ns, stored.get(SourceOffset.partition(ns)), useStreams);
+                }
+                if (useStreams && config.repair().enabled()) {
+                    // signals not done yet (a repair that was running resumes): read once its collections are known
+                    mine.stream().map(Namespace::db).distinct().forEach(repairs::scan);
                 }
             }
             metrics.discovery(false, false);
@@ -186,6 +192,7 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
                 return;
             }
         }
+        records.withRepair(SourceOffset.repair(storedMap)); // read by fromMap above: valid
         CapturedCollection c = new CapturedCollection(ns, records, cm, config.capture().filterFor(ns), stored);
         collections.put(ns, c);
         Plan plan = StartPlanner.plan(stored, config.capture().mode(), config.capture().initialSync(), useStreams,
@@ -219,7 +226,8 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
         }
         CaptureSettings capture = config.capture();
         DatabaseStream s = new DatabaseStream(db, client.getDatabase(db), new DatabaseStream.Settings(capture.batchSize(),
-                capture.maxAwaitMs(), capture.heartbeatIntervalMs(), capture.tenantField() != null, capture.largeEventPolicy()),
+                capture.maxAwaitMs(), capture.heartbeatIntervalMs(), capture.tenantField() != null, capture.largeEventPolicy(),
+                config.repair().enabled()),
                 new DatabaseStreamReports(db, this, publisher, copies, queue, metrics));
         streams.put(db, s);
         streamThreads.add(threads.start(s, "stream", true));
@@ -336,6 +344,29 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
         }
     }
 
+    /** Repair signals a database's stream read. */
+    void signalled(String db, List<org.bson.BsonValue> ids) {
+        repairs.signalled(db, ids);
+    }
+
+    /** What repairs need of the capture. */
+    private final class RepairCapture implements CollectionRepairs.Capture {
+        @Override
+        public CapturedCollection collection(Namespace ns) {
+            return collections.get(ns);
+        }
+
+        @Override
+        public DatabaseStream streamOf(String db) {
+            return TaskCapture.this.streamOf(db);
+        }
+
+        @Override
+        public int markerPartitions(CapturedCollection c) {
+            return config.topics().markerPartitions().forTopic(c.records().topic());
+        }
+    }
+
     /** What copies and scans report back. */
     private final class CopyOwner implements CollectionCopies.Owner {
         @Override
@@ -399,6 +430,7 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
         closed = true;
         coordinator.shutdownNow();
         copies.close();
+        repairs.close();
         synchronized (this) {
             if (scans != null) {
                 scans.close();

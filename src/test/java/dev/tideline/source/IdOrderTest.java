@@ -101,6 +101,20 @@ class IdOrderTest {
     }
 
     @Test
+    void eachRangeFindsExactlyTheIdsBetweenItsBoundsAcrossTypes() {
+        for (int i = 0; i < ORDERED.size(); i++) {
+            for (int j = i; j < ORDERED.size(); j++) {
+                List<BsonValue> found = new ArrayList<>();
+                BsonDocument range = IdOrder.and(IdOrder.atOrAfter(ORDERED.get(i)), IdOrder.before(ORDERED.get(j)));
+                coll.find(range).sort(new BsonDocument("_id", new BsonInt32(1))).forEach(d -> found.add(d.get("_id")));
+                assertThat(found).as("[%s, %s)", ORDERED.get(i), ORDERED.get(j)).containsExactlyElementsOf(ORDERED.subList(i, j));
+            }
+        }
+        assertThat(IdOrder.atOrAfter(null)).isEqualTo(new BsonDocument());
+        assertThat(IdOrder.before(null)).isEqualTo(new BsonDocument());
+    }
+
+    @Test
     void queryShape() {
         assertThat(IdOrder.after(null)).isEqualTo(new BsonDocument());
         BsonDocument afterDate = IdOrder.after(new BsonDateTime(5L));

@@ -15,6 +15,7 @@ public final class SourceConfig extends AbstractConfig {
     private final CaptureSettings capture;
     private final ScanSettings scan;
     private final HealthStateSettings healthState;
+    private final RepairSettings repair;
 
     private final PeerSourceSettings peer;
 
@@ -26,6 +27,7 @@ public final class SourceConfig extends AbstractConfig {
         capture = new CaptureSettings(this);
         scan = new ScanSettings(this);
         healthState = new HealthStateSettings(this);
+        repair = new RepairSettings(this);
 
         peer = new PeerSourceSettings(this);
     }
@@ -38,6 +40,7 @@ public final class SourceConfig extends AbstractConfig {
         CaptureSettings.define(def);
         ScanSettings.define(def);
         HealthStateSettings.define(def);
+        RepairSettings.define(def);
 
         PeerSourceSettings.define(def);
         return def;
@@ -65,6 +68,10 @@ public final class SourceConfig extends AbstractConfig {
 
     public HealthStateSettings healthState() {
         return healthState;
+    }
+
+    public RepairSettings repair() {
+        return repair;
     }
 
     public PeerSourceSettings peer() {

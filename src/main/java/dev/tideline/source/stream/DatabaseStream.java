@@ -55,7 +55,10 @@ public final class DatabaseStream implements Runnable {
 
     /** How the stream reads. */
     public record Settings(int batchSize, int maxAwaitMs, long heartbeatIntervalMs, boolean preImages,
-                           LargeEventPolicy largeEvents) {
+                           LargeEventPolicy largeEvents, boolean repairSignals) {
+        public Settings(int batchSize, int maxAwaitMs, long heartbeatIntervalMs, boolean preImages, LargeEventPolicy largeEvents) {
+            this(batchSize, maxAwaitMs, heartbeatIntervalMs, preImages, largeEvents, false);
+        }
     }
 
     private record Join(String collection, BsonDocument filter, StreamPosition position, boolean afterCopy) {
@@ -68,6 +71,7 @@ public final class DatabaseStream implements Runnable {
     private final BlockingQueue<Join> joins = new LinkedBlockingQueue<>();
     private final StreamMembers members;
     private final FragmentAssembler assembler = new FragmentAssembler();
+    private final RepairWindows windows = new RepairWindows();
     private final Backoff backoff = new Backoff(1_000, 30_000);
     private volatile boolean stopped;
     private volatile int memberCount;
@@ -104,6 +108,16 @@ public final class DatabaseStream implements Runnable {
      */
     public void join(String collection, BsonDocument filter, StreamPosition position, boolean afterCopy) {
         joins.add(new Join(collection, filter, position, afterCopy));
+    }
+
+    /** A repair chunk's window: read from its low watermark on (see {@link RepairWindow}); any thread. */
+    public void openWindow(RepairWindow w) {
+        windows.register(w);
+    }
+
+    /** The repair gave up on a window (its watermarks, if written, are then ignored); any thread. */
+    public void dropWindow(String windowId) {
+        windows.cancel(windowId);
     }
 
     /** Collections read now (for metrics). */
@@ -143,6 +157,7 @@ public final class DatabaseStream implements Runnable {
                     }
                 } catch (RuntimeException e) {
                     closeCursor();
+                    windows.batchLost();
                     if (stopped || !recover(e)) {
                         return;
                     }
@@ -152,6 +167,7 @@ public final class DatabaseStream implements Runnable {
             Thread.currentThread().interrupt();
         } finally {
             closeCursor();
+            windows.failAll(new IllegalStateException("the change stream of " + db + " stopped"));
         }
     }
 
@@ -180,7 +196,7 @@ public final class DatabaseStream implements Runnable {
     }
 
     private void openCursor(boolean trimmed) {
-        Opening opening = StreamPipeline.plan(db, members.list(), splitSupported, trimmed);
+        Opening opening = StreamPipeline.plan(db, members.list(), splitSupported, trimmed, settings.repairSignals());
         cursor = cursors.open(opening, singleEvent || trimmed ? 1 : settings.batchSize(), settings.maxAwaitMs(), preImages);
         readPosition = opening.start();
         assembler.reset();
@@ -227,6 +243,7 @@ public final class DatabaseStream implements Runnable {
             StreamPosition at = StreamPosition.afterToken(event.token(), event.clusterTime());
             read = at;
             members.route(event, at, now, batch);
+            windows.observe(event, c -> members.positionIn(batch, c), batch.deliveries, batch.signals);
             if ("invalidate".equals(event.type())) {
                 invalidated = true; // the server closed the cursor; it reopens after this event
                 break;
@@ -253,6 +270,10 @@ public final class DatabaseStream implements Runnable {
         readPosition = read;
         for (String coll : batch.recopies) {
             out.recopy(coll, "renamed onto");
+        }
+        windows.handedOver();
+        if (!batch.signals.isEmpty()) {
+            out.signals(batch.signals);
         }
         memberCount = members.size();
         if (singleEvent && ++singleEventReads > settings.batchSize()) {

@@ -49,6 +49,8 @@ final class StreamMembers {
         final List<Delivery> deliveries = new ArrayList<>();
         final Map<String, StreamPosition> moved = new HashMap<>();
         final List<String> recopies = new ArrayList<>();
+        /** New repair signals read (their {@code _id}s). */
+        final List<org.bson.BsonValue> signals = new ArrayList<>();
     }
 
     /** A collection whose position is no longer in the oplog. */
@@ -191,6 +193,12 @@ final class StreamMembers {
             t.published = t.position;
             t.lastRecordMs = now;
         }
+    }
+
+    /** Where a collection stands with this batch's events so far; null when the stream does not read it. */
+    StreamPosition positionIn(Batch batch, String collection) {
+        Tracked t = members.get(collection);
+        return t == null || batch.recopies.contains(collection) ? null : batch.moved.getOrDefault(collection, t.position);
     }
 
     /** The position a collection's last record carried (where a parked collection stays). */

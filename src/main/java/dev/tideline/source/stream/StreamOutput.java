@@ -46,4 +46,8 @@ public interface StreamOutput {
 
     /** The stream (re)opened: the server answers. */
     void opened(int collections);
+
+    /** New repair signals were read (their {@code _id}s in the signal collection), once the batch was handed over. */
+    default void signals(List<org.bson.BsonValue> ids) {
+    }
 }

@@ -1,6 +1,7 @@
 package dev.tideline.source.stream;
 
 import dev.tideline.source.FilterRewriter;
+import dev.tideline.source.repair.RepairSignals;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -22,7 +23,8 @@ import org.bson.BsonTimestamp;
  * is its earliest member's time, and each collection drops what it already has by itself
  * ({@link StreamPosition#covers}), so a coarse group costs a few events sent twice, never one missed.
  *
- * <p>Always passed: {@code dropDatabase} and {@code invalidate} (they carry no collection), and a
+ * <p>Always passed: {@code dropDatabase} and {@code invalidate} (they carry no collection), the
+ * repair signal collection where repairs are on (a watermark must be read in order with the changes), and a
  * {@code rename} whose target is one of the collections (its documents are replaced without events).
  * A collection's filter applies to inserts, updates and replaces; everything else passes
  * ({@link FilterRewriter}). Last, {@code $changeStreamSplitLargeEvent} where the server has it, so an
@@ -52,6 +54,14 @@ public final class StreamPipeline {
      *                      event too large to send whole, on a server that cannot split it
      */
     public static Opening plan(String db, List<Member> members, boolean splitLarge, boolean trimmed) {
+        return plan(db, members, splitLarge, trimmed, false);
+    }
+
+    /**
+     * @param signals also read the repair signal collection ({@link RepairSignals#COLLECTION}): its signals
+     *                and the repairs' watermarks, which must come in the same order as the changes
+     */
+    public static Opening plan(String db, List<Member> members, boolean splitLarge, boolean trimmed, boolean signals) {
         if (members.isEmpty()) {
             throw new IllegalArgumentException("a stream reads at least one collection");
         }
@@ -61,6 +71,9 @@ public final class StreamPipeline {
 
         BsonArray branches = new BsonArray();
         branches.add(new BsonDocument("operationType", in(DATABASE_EVENTS)));
+        if (signals) {
+            branches.add(new BsonDocument("ns.coll", new BsonString(RepairSignals.COLLECTION)));
+        }
         List<String> all = sorted.stream().map(Member::collection).toList();
         branches.add(new BsonDocument("operationType", new BsonString("rename")).append("to.db", new BsonString(db))
                 .append("to.coll", in(all)));

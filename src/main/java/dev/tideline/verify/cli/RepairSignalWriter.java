@@ -2,6 +2,7 @@ package dev.tideline.verify.cli;
 
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
+import dev.tideline.source.repair.RepairSignals;
 import dev.tideline.verify.cli.RepairSignalBatcher.CollectionRepair;
 import dev.tideline.verify.cli.RepairSignalBatcher.Signal;
 import dev.tideline.verify.report.ReportReader;
@@ -20,11 +21,8 @@ import org.bson.BsonString;
  * the run's memory, is the input: it holds every id however many there are.
  */
 final class RepairSignalWriter {
-    /**
-     * The collection the source connector watches for signals. Must equal
-     * {@code dev.tideline.source.repair.RepairSignals.COLLECTION}, which is not on this branch yet.
-     */
-    private static final String SIGNALS_COLLECTION = "_tideline_signals";
+    /** Where the source connector reads its signals. */
+    private static final String SIGNALS_COLLECTION = RepairSignals.COLLECTION;
     /** Who asked, for an operator reading the signals collection; the connector ignores it. */
     static final String BY = "tideline-verify";
 

@@ -163,9 +163,15 @@ public final class ConnectRest {
 
     /** The source offset the worker holds for one collection of a Tideline source, empty if none. */
     public Optional<SourceOffset> sourceOffset(String name, Namespace ns) {
+        return sourceOffsetMap(name, ns).map(SourceOffset::fromMap);
+    }
+
+    /** The offset map the worker holds for one collection of a Tideline source (with what rides along), empty if none. */
+    @SuppressWarnings("unchecked")
+    public Optional<Map<String, Object>> sourceOffsetMap(String name, Namespace ns) {
         for (JsonNode o : offsets(name).path("offsets")) {
             if (JSON.convertValue(o.get("partition"), Map.class).equals(SourceOffset.partition(ns))) {
-                return Optional.of(SourceOffset.fromMap(JSON.convertValue(o.get("offset"), Map.class)));
+                return Optional.of(JSON.convertValue(o.get("offset"), Map.class));
             }
         }
         return Optional.empty();

@@ -34,7 +34,7 @@ class DatabaseStreamTest {
     private final Recorder out = new Recorder();
 
     /** What the stream reports, in order. */
-    static final class Recorder implements StreamOutput {
+    static class Recorder implements StreamOutput {
         final List<StreamOutput.Delivery> delivered = new CopyOnWriteArrayList<>();
         final List<String> lost = new CopyOnWriteArrayList<>();
         final List<String> parked = new CopyOnWriteArrayList<>();

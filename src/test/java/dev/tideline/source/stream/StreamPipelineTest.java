@@ -86,6 +86,15 @@ class StreamPipelineTest {
     }
 
     @Test
+    void theSignalCollectionIsReadWholeOnlyWhereRepairsAreOn() {
+        BsonDocument branch = new BsonDocument("ns.coll", new org.bson.BsonString(dev.tideline.source.repair.RepairSignals.COLLECTION));
+        assertThat(StreamPipeline.plan("db", List.of(member("a", 1)), false, false, true).pipeline().get(0)
+                .getDocument("$match").getArray("$or")).contains(branch);
+        assertThat(StreamPipeline.plan("db", List.of(member("a", 1)), false, false, false).pipeline().get(0)
+                .getDocument("$match").getArray("$or")).doesNotContain(branch);
+    }
+
+    @Test
     void anUnorderableTokenOpensAtTheStartOfItsClusterTime() {
         BsonDocument binData = new BsonDocument("_data", new org.bson.BsonBinary(new byte[] {1}));
         Member odd = new Member("a", new BsonDocument(), StreamPosition.afterToken(binData, new BsonTimestamp(70, 2)));

@@ -1,0 +1,367 @@
+package dev.tideline.source;
+
+import com.mongodb.ClientSessionOptions;
+import com.mongodb.ReadConcern;
+import com.mongodb.client.ClientSession;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoCollection;
+import dev.tideline.event.ChangeEvent;
+import dev.tideline.event.IdScope;
+import dev.tideline.event.Namespace;
+import dev.tideline.event.Op;
+import dev.tideline.event.ResnapshotMarker;
+import dev.tideline.mongo.Backoff;
+import dev.tideline.mongo.BsonOrder;
+import dev.tideline.mongo.ErrorClass;
+import dev.tideline.mongo.MongoErrors;
+import dev.tideline.source.repair.RepairRequest;
+import dev.tideline.source.repair.RepairSignals;
+import dev.tideline.source.stream.DatabaseStream;
+import dev.tideline.source.stream.RepairWindow;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.bson.BsonTimestamp;
+import org.bson.BsonValue;
+import org.bson.RawBsonDocument;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The task's repairs: re-copies asked for by signal documents ({@link RepairSignals}), one at a time on
+ * one thread (started on demand), each in chunks read between two watermarks of its database's change
+ * stream ({@link RepairWindow}), so the stream never pauses and a copied document never follows a newer
+ * change of it on the topic.
+ *
+ * <p>Per chunk, in one causally consistent session: insert the low watermark into the signal
+ * collection, select the chunk ({@code _id} order, the collection's filter, majority read concern after
+ * the watermark), hand it to the window, delete the watermark (the high mark), and wait until the stream
+ * has sent the chunk in place. The record that closes a chunk moves the collection's
+ * {@link RepairProgress} (kept in its offsets): a restart goes on after the last chunk committed; the
+ * record that closes the last one marks the signal done. A range or whole-collection repair is
+ * bracketed by resnapshot markers whose epoch is its first low watermark: the sink then removes, within
+ * that range, what no chunk found. A repair of listed ids sends a delete for each id not found.
+ */
+final class CollectionRepairs implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(CollectionRepairs.class);
+    private static final long WINDOW_WAIT_MS = 120_000;
+    private static final long NOT_STREAMING_RETRY_MS = 5_000;
+
+    /** Where the runner finds the task's collections and streams. */
+    interface Capture {
+        /** The task's collection, or null when another task (or none) captures it. */
+        CapturedCollection collection(Namespace ns);
+
+        DatabaseStream streamOf(String db);
+
+        int markerPartitions(CapturedCollection c);
+    }
+
+    private final MongoClient client;
+    private final Capture capture;
+    private final String connector;
+    private final int chunkSize;
+    private final ThreadPoolExecutor pool;
+    /** Signals queued or running in this task run, by database and signal _id. */
+    private final Set<String> active = ConcurrentHashMap.newKeySet();
+    private volatile boolean stopped;
+
+    CollectionRepairs(MongoClient client, Capture capture, String connector, int chunkSize, TaskThreads threads) {
+        this.client = client;
+        this.capture = capture;
+        this.connector = connector;
+        this.chunkSize = chunkSize;
+        this.pool = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threads.factory("repair"));
+        this.pool.allowCoreThreadTimeOut(true); // no repair, no thread
+    }
+
+    /** Every signal of a database not done yet, e.g. at start (a repair that was running resumes). */
+    void scan(String db) {
+        submit(() -> {
+            for (BsonDocument s : signals(db).find()) { // a handful of documents: the signals and at most a few watermarks
+                if (!RepairSignals.isWatermark(s.get("_id"))) {
+                    consider(db, s);
+                }
+            }
+        });
+    }
+
+    /** Signals the stream read (their {@code _id}s). */
+    void signalled(String db, List<BsonValue> ids) {
+        submit(() -> {
+            for (BsonValue id : ids) {
+                BsonDocument s = signals(db).find(new BsonDocument("_id", id)).first();
+                if (s != null) {
+                    consider(db, s);
+                }
+            }
+        });
+    }
+
+    private void consider(String db, BsonDocument signal) {
+        RepairSignals.Parsed parsed = RepairSignals.parse(signal);
+        if (!parsed.ok()) {
+            log.warn("Repair signal {} in {}.{} is ignored: {}", signal.get("_id"), db, RepairSignals.COLLECTION, parsed.problem());
+            return;
+        }
+        RepairRequest r = parsed.request();
+        CapturedCollection c = capture.collection(new Namespace(db, r.collection()));
+        if (c == null) {
+            log.debug("Repair signal {} names {}.{}, which this task does not capture", r.signal(), db, r.collection());
+            return;
+        }
+        if (c.records().repair().isDone(r.signal())) {
+            return;
+        }
+        String key = db + "/" + r.signal();
+        if (active.add(key)) {
+            log.info("Repair {} of {}: {} queued", r.signal(), c.ns(), r.scope().describe());
+            pool.execute(() -> {
+                try {
+                    run(c, r);
+                } finally {
+                    active.remove(key);
+                }
+            });
+        }
+    }
+
+    private void run(CapturedCollection c, RepairRequest r) {
+        Backoff backoff = new Backoff(1_000, 30_000);
+        long started = System.currentTimeMillis();
+        Run run = null;
+        while (!stopped) {
+            try {
+                if (c.state() != CapturedCollection.State.STREAMING) {
+                    if (c.state() == CapturedCollection.State.PARKED) {
+                        log.warn("Repair {} of {} is not run: the collection is parked", r.signal(), c.ns());
+                        return;
+                    }
+                    Thread.sleep(NOT_STREAMING_RETRY_MS); // copied or moved first; the repair follows
+                    continue;
+                }
+                if (run == null) {
+                    RepairProgress p = c.records().repair();
+                    run = p.isRunning(r.signal()) ? new Run(c, r, p.epoch(), p.lastId()) : new Run(c, r, null, null);
+                    log.info("Repair {} of {} ({}) {}", r.signal(), c.ns(), r.scope().describe(),
+                            run.last == null ? "starts" : "resumes after _id " + run.last);
+                }
+                if (run.chunk()) {
+                    log.info("Repair {} of {} done in {} ms: {} chunk(s), {} document(s) copied again, {} deleted", r.signal(), c.ns(),
+                            System.currentTimeMillis() - started, run.chunks, run.copied, run.deleted);
+                    return;
+                }
+                backoff.reset();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                if (stopped) {
+                    return;
+                }
+                ErrorClass kind = MongoErrors.classify(e);
+                if (kind == ErrorClass.AUTH) {
+                    log.error("Repair {} of {} stopped: the source refused the connector's user ({}). A repair needs find, insert "
+                            + "and remove on {}.{} and find on the collection. The capture goes on; the signal is tried again at the "
+                            + "next start.", r.signal(), c.ns(), e.getMessage(), c.ns().db(), RepairSignals.COLLECTION);
+                    return;
+                }
+                if (kind != ErrorClass.RETRIABLE && !(e instanceof WindowNotClosed)) {
+                    log.error("Repair {} of {} stopped: {}. The capture goes on; the signal is tried again at the next start.",
+                            r.signal(), c.ns(), e.toString());
+                    return;
+                }
+                long delay = backoff.next();
+                log.warn("Repair {} of {}: chunk interrupted (attempt {}), again in {} ms: {}", r.signal(), c.ns(), backoff.attempts(),
+                        delay, e.toString());
+                try {
+                    Thread.sleep(delay);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    /** A window the stream did not close in time (e.g. the server is unreachable): the chunk is read again. */
+    private static final class WindowNotClosed extends RuntimeException {
+        WindowNotClosed(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /** One repair as it goes, chunk after chunk. */
+    private final class Run {
+        final CapturedCollection c;
+        final RepairRequest r;
+        BsonTimestamp epoch;
+        BsonValue last;
+        int chunks;
+        long copied;
+        long deleted;
+
+        Run(CapturedCollection c, RepairRequest r, BsonTimestamp epoch, BsonValue last) {
+            this.c = c;
+            this.r = r;
+            this.epoch = epoch;
+            this.last = last;
+        }
+
+        /** Reads and sends one chunk. @return true when it was the last */
+        boolean chunk() throws InterruptedException {
+            String db = c.ns().db();
+            String windowId = UUID.randomUUID().toString();
+            DatabaseStream stream = capture.streamOf(db);
+            Chunking chunking = new Chunking();
+            RepairWindow window = new RepairWindow(windowId, c.ns().coll(), new Emitter(chunking));
+            BsonDocument mark = new BsonDocument("_id", new BsonDocument(RepairSignals.WINDOW_KEY, new BsonString(windowId)));
+            stream.openWindow(window);
+            try (ClientSession session = client.startSession(ClientSessionOptions.builder().causallyConsistent(true).build())) {
+                signals(db).insertOne(session, mark.clone().append("connector", new BsonString(connector))
+                        .append("collection", new BsonString(c.ns().coll())).append("signal", r.signal())
+                        .append("at", new org.bson.BsonDateTime(new Date().getTime())));
+                RepairWindow.Chunk selected = select(session, chunking);
+                window.offer(selected);
+                signals(db).deleteOne(session, mark);
+            } catch (RuntimeException e) {
+                stream.dropWindow(windowId);
+                throw e;
+            }
+            try {
+                window.closed().get(WINDOW_WAIT_MS, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                stream.dropWindow(windowId);
+                throw new WindowNotClosed("the change stream of " + db + " did not read the chunk's watermarks within "
+                        + WINDOW_WAIT_MS + " ms", e);
+            }
+            chunks++;
+            copied += chunking.kept;
+            deleted += chunking.gone;
+            epoch = chunking.epoch;
+            last = chunking.lastAfter;
+            return chunking.last;
+        }
+
+        private RepairWindow.Chunk select(ClientSession session, Chunking chunking) {
+            MongoCollection<RawBsonDocument> coll = client.getDatabase(c.ns().db())
+                    .getCollection(c.ns().coll(), RawBsonDocument.class).withReadConcern(ReadConcern.MAJORITY);
+            List<RawBsonDocument> rows = new ArrayList<>();
+            List<BsonValue> asked = List.of();
+            if (r.scope() instanceof RepairRequest.Ids ids) {
+                asked = RepairSignals.idsAfter(ids.ids(), last, chunkSize);
+                BsonDocument in = new BsonDocument("_id", new BsonDocument("$in", new BsonArray(asked)));
+                coll.find(session, IdOrder.and(c.filter(), in)).into(rows);
+                chunking.last = asked.isEmpty() || BsonOrder.compare(asked.get(asked.size() - 1), ids.ids().get(ids.ids().size() - 1)) == 0;
+                chunking.lastAfter = asked.isEmpty() ? last : asked.get(asked.size() - 1);
+            } else {
+                BsonDocument query = IdOrder.and(c.filter(), IdOrder.after(last));
+                if (r.scope() instanceof RepairRequest.Range range) {
+                    query = IdOrder.and(query, IdOrder.and(IdOrder.atOrAfter(range.from()), IdOrder.before(range.to())));
+                }
+                coll.find(session, query).sort(new BsonDocument("_id", new BsonInt32(1))).limit(chunkSize).into(rows);
+                chunking.last = rows.size() < chunkSize;
+                chunking.lastAfter = rows.isEmpty() ? last : rows.get(rows.size() - 1).get("_id");
+            }
+            return new RepairWindow.Chunk(rows, asked);
+        }
+
+        /** What the stream sends at the watermarks; on the stream's thread. */
+        private final class Emitter implements RepairWindow.Emitter {
+            private final Chunking chunking;
+
+            Emitter(Chunking chunking) {
+                this.chunking = chunking;
+            }
+
+            @Override
+            public List<Captured> atLow(BsonTimestamp low, SourceOffset position) {
+                chunking.epoch = epoch != null ? epoch : low;
+                if (epoch != null || scope() == null) {
+                    return List.of();
+                }
+                return List.of(new Captured.Marker(new ResnapshotMarker(ResnapshotMarker.Stage.BEGIN, c.ns(), low,
+                        capture.markerPartitions(c), scope()), position));
+            }
+
+            @Override
+            public List<Captured> atHigh(BsonTimestamp high, SourceOffset position, List<RawBsonDocument> kept, List<BsonValue> gone) {
+                long now = System.currentTimeMillis();
+                List<Captured> out = new ArrayList<>(kept.size() + gone.size() + 2);
+                for (RawBsonDocument row : kept) {
+                    out.add(new Captured.Change(new ChangeEvent(Op.READ, c.ns(), row.get("_id"), row, high, now, null), position));
+                }
+                for (BsonValue id : gone) {
+                    out.add(new Captured.Change(new ChangeEvent(Op.DELETE, c.ns(), id, null, high, now, null), position));
+                }
+                chunking.kept = kept.size();
+                chunking.gone = gone.size();
+                RepairProgress p = c.records().repair().start(r.signal()).began(chunking.epoch).copiedUpTo(chunking.lastAfter);
+                if (chunking.last) {
+                    if (scope() != null) {
+                        out.add(new Captured.Marker(new ResnapshotMarker(ResnapshotMarker.Stage.COMPLETE, c.ns(), chunking.epoch,
+                                capture.markerPartitions(c), scope()), position));
+                    }
+                    p = p.finished();
+                }
+                out.add(new Captured.RepairStep(position, p));
+                return out;
+            }
+
+            /** The markers' scope; null for listed ids (each not found gets its delete, nothing is swept). */
+            private IdScope scope() {
+                if (r.scope() instanceof RepairRequest.Range range) {
+                    return new IdScope(range.from(), range.to());
+                }
+                return r.scope() instanceof RepairRequest.Whole ? IdScope.ALL : null;
+            }
+        }
+    }
+
+    /** One chunk's figures, filled in by the selecting thread and the stream's thread in turn. */
+    private static final class Chunking {
+        volatile BsonTimestamp epoch;
+        volatile BsonValue lastAfter;
+        volatile boolean last;
+        volatile int kept;
+        volatile int gone;
+    }
+
+    private MongoCollection<BsonDocument> signals(String db) {
+        return client.getDatabase(db).getCollection(RepairSignals.COLLECTION, BsonDocument.class);
+    }
+
+    private void submit(Runnable r) {
+        if (stopped) {
+            return;
+        }
+        pool.execute(() -> {
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                if (!stopped) {
+                    log.warn("Reading repair signals failed ({}): {}. They are read again at the next signal or start.",
+                            MongoErrors.classify(e), e.toString());
+                }
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        stopped = true;
+        pool.shutdownNow();
+    }
+}
