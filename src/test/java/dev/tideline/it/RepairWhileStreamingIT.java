@@ -13,7 +13,8 @@ import dev.tideline.event.ValueFormat;
 import dev.tideline.it.support.ConnectRest;
 import dev.tideline.it.support.MongoFixture;
 import dev.tideline.it.support.TestStack;
-import dev.tideline.it.support.TopicReader;
+import dev.tideline.it.support.CounterWriter;
+import dev.tideline.it.support.TopicVersions;
 import dev.tideline.source.RepairProgress;
 import dev.tideline.source.SourceOffset;
 import dev.tideline.source.repair.RepairSignals;
@@ -22,12 +23,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -73,7 +70,7 @@ class RepairWhileStreamingIT {
             sourceConfig.put("repair.chunk.size", "200"); // 15 chunks for the whole collection: windows meet concurrent updates
             rest.putConnector("rpr-source", sourceConfig);
             rest.putConnector("rpr-sink", SinkItSupport.sinkConfig(TOPIC, destination.uri(), DEST_DB, ValueFormat.BSON));
-            Writer writer = new Writer(src.getCollection(COLL, BsonDocument.class));
+            CounterWriter writer = new CounterWriter(src.getCollection(COLL, BsonDocument.class), HOT_IDS, NEW_IDS, 1);
             try {
                 rest.awaitRunning("rpr-source", 1, Duration.ofSeconds(90));
                 rest.awaitRunning("rpr-sink", 1, Duration.ofSeconds(90));
@@ -102,7 +99,7 @@ class RepairWhileStreamingIT {
                 deleted.forEach(i -> listed.add(new BsonInt32(i)));
                 changed.forEach(i -> listed.add(new BsonInt32(i)));
                 added.forEach(s -> listed.add(new BsonString(s)));
-                Map<Integer, Long> before = ends(stack);
+                Map<Integer, Long> before = TopicVersions.ends(stack.bootstrapServers(), TOPIC);
                 long started = System.nanoTime();
                 BsonValue first = signal(src, new BsonDocument("collection", new BsonString(COLL)).append("ids", listed));
                 awaitDone(rest, ns, first);
@@ -116,7 +113,8 @@ class RepairWhileStreamingIT {
                     return d.countDocuments(Filters.eq("note", "changed by hand")) == 0
                             && d.countDocuments(Filters.regex("_id", "^hand-")) == 0;
                 });
-                List<ChangeEvent> repairRecords = after(stack, before).stream()
+                List<ChangeEvent> repairRecords = TopicVersions.after(stack.bootstrapServers(), TOPIC, before).stream()
+                        .map(TopicVersions.Written::event)
                         .filter(e -> e.op() == Op.READ || (e.op() == Op.DELETE && e.id().isString())).toList();
                 Set<String> resent = new TreeSet<>();
                 repairRecords.forEach(e -> resent.add(e.op().wireName() + ":" + e.id()));
@@ -131,12 +129,12 @@ class RepairWhileStreamingIT {
                 for (int i = 0; i < 10; i++) {
                     d.updateOne(Filters.eq("_id", 2_900 + i), Updates.set("note", "changed again by hand"));
                 }
-                before = ends(stack);
+                before = TopicVersions.ends(stack.bootstrapServers(), TOPIC);
                 started = System.nanoTime();
                 BsonValue whole = signal(src, new BsonDocument("collection", new BsonString(COLL)));
                 awaitDone(rest, ns, whole);
                 long wholeMs = (System.nanoTime() - started) / 1_000_000;
-                long writesDuring = writer.writes.get();
+                long writesDuring = writer.writes();
                 writer.stop();
                 Map<BsonValue, RawBsonDocument> expectedDocs = SinkItSupport.snapshot(source.client(), ns);
                 Map<BsonValue, BsonDocument> expectedView = new HashMap<>(expectedDocs);
@@ -144,36 +142,21 @@ class RepairWhileStreamingIT {
                         expectedView, SinkItSupport.snapshot(destination.client(), new Namespace(DEST_DB, COLL))).isEmpty());
 
                 // on the topic, from the signal on: per document, versions (cluster times; a copy carries its high
-                // watermark's) never go back, and no copy follows a delete. Documents' contents are not compared
-                // here: an update's looked-up document may be newer than the update itself.
-                List<ChangeEvent> sinceWhole = after(stack, before);
-                Map<BsonValue, org.bson.BsonTimestamp> lastVersion = new HashMap<>();
-                Set<BsonValue> gone = new java.util.HashSet<>();
-                int copies = 0;
-                int inversions = 0;
-                for (ChangeEvent e : sinceWhole) {
-                    if (e.op() == Op.READ) {
-                        copies++;
-                        if (gone.contains(e.id())) {
-                            inversions++;
-                        }
-                    }
-                    if (e.op() == Op.DELETE) {
-                        gone.add(e.id());
-                    }
-                    assertThat(e.clusterTime()).as("every change and copy says its version").isNotNull();
-                    org.bson.BsonTimestamp previous = lastVersion.put(e.id(), e.clusterTime());
-                    if (previous != null && e.clusterTime().compareTo(previous) < 0) {
-                        inversions++;
-                    }
-                }
+                // watermark's) never go back, and no copy follows a delete. Contents are not compared: an update's
+                // looked-up document may be newer than the update itself.
+                TopicVersions.Order order = TopicVersions.check(TopicVersions.after(stack.bootstrapServers(), TOPIC, before));
+                long leftToStream = java.util.stream.IntStream.range(0, HOT_IDS)
+                        .filter(i -> !order.copied().contains(new BsonInt32(i))).count();
                 System.out.printf("REPAIR %d documents, writes at the source all along (%d in all): %d listed ids repaired in %d ms "
                                 + "(%d records sent again, no other id); whole collection in chunks of 200 re-copied in %d ms: %d copies "
-                                + "on the topic, %d records since its signal, per-document order inversions %d; destination equal%n",
-                        EXISTING, writesDuring, expected.size(), listedMs, repairRecords.size(), wholeMs, copies, sinceWhole.size(),
-                        inversions);
-                assertThat(copies).as("every document copied again").isGreaterThanOrEqualTo(EXISTING - HOT_IDS);
-                assertThat(inversions).as("a copied version after a newer one").isZero();
+                                + "on the topic, %d changes since its signal, %d hot documents changed in their window and left to the "
+                                + "stream, per-document order inversions %d; destination equal%n",
+                        EXISTING, writesDuring, expected.size(), listedMs, repairRecords.size(), wholeMs, order.copies(), order.changes(),
+                        leftToStream, order.inversions());
+                for (int i = HOT_IDS; i < EXISTING; i++) {
+                    assertThat(order.copied()).as("a document nobody wrote is copied again").contains(new BsonInt32(i));
+                }
+                assertThat(order.inversions()).as("a copied version after a newer one").isZero();
             } finally {
                 writer.stop();
                 rest.deleteConnector("rpr-sink");
@@ -196,68 +179,4 @@ class RepairWhileStreamingIT {
         });
     }
 
-    private static Map<Integer, Long> ends(TestStack stack) {
-        Map<Integer, Long> ends = new HashMap<>();
-        for (ConsumerRecord<byte[], byte[]> r : TopicReader.readToEnd(stack.bootstrapServers(), TOPIC, Duration.ofSeconds(30))) {
-            ends.merge(r.partition(), r.offset() + 1, Math::max);
-        }
-        return ends;
-    }
-
-    /** The change events written to the topic after {@code ends}. */
-    private static List<ChangeEvent> after(TestStack stack, Map<Integer, Long> ends) {
-        List<ChangeEvent> out = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> r : TopicReader.readToEnd(stack.bootstrapServers(), TOPIC, Duration.ofSeconds(30))) {
-            if (r.offset() >= ends.getOrDefault(r.partition(), 0L) && SourceItSupport.isChange(r)) {
-                out.add(SourceItSupport.decode(r, true));
-            }
-        }
-        return out;
-    }
-
-    /** An application at the source: increments a counter on hot ids, inserts new ids and deletes some of them. */
-    private static final class Writer {
-        private final MongoCollection<BsonDocument> coll;
-        private final AtomicBoolean running = new AtomicBoolean();
-        private final AtomicLong writes = new AtomicLong();
-        private Thread thread;
-
-        Writer(MongoCollection<BsonDocument> coll) {
-            this.coll = coll;
-        }
-
-        void start() {
-            running.set(true);
-            thread = new Thread(this::run, "repair-it-writer");
-            thread.start();
-        }
-
-        private void run() {
-            Random random = new Random(23);
-            int next = NEW_IDS;
-            while (running.get()) {
-                double r = random.nextDouble();
-                if (r < 0.8) {
-                    coll.updateOne(Filters.eq("_id", random.nextInt(HOT_IDS)), Updates.inc("n", 1));
-                } else if (r < 0.95 || next == NEW_IDS) {
-                    coll.insertOne(new BsonDocument("_id", new BsonInt32(next++)).append("n", new BsonInt32(0)));
-                } else {
-                    coll.deleteOne(Filters.eq("_id", NEW_IDS + random.nextInt(next - NEW_IDS)));
-                }
-                writes.incrementAndGet();
-                try {
-                    Thread.sleep(3);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }
-
-        void stop() throws InterruptedException {
-            running.set(false);
-            if (thread != null) {
-                thread.join(10_000);
-            }
-        }
-    }
 }

@@ -119,36 +119,6 @@ class FirstCommitKillFaultIT {
 
     /** Offset records the worker has written for the connector (every commit writes one per partition it moved). */
     static long committedOffsets(String bootstrap, String connector) {
-        Set<String> offsetTopics = new HashSet<>();
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            for (String t : admin.listTopics().names().get()) {
-                if (t.endsWith("-offsets")) {
-                    offsetTopics.add(t);
-                }
-            }
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot list the offsets topics", e);
-        }
-        Properties c = new Properties();
-        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        long count = 0;
-        String prefix = "[\"" + connector + "\"";
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            for (String topic : offsetTopics) {
-                List<TopicPartition> parts = consumer.partitionsFor(topic).stream().map(i -> new TopicPartition(topic, i.partition())).toList();
-                consumer.assign(parts);
-                consumer.seekToBeginning(parts);
-                Map<TopicPartition, Long> end = consumer.endOffsets(parts);
-                while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                    for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                        if (r.key() != null && new String(r.key(), StandardCharsets.UTF_8).replace(" ", "").startsWith(prefix)) {
-                            count++;
-                        }
-                    }
-                }
-            }
-        }
-        return count;
+        return OffsetsTopic.committed(bootstrap, connector).size();
     }
 }
