@@ -29,6 +29,9 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.ToIntFunction;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -59,14 +62,16 @@ final class CollectionRepairs implements AutoCloseable {
     private static final long WINDOW_WAIT_MS = 120_000;
     private static final long NOT_STREAMING_RETRY_MS = 5_000;
 
-    /** Where the runner finds the task's collections and streams. */
-    interface Capture {
-        /** The task's collection, or null when another task (or none) captures it. */
-        CapturedCollection collection(Namespace ns);
-
-        DatabaseStream streamOf(String db);
-
-        int markerPartitions(CapturedCollection c);
+    /**
+     * Where the runner finds the task's collections and streams.
+     *
+     * @param collection the task's collection, or null when another task (or none) captures it
+     * @param owns       whether this task would capture the namespace if the connector did (one task owns each)
+     * @param streamOf   the task's change stream of a database
+     * @param markerPartitions how many partitions a collection's resnapshot markers go to
+     */
+    record Capture(Function<Namespace, CapturedCollection> collection, Predicate<Namespace> owns,
+                   Function<String, DatabaseStream> streamOf, ToIntFunction<CapturedCollection> markerPartitions) {
     }
 
     private final MongoClient client;
@@ -117,9 +122,14 @@ final class CollectionRepairs implements AutoCloseable {
             return;
         }
         RepairRequest r = parsed.request();
-        CapturedCollection c = capture.collection(new Namespace(db, r.collection()));
+        CapturedCollection c = capture.collection().apply(new Namespace(db, r.collection()));
         if (c == null) {
-            log.debug("Repair signal {} names {}.{}, which this task does not capture", r.signal(), db, r.collection());
+            if (capture.owns().test(new Namespace(db, r.collection()))) {
+                // said once, by the one task that would capture it: a typo or an excluded collection is not silent
+                log.warn("Repair signal {} in {}.{} names {}.{}, which this connector does not capture (no such collection, "
+                        + "or not selected by database.include / collection.include / ...exclude): ignored", r.signal(), db,
+                        RepairSignals.COLLECTION, db, r.collection());
+            }
             return;
         }
         if (c.records().repair().isDone(r.signal())) {
@@ -224,7 +234,7 @@ final class CollectionRepairs implements AutoCloseable {
         boolean chunk() throws InterruptedException {
             String db = c.ns().db();
             String windowId = UUID.randomUUID().toString();
-            DatabaseStream stream = capture.streamOf(db);
+            DatabaseStream stream = capture.streamOf().apply(db);
             Chunking chunking = new Chunking();
             RepairWindow window = new RepairWindow(windowId, c.ns().coll(), new Emitter(chunking));
             BsonDocument mark = new BsonDocument("_id", new BsonDocument(RepairSignals.WINDOW_KEY, new BsonString(windowId)));
@@ -293,7 +303,7 @@ final class CollectionRepairs implements AutoCloseable {
                     return List.of();
                 }
                 return List.of(new Captured.Marker(new ResnapshotMarker(ResnapshotMarker.Stage.BEGIN, c.ns(), low,
-                        capture.markerPartitions(c), scope()), position));
+                        capture.markerPartitions().applyAsInt(c), scope()), position));
             }
 
             @Override
@@ -312,7 +322,7 @@ final class CollectionRepairs implements AutoCloseable {
                 if (chunking.last) {
                     if (scope() != null) {
                         out.add(new Captured.Marker(new ResnapshotMarker(ResnapshotMarker.Stage.COMPLETE, c.ns(), chunking.epoch,
-                                capture.markerPartitions(c), scope()), position));
+                                capture.markerPartitions().applyAsInt(c), scope()), position));
                     }
                     p = p.finished();
                 }

@@ -86,7 +86,8 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
         this.publisher = new Publisher(queue);
         this.coordinator = Executors.newSingleThreadScheduledExecutor(threads.factory("discovery"));
         this.copies = new CollectionCopies(client, config, publisher, threads, new CopyOwner());
-        this.repairs = new CollectionRepairs(client, new RepairCapture(), connector, config.repair().chunkSize(), threads);
+        this.repairs = new CollectionRepairs(client, new CollectionRepairs.Capture(collections::get, ownership::owns, this::streamOf,
+                c -> config.topics().markerPartitions().forTopic(c.records().topic())), connector, config.repair().chunkSize(), threads);
         this.discoveryBackoff = new Backoff(1_000, Math.max(1_000, config.selection().discoveryIntervalMs()));
         metrics.gauges(this);
     }
@@ -347,24 +348,6 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
     /** Repair signals a database's stream read. */
     void signalled(String db, List<org.bson.BsonValue> ids) {
         repairs.signalled(db, ids);
-    }
-
-    /** What repairs need of the capture. */
-    private final class RepairCapture implements CollectionRepairs.Capture {
-        @Override
-        public CapturedCollection collection(Namespace ns) {
-            return collections.get(ns);
-        }
-
-        @Override
-        public DatabaseStream streamOf(String db) {
-            return TaskCapture.this.streamOf(db);
-        }
-
-        @Override
-        public int markerPartitions(CapturedCollection c) {
-            return config.topics().markerPartitions().forTopic(c.records().topic());
-        }
     }
 
     /** What copies and scans report back. */

@@ -11,13 +11,19 @@ import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
 import dev.tideline.event.ValueFormat;
 import dev.tideline.it.support.ConnectRest;
+import dev.tideline.it.support.CounterWriter;
 import dev.tideline.it.support.MongoFixture;
 import dev.tideline.it.support.TestStack;
-import dev.tideline.it.support.CounterWriter;
 import dev.tideline.it.support.TopicVersions;
 import dev.tideline.source.RepairProgress;
 import dev.tideline.source.SourceOffset;
 import dev.tideline.source.repair.RepairSignals;
+import dev.tideline.verify.cli.VerifyMain;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,7 +31,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonObjectId;
@@ -37,8 +42,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Repair while streaming, on the real worker: a Tideline source and sink, an application writing at the
- * source all along, the destination altered by hand. A signal listing the altered ids repairs exactly
- * those (other sinks see only them again); a signal for the whole collection re-copies it in chunks
+ * source all along, the destination altered by hand. {@code ./verify --repair} lists the altered ids and
+ * writes a signal with them, which repairs exactly those (other sinks see only them again); a signal for the whole collection re-copies it in chunks
  * between watermarks while the updates go on, and on the topic no copied version of a document ever
  * follows a newer one. The destination ends equal to the source, byte for byte.
  */
@@ -95,13 +100,25 @@ class RepairWhileStreamingIT {
                     added.add("hand-" + i);
                     d.insertOne(new BsonDocument("_id", new BsonString("hand-" + i)));
                 }
-                BsonArray listed = new BsonArray();
-                deleted.forEach(i -> listed.add(new BsonInt32(i)));
-                changed.forEach(i -> listed.add(new BsonInt32(i)));
-                added.forEach(s -> listed.add(new BsonString(s)));
                 Map<Integer, Long> before = TopicVersions.ends(stack.bootstrapServers(), TOPIC);
                 long started = System.nanoTime();
-                BsonValue first = signal(src, new BsonDocument("collection", new BsonString(COLL)).append("ids", listed));
+                // verify lists them and feeds them to a repair (./verify --repair): one signal with the ids that differ
+                Path report = Files.createDirectories(Path.of("target", "repair-it")).resolve("verify.jsonl");
+                ByteArrayOutputStream verifyOut = new ByteArrayOutputStream();
+                int code = VerifyMain.run(new String[] {"--source", source.uri(), "--destination", destination.uri(), "--database", SOURCE_DB,
+                        "--destination-database", DEST_DB, "--rechecks", "2", "--recheck-delay", "2", "--report", report.toString(),
+                        "--repair"}, Map.of(), new PrintStream(verifyOut, true, StandardCharsets.UTF_8), System.err);
+                System.out.print(verifyOut.toString(StandardCharsets.UTF_8));
+                assertThat(code).as("verify found the differences").isEqualTo(1);
+                List<BsonDocument> signals = src.getCollection(RepairSignals.COLLECTION, BsonDocument.class).find().into(new ArrayList<>());
+                assertThat(signals).hasSize(1);
+                Set<BsonValue> listed = new java.util.HashSet<>(signals.get(0).getArray("ids").getValues());
+                Set<BsonValue> altered = new java.util.HashSet<>();
+                deleted.forEach(i -> altered.add(new BsonInt32(i)));
+                changed.forEach(i -> altered.add(new BsonInt32(i)));
+                added.forEach(s -> altered.add(new BsonString(s)));
+                assertThat(listed).as("the signal verify wrote: exactly the altered ids").isEqualTo(altered);
+                BsonValue first = signals.get(0).get("_id");
                 awaitDone(rest, ns, first);
                 long listedMs = (System.nanoTime() - started) / 1_000_000;
                 SinkItSupport.await("the listed ids repaired at the destination", Duration.ofMinutes(1), () -> {
