@@ -6,7 +6,7 @@ public enum ErrorClass {
     RETRIABLE,
     /** The change stream's resume position is gone (oplog rolled over, stream invalidated): apply the lost-history policy. */
     HISTORY_LOST,
-    /** The server cannot serve a change stream at all (standalone, or a stand-in without oplog). */
+    /** The server cannot serve a change stream at all (a standalone mongod: it has no oplog). */
     STREAM_UNSUPPORTED,
     /** The server refused this one record (duplicate key, too large, validation): isolate it (DLQ), keep the rest. */
     PER_RECORD,

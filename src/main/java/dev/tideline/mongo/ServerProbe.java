@@ -30,8 +30,9 @@ public final class ServerProbe {
 
     /**
      * Also checks the connected user's privileges: {@code needs} maps a database to the actions the
-     * connector performs there. Servers that do not answer {@code connectionStatus} (the stand-in)
-     * are not checked; the tasks then report a missing privilege when they meet it.
+     * connector performs there, as {@code connectionStatus} reports them
+     * (https://www.mongodb.com/docs/manual/reference/command/connectionStatus/); a server without access
+     * control reports no user, and nothing is checked.
      */
     public static Optional<String> problem(String uri, int connectTimeoutMs, String role, Map<String, List<String>> needs) {
         String hosts;
@@ -65,11 +66,9 @@ public final class ServerProbe {
             status = client.getDatabase("admin").runCommand(new BsonDocument("connectionStatus", new BsonInt32(1))
                     .append("showPrivileges", BsonBoolean.TRUE), BsonDocument.class);
         } catch (MongoCommandException e) {
-            if (MongoErrors.isCommandNotFound(e)) {
-                return Optional.empty(); // cannot tell here; the task reports it on first use
-            }
             return Optional.of("the " + role + " at " + hosts + " did not report the user's privileges (connectionStatus: "
-                    + e.getErrorCode() + " " + e.getErrorCodeName() + "): check the user's roles");
+                    + e.getErrorCode() + " " + e.getErrorCodeName() + "): check the user's roles, and that the server is MongoDB "
+                    + "(every MongoDB server answers connectionStatus)");
         }
         List<String> problems = new ArrayList<>();
         needs.forEach((db, actions) -> {

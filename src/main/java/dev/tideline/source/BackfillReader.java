@@ -32,9 +32,10 @@ import org.slf4j.LoggerFactory;
  * whatever it then returns is at least as new as the start, and the stream replays everything after.
  *
  * <p>One {@code find} cursor in {@code _id} order with a batch size, not an aggregation (a batch stays
- * bounded on every server) and not a query per batch: a server without a range scan on {@code _id}
- * (mongo-java-server) filters and sorts the whole collection per query, which made 100 queries for
- * 100,000 documents cost 70 s instead of 1.4 s. The cursor is read one batch ahead ({@link ReadAhead}), so
+ * bounded: {@code getMore} honours {@code batchSize}) and not a query per batch: one cursor is one index
+ * scan that each {@code getMore} continues, where a query per batch is planned, seeks its start and
+ * opens a cursor again every time, and a plan that is not an {@code _id} range scan (a filter the
+ * index does not serve) reads the collection again per batch. The cursor is read one batch ahead ({@link ReadAhead}), so
  * the server sends the next batch while this one becomes records. If the cursor dies (idle timeout while
  * Kafka is slow, a failover), the capture reopens the backfill after the last copied {@code _id}.
  *

@@ -20,9 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.storage.OffsetStorageReader;
@@ -35,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * number of collections: one change stream per database ({@link DatabaseStream}), copies on a pool of
  * {@code backfill.max.concurrent} ({@link CollectionCopies}), date scans on as many threads
  * ({@link CollectionScans}), and one thread that finds the task's collections and carries out the
- * decisions that need a round trip (this class).
+ * decisions that need a round trip (this class, on its {@link Coordinator}).
  *
  * <p>The task finds its own collections: it lists the included databases now and every
  * {@code collection.discovery.interval.ms}, keeps those {@link TaskOwnership} gives it, reads their
@@ -59,7 +56,7 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
     private final TaskThreads threads;
     private final IntSupplier connections;
     private final Publisher publisher;
-    private final ScheduledExecutorService coordinator;
+    private final Coordinator coordinator;
     private final CollectionCopies copies;
     private final CollectionRepairs repairs;
     private final StreamSupport streamSupport = new StreamSupport();
@@ -69,7 +66,6 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
     private final Map<String, DatabaseStream> streams = new ConcurrentHashMap<>();
     private final List<Thread> streamThreads = new ArrayList<>();
     private CollectionScans scans;
-    private volatile boolean closed;
 
     TaskCapture(SourceConfig config, MongoClient client, TaskOwnership ownership, OffsetStorageReader offsets, RecordQueue queue,
                 SourceTaskMetrics metrics, String producer, TaskThreads threads, IntSupplier connections, String connector) {
@@ -84,7 +80,7 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
         this.threads = threads;
         this.connections = connections;
         this.publisher = new Publisher(queue);
-        this.coordinator = Executors.newSingleThreadScheduledExecutor(threads.factory("discovery"));
+        this.coordinator = new Coordinator(threads, queue::fail);
         this.copies = new CollectionCopies(client, config, publisher, threads, new CopyOwner());
         this.repairs = new CollectionRepairs(client, new CollectionRepairs.Capture(collections::get, ownership::owns, this::streamOf,
                 c -> config.topics().markerPartitions().forTopic(c.records().topic())), connector, config.repair().chunkSize(), threads);
@@ -93,12 +89,12 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
     }
 
     void start() {
-        coordinator.execute(this::discover);
+        coordinator.schedule(this::discover, 0);
     }
 
     /** Lists the collections, starts the new ones of this task; runs on the coordinator thread. */
     private void discover() {
-        if (closed) {
+        if (coordinator.closed()) {
             return;
         }
         try {
@@ -131,13 +127,13 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
             }
             metrics.discovery(false, false);
             discoveryBackoff.reset();
-            schedule(this::discover, config.selection().discoveryIntervalMs());
+            coordinator.schedule(this::discover, config.selection().discoveryIntervalMs());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ConnectException e) {
             queue.fail(e); // explained where it was raised (a refused skip start, for instance)
         } catch (RuntimeException e) {
-            if (closed) {
+            if (coordinator.closed()) {
                 return;
             }
             if (MongoErrors.classify(e) == ErrorClass.AUTH) {
@@ -150,7 +146,7 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
             metrics.discovery(true, MongoErrors.isUnreachable(e));
             log.warn("Cannot list the source's collections, or keep their start (initial.sync=skip) (attempt {}, {}): {}. Retrying in {} ms; the collections already "
                     + "captured go on.", discoveryBackoff.attempts(), MongoErrors.classify(e), e.toString(), delay);
-            schedule(this::discover, delay);
+            coordinator.schedule(this::discover, delay);
         }
     }
 
@@ -252,49 +248,6 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
         return c;
     }
 
-    /** Runs {@code action} on the coordinator thread after {@code delayMs}; retried with back-off while it fails transiently. */
-    private void schedule(Action action, long delayMs) {
-        if (closed) {
-            return;
-        }
-        coordinator.schedule(() -> {
-            try {
-                action.run();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, delayMs, TimeUnit.MILLISECONDS);
-    }
-
-    private interface Action {
-        void run() throws InterruptedException;
-    }
-
-    /** A decision that needs a round trip, on the coordinator: retried with back-off until it is carried out. */
-    private void carryOut(String what, Action action) {
-        carryOut(what, action, new Backoff(1_000, 30_000), 0);
-    }
-
-    private void carryOut(String what, Action action, Backoff backoff, long delayMs) {
-        schedule(() -> {
-            try {
-                action.run();
-            } catch (RuntimeException e) {
-                if (closed) {
-                    return;
-                }
-                if (MongoErrors.classify(e) == ErrorClass.AUTH) {
-                    queue.fail(new ConnectException("The source refused the task's credentials while carrying out " + what + ": "
-                            + e.getMessage(), e));
-                    return;
-                }
-                long delay = backoff.next();
-                log.warn("Could not carry out {} yet (attempt {}): {}; again in {} ms", what, backoff.attempts(), e.toString(), delay);
-                carryOut(what, action, backoff, delay);
-            }
-        }, delayMs);
-    }
-
     void historyLost(CapturedCollection c, StreamPosition position, boolean afterCopy, RuntimeException cause) {
         String db = c.ns().db();
         if (afterCopy) {
@@ -312,13 +265,13 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
             case FAIL -> queue.fail(new ConnectException(what + ". lost.history.policy=fail: fix by setting lost.history.policy="
                     + "resnapshot (copy the collection again) or latest, or reset this collection's offset "
                     + "(DELETE/PATCH /connectors/<name>/offsets).", cause));
-            case RESNAPSHOT -> carryOut("the lost-history policy of " + c.ns(), () -> {
+            case RESNAPSHOT -> coordinator.carryOut("the lost-history policy of " + c.ns(), () -> {
                 log.warn("LOST HISTORY: {}. Policy resnapshot: copying the collection again, then streaming.", what);
                 publisher.publish(c, List.of(new Captured.Control("history_lost", what + "; policy resnapshot",
                         SourceOffset.streamAt(position))));
                 copies.submit(c, null);
             });
-            case LATEST -> carryOut("the lost-history policy of " + c.ns(), () -> {
+            case LATEST -> coordinator.carryOut("the lost-history policy of " + c.ns(), () -> {
                 BsonTimestamp now = ServerClock.streamStart(client.getDatabase(db));
                 log.warn("LOST HISTORY: {}. Policy latest: streaming from {}; changes in the gap are NOT captured.", what, now);
                 SourceOffset from = SourceOffset.streamFrom(now);
@@ -410,8 +363,7 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
     /** Stops everything without waiting (see {@link #awaitStop}); a thread blocked on a dead socket ends at its read timeout. */
     @Override
     public void close() {
-        closed = true;
-        coordinator.shutdownNow();
+        coordinator.close();
         copies.close();
         repairs.close();
         synchronized (this) {

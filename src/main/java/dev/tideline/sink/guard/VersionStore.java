@@ -82,9 +82,9 @@ public final class VersionStore {
      * Records the versions of changes about to be applied, in one unordered bulk write per 1,000:
      * an entry the read found absent is inserted, any other replaced by {@code _id} (upserting).
      *
-     * <p>Why insert: on the stand-in server an insert costs about half an upsert, for the server and
-     * the driver alike (no query, no update statement, no {@code upserted} list in the reply), and a
-     * fresh destination document (every copy, every insert) has no entry. If an entry appeared since
+     * <p>Why insert: an insert is MongoDB's cheapest write (no query by {@code _id} before it, no update
+     * statement, no {@code upserted} list in the reply), and a fresh destination document (every copy,
+     * every insert) has no entry. If an entry appeared since
      * the read (duplicate key, 11000: another connector writing the same destination document, or an
      * {@code _id} the server finds equal to a stored one of another numeric type), it is written the
      * way every entry was before, by an upserting replace: no weaker than before against two writers.

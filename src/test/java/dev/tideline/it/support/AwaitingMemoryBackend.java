@@ -10,6 +10,7 @@ import dev.tideline.it.support.standin.ChangeStreamSpec;
 import dev.tideline.it.support.standin.ChangeStreams;
 import dev.tideline.it.support.standin.CollectionListing;
 import dev.tideline.it.support.standin.CollectionCatalog;
+import dev.tideline.it.support.standin.ConnectionStatus;
 import dev.tideline.it.support.standin.Ddl;
 import dev.tideline.it.support.standin.IndexedOplog;
 import dev.tideline.it.support.standin.ReadConcerns;
@@ -203,6 +204,9 @@ public class AwaitingMemoryBackend extends MemoryBackend {
             if (throughView != null) {
                 return throughView;
             }
+        }
+        if (name.equals("connectionstatus")) {
+            return ConnectionStatus.reply(query);
         }
         if (name.equals("listcollections")) {
             return listing.list(databaseName, query, super.handleCommand(channel, databaseName, command, query));
