@@ -29,7 +29,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The sink task in peer mode ({@code peer.cluster.id} set): moves records through {@link PeerApplier}.
+ * The sink task in peer mode ({@code peer.cluster.id} set): queues records in {@link PeerQueue} and moves them
+ * through {@link PeerApplier}.
  *
  * <p>Nothing is skipped: a record the destination refuses is held and retried (the task reports
  * {@code stalled}); a malformed record fails the task with the reason (a record peer mode cannot read
@@ -43,6 +44,7 @@ public class PeerSinkTask extends SinkTask {
     static final int MAX_QUEUED = 20_000;
 
     private MongoClient client;
+    private PeerQueue queue;
     private PeerApplier applier;
     private PeerCounters counters;
     private PeerStatus status;
@@ -92,8 +94,8 @@ public class PeerSinkTask extends SinkTask {
             statusDatabase = config.peer().statusDatabase();
             store.trust(trust);
             localDeletes = new LocalDeleteWatcher(c);
-            applier = new PeerApplier(self, reader, store, counters, scope, heartbeats, localDeletes, trust,
-                    config.peer().clockMaxAheadMs());
+            queue = new PeerQueue(self, reader, counters, scope, heartbeats);
+            applier = new PeerApplier(self, queue, store, counters, localDeletes, trust, config.peer().clockMaxAheadMs());
             // peer mode runs one task per connector (validate() refuses more): the connector's name identifies it, so a
             // restarted task rewrites the same status document instead of leaving a stale one behind
             String taskId = props.getOrDefault("name", "peer-sink");
@@ -120,16 +122,16 @@ public class PeerSinkTask extends SinkTask {
                     + "not committed and is read again after a restart", e);
         }
         flowControl();
-        status.report(applier, counters, false);
+        status.report(queue, counters, false);
     }
 
     private void attempt(Collection<SinkRecord> records) {
-        applier.queue(records); // first: from here on the records wait in the queue, whatever fails below
+        queue.add(records); // first: from here on the records wait in the queue, whatever fails below
         try {
             if (!trust.ready()) {
                 // read here, not in start(): a destination down while the worker starts is retried like any other failure
                 trust.unsignedBefore(store.unsignedBefore(statusDatabase, self));
-                status.expectPeersOfEarlierRuns(applier);
+                status.expectPeersOfEarlierRuns(queue);
             }
             applier.drain();
             long now = System.currentTimeMillis();
@@ -142,7 +144,7 @@ public class PeerSinkTask extends SinkTask {
             }
             backoff.reset();
             status.recovered();
-            nextAttempt = System.currentTimeMillis() + (applier.queued() > 0 ? 250 : 0);
+            nextAttempt = System.currentTimeMillis() + (queue.queued() > 0 ? 250 : 0);
         } catch (MongoException e) {
             ErrorClass kind = MongoErrors.classify(e);
             if (kind != ErrorClass.RETRIABLE && kind != ErrorClass.AUTH) {
@@ -151,14 +153,14 @@ public class PeerSinkTask extends SinkTask {
             long wait = backoff.next();
             status.failed(kind == ErrorClass.AUTH ? HealthReason.AUTH_FAILED : HealthReason.DESTINATION_UNREACHABLE, e.getMessage());
             log.warn("Peer sink: {} (attempt {}); {} queued record(s) wait, next attempt in {} ms", e.getMessage(),
-                    backoff.attempts(), applier.queued(), wait);
+                    backoff.attempts(), queue.queued(), wait);
             nextAttempt = System.currentTimeMillis() + wait;
         }
     }
 
     /** Stops consuming while too much waits (an unreachable destination, many held documents). */
     private void flowControl() {
-        int queued = applier.queued();
+        int queued = queue.queued();
         if (!paused && queued > MAX_QUEUED) {
             context.pause(context.assignment().toArray(new TopicPartition[0]));
             paused = true;
@@ -171,7 +173,7 @@ public class PeerSinkTask extends SinkTask {
 
     @Override
     public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
-        Map<TopicPartition, Long> lowest = applier == null ? Map.of() : applier.lowestQueuedOffsets();
+        Map<TopicPartition, Long> lowest = queue == null ? Map.of() : queue.lowestQueuedOffsets();
         Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
         currentOffsets.forEach((tp, om) -> {
             Long queued = lowest.get(tp);
@@ -182,8 +184,8 @@ public class PeerSinkTask extends SinkTask {
 
     @Override
     public void stop() {
-        if (status != null && applier != null) {
-            status.report(applier, counters, true);
+        if (status != null && queue != null) {
+            status.report(queue, counters, true);
         }
         if (localDeletes != null) {
             localDeletes.close();

@@ -65,16 +65,16 @@ final class PeerStatus {
      * The peers this sink's earlier runs saw heartbeats back through (kept in its status document): their heartbeats
      * are expected back in this run too, so a link that stays dead across a restart is reported, not forgotten.
      */
-    void expectPeersOfEarlierRuns(PeerApplier applier) {
+    void expectPeersOfEarlierRuns(PeerQueue queue) {
         BsonDocument earlier = client.getDatabase(database).getCollection(PeerCollections.STATUS, BsonDocument.class)
                 .find(Filters.eq("_id", taskId)).first();
         if (earlier != null && earlier.isArray("peers")) {
             earlier.getArray("peers").stream().filter(v -> v.isString() && !v.asString().getValue().equals(self))
-                    .forEach(v -> applier.roundTrips().expect(v.asString().getValue()));
+                    .forEach(v -> queue.roundTrips().expect(v.asString().getValue()));
         }
     }
 
-    void report(PeerApplier applier, PeerCounters counters, boolean force) {
+    void report(PeerQueue queue, PeerCounters counters, boolean force) {
         long now = System.currentTimeMillis();
         List<HealthReason> reasons = new ArrayList<>();
         List<String> details = new ArrayList<>();
@@ -84,25 +84,25 @@ final class PeerStatus {
         }
         // waiting a moment for a local write's stamp is normal under concurrent writes: stalled means held for long,
         // or refused by the destination
-        List<String> held = applier.heldReasons(now - STALLED_AFTER_MS);
+        List<String> held = queue.heldReasons(now - STALLED_AFTER_MS);
         if (!held.isEmpty()) {
             reasons.add(HealthReason.HELD_RECORDS);
             details.add(held.size() + " document(s) refused by the destination or held for over " + STALLED_AFTER_MS
                     + " ms, first: " + held.get(0));
         }
-        long lag = applier.lastRecordTimestamp() < 0 ? 0 : now - applier.lastRecordTimestamp();
-        if (applier.queued() > 0 && lag > lagDegradedMs) {
+        long lag = queue.lastRecordTimestamp() < 0 ? 0 : now - queue.lastRecordTimestamp();
+        if (queue.queued() > 0 && lag > lagDegradedMs) {
             reasons.add(HealthReason.LAG);
             details.add("last record is " + lag + " ms old");
         }
-        long behind = applier.behindMs(now, WRITE_EVERY_MS * 2);
+        long behind = queue.behindMs(now, WRITE_EVERY_MS * 2);
         if (behind > lagDegradedMs) {
             if (!reasons.contains(HealthReason.LAG)) {
                 reasons.add(HealthReason.LAG);
             }
             details.add("catching up: the changes received last were made " + behind + " ms before they arrived");
         }
-        List<String> lagging = applier.roundTrips().lagging(now, lagDegradedMs);
+        List<String> lagging = queue.roundTrips().lagging(now, lagDegradedMs);
         if (!lagging.isEmpty()) {
             if (!reasons.contains(HealthReason.LAG)) {
                 reasons.add(HealthReason.LAG);
@@ -122,11 +122,11 @@ final class PeerStatus {
         }
         if (force || now - lastWrite >= WRITE_EVERY_MS) {
             lastWrite = now;
-            write(health, reasons, details, applier, counters);
+            write(health, reasons, details, queue, counters);
         }
     }
 
-    private void write(HealthState health, List<HealthReason> reasons, List<String> details, PeerApplier applier,
+    private void write(HealthState health, List<HealthReason> reasons, List<String> details, PeerQueue queue,
                        PeerCounters counters) {
         BsonArray r = new BsonArray();
         reasons.forEach(x -> r.add(new BsonString(x.label())));
@@ -134,16 +134,16 @@ final class PeerStatus {
         details.forEach(x -> d.add(new BsonString(x)));
         BsonDocument doc = new BsonDocument("_id", new BsonString(taskId)).append("cluster", new BsonString(self))
                 .append("health", new BsonString(health.wireName())).append("reasons", r).append("details", d)
-                .append("queued", new BsonInt32(applier.queued()))
+                .append("queued", new BsonInt32(queue.queued()))
                 .append("updatedAt", new BsonInt64(System.currentTimeMillis()))
                 // a reader must not trust a status its task stopped rewriting (a dead worker leaves its last one behind)
                 .append("expiresAt", new BsonDateTime(System.currentTimeMillis() + STALE_AFTER_MS))
                 .append("counters", counters.toBson());
         BsonDocument roundTrips = new BsonDocument();
-        applier.roundTrips().lastRoundTripMs().forEach((peer, ms) -> roundTrips.append(peer, new BsonInt64(ms)));
+        queue.roundTrips().lastRoundTripMs().forEach((peer, ms) -> roundTrips.append(peer, new BsonInt64(ms)));
         doc.append("roundTripLagMs", roundTrips);
         BsonArray peers = new BsonArray();
-        applier.roundTrips().peers().forEach(p -> peers.add(new BsonString(p)));
+        queue.roundTrips().peers().forEach(p -> peers.add(new BsonString(p)));
         doc.append("peers", peers);
         try {
             client.getDatabase(database).getCollection(PeerCollections.STATUS, BsonDocument.class)
