@@ -2,11 +2,6 @@ package dev.tideline.source.stream;
 
 import com.mongodb.client.MongoChangeStreamCursor;
 import com.mongodb.client.MongoDatabase;
-import dev.tideline.mongo.Backoff;
-import dev.tideline.mongo.ErrorClass;
-import dev.tideline.mongo.MongoErrors;
-import dev.tideline.source.Captured;
-import dev.tideline.source.SourceOffset;
 import dev.tideline.source.config.CaptureSettings.LargeEventPolicy;
 import dev.tideline.source.stream.StreamPipeline.Opening;
 import java.util.ArrayList;
@@ -40,18 +35,20 @@ import org.slf4j.LoggerFactory;
  * heartbeats ({@link HeartbeatPacer}). A batch's positions move only once it is handed over, so a
  * failure anywhere reopens from positions whose events are all in the queue.
  *
- * <p>Failures that belong to one collection stay with it: lost history is found per position
- * ({@link HistoryWindow}) and handed back for that collection's policy; an event too large to send on
- * a server without {@code $changeStreamSplitLargeEvent} is found, read without its documents and
- * skipped or its collection parked ({@link LargeEventPolicy}); a collection whose records cannot be
- * built is parked. Transient errors reopen with back-off; what concerns the whole stream (refused
- * credentials, an unknown error) fails the task with the server's message.
+ * <p>A failure anywhere in a round closes the cursor and is handed to {@link StreamRecovery}, which
+ * decides what follows ({@link StreamRecovery#decide}) and does it. Failures that belong to one
+ * collection stay with it: lost history is found per position ({@link HistoryWindow}) and handed back
+ * for that collection's policy; an event too large to send on a server without
+ * {@code $changeStreamSplitLargeEvent} is found, read without its documents and skipped or its
+ * collection parked ({@link LargeEventPolicy}); a collection whose records cannot be built is parked.
+ * Transient errors reopen with back-off; a server without the split stage or pre-images is read
+ * without them; what concerns the whole stream (refused credentials, an unknown error) fails the task
+ * with the server's message.
  */
 public final class DatabaseStream implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(DatabaseStream.class);
     static final long JOIN_DELAY_MS = 500;
     private static final long MIN_IDLE_SLEEP_MS = 10;
-    private static final long PROBE_AWAIT_MS = 10;
 
     /** How the stream reads. */
     public record Settings(int batchSize, int maxAwaitMs, long heartbeatIntervalMs, boolean preImages,
@@ -72,7 +69,7 @@ public final class DatabaseStream implements Runnable {
     private final StreamMembers members;
     private final FragmentAssembler assembler = new FragmentAssembler();
     private final RepairWindows windows = new RepairWindows();
-    private final Backoff backoff = new Backoff(1_000, 30_000);
+    private final StreamRecovery recovery;
     private volatile boolean stopped;
     private volatile int memberCount;
     private volatile boolean open;
@@ -80,11 +77,6 @@ public final class DatabaseStream implements Runnable {
     private MongoChangeStreamCursor<RawBsonDocument> cursor;
     /** Every event up to here has been routed for every member (handed over, or known to be had). */
     private StreamPosition readPosition;
-    private boolean splitSupported = true;
-    private boolean preImages;
-    /** Reading one event per batch to find the one too large to send (see {@link #readPastTooLargeEvent}). */
-    private boolean singleEvent;
-    private int singleEventReads;
     private long lastOpenMs;
     private long idleSleepMs = MIN_IDLE_SLEEP_MS;
 
@@ -94,7 +86,7 @@ public final class DatabaseStream implements Runnable {
         this.out = out;
         this.cursors = new ChangeStreamCursors(database);
         this.members = new StreamMembers(db, settings.heartbeatIntervalMs());
-        this.preImages = settings.preImages();
+        this.recovery = new StreamRecovery(db, settings, members, out, cursors, assembler, new RecoveryAccess());
     }
 
     public String database() {
@@ -158,7 +150,7 @@ public final class DatabaseStream implements Runnable {
                 } catch (RuntimeException e) {
                     closeCursor();
                     windows.batchLost();
-                    if (stopped || !recover(e)) {
+                    if (stopped || !recovery.recover(e)) {
                         return;
                     }
                 }
@@ -196,8 +188,8 @@ public final class DatabaseStream implements Runnable {
     }
 
     private void openCursor(boolean trimmed) {
-        Opening opening = StreamPipeline.plan(db, members.list(), splitSupported, trimmed, settings.repairSignals());
-        cursor = cursors.open(opening, singleEvent || trimmed ? 1 : settings.batchSize(), settings.maxAwaitMs(), preImages);
+        Opening opening = StreamPipeline.plan(db, members.list(), recovery.splitSupported(), trimmed, settings.repairSignals());
+        cursor = cursors.open(opening, recovery.batchSize(trimmed), settings.maxAwaitMs(), recovery.preImages());
         readPosition = opening.start();
         assembler.reset();
         lastOpenMs = System.currentTimeMillis();
@@ -214,7 +206,7 @@ public final class DatabaseStream implements Runnable {
      */
     private StreamPosition readBatch(StreamMembers.Batch batch) {
         StreamPosition read = readPosition;
-        int limit = singleEvent ? 1 : settings.batchSize();
+        int limit = recovery.batchSize(false);
         int events = 0;
         boolean invalidated = false;
         long now = System.currentTimeMillis();
@@ -276,12 +268,7 @@ public final class DatabaseStream implements Runnable {
             out.signals(batch.signals);
         }
         memberCount = members.size();
-        if (singleEvent && ++singleEventReads > settings.batchSize()) {
-            // a whole batch read one by one without meeting it again: whatever it was is gone
-            singleEvent = false;
-            closeCursor();
-        }
-        backoff.reset();
+        recovery.handedOver();
     }
 
     private void heartbeats() throws InterruptedException {
@@ -301,173 +288,6 @@ public final class DatabaseStream implements Runnable {
         }
     }
 
-    /** @return false when the stream must end (the task is failed) */
-    private boolean recover(RuntimeException e) throws InterruptedException {
-        try {
-            if (e instanceof StreamOutput.CollectionFailure f) {
-                onCollectionFailure(f);
-                return !stopped;
-            }
-            return onFailure(e);
-        } catch (RuntimeException again) {
-            if (stopped) {
-                return false;
-            }
-            if (MongoErrors.classify(again) == ErrorClass.RETRIABLE) {
-                retry(again); // e.g. the server went away while the stream was finding a lost history
-                return true;
-            }
-            again.addSuppressed(e);
-            out.failed(again);
-            return false;
-        }
-    }
-
-    private void onCollectionFailure(StreamOutput.CollectionFailure f) throws InterruptedException {
-        RuntimeException cause = f.getCause() instanceof RuntimeException r ? r : f;
-        ErrorClass kind = MongoErrors.classify(cause);
-        if (kind == ErrorClass.RETRIABLE) {
-            retry(cause);
-            return;
-        }
-        if (kind == ErrorClass.AUTH) {
-            out.failed(cause);
-            stopped = true;
-            return;
-        }
-        park(f.collection(), "its records cannot be built: " + cause);
-    }
-
-    /** @return false when the stream must end (the task fails) */
-    private boolean onFailure(RuntimeException e) throws InterruptedException {
-        if (MongoErrors.isEventTooLarge(e)) {
-            readPastTooLargeEvent(e);
-            return true;
-        }
-        if (splitSupported && MongoErrors.isUnknownPipelineStage(e)) {
-            splitSupported = false;
-            log.warn("Change stream of {}: the server has no $changeStreamSplitLargeEvent (MongoDB 7.0, or 6.0.9+): an event "
-                    + "over 16 MB cannot be sent whole; large.event.policy={} applies to it ({})", db,
-                    settings.largeEvents().name().toLowerCase(java.util.Locale.ROOT), e.getMessage());
-            return true;
-        }
-        if (preImages && MongoErrors.isUnknownField(e)) {
-            preImages = false;
-            log.warn("Change stream of {}: the server does not know fullDocumentBeforeChange (MongoDB 6.0+): deletes carry no "
-                    + "tenant header ({})", db, e.getMessage());
-            return true;
-        }
-        ErrorClass kind = MongoErrors.classify(e);
-        switch (kind) {
-            case RETRIABLE -> {
-                retry(e);
-                return true;
-            }
-            case HISTORY_LOST -> {
-                findLostHistory(e);
-                return true;
-            }
-            default -> {
-                if (e instanceof IllegalStateException && assembler.inProgress()) {
-                    log.warn("Change stream of {}: {}; reopening before that event", db, e.getMessage());
-                    assembler.reset();
-                    return true;
-                }
-                out.failed(e);
-                return false;
-            }
-        }
-    }
-
-    private void retry(RuntimeException e) throws InterruptedException {
-        long delay = backoff.next();
-        log.warn("Change stream of {} interrupted by a transient error (attempt {}), reopening in {} ms: {}", db,
-                backoff.attempts(), delay, e.toString());
-        out.retrying(e, delay);
-        Thread.sleep(delay);
-    }
-
-    /**
-     * The server no longer has the history of some position. Which members are affected is asked of the
-     * server ({@link HistoryWindow}); those leave the stream for their lost-history policy, the others go on.
-     */
-    private void findLostHistory(RuntimeException cause) {
-        List<StreamPosition> points = members.openingPoints();
-        int first = HistoryWindow.firstReachable(points, cursors::opensAt);
-        List<StreamMembers.Lost> lost = members.removeBefore(first < points.size() ? points.get(first) : null);
-        memberCount = members.size();
-        if (lost.isEmpty()) {
-            // every position opens now: the history vanished under a running cursor and the reopen resumes it
-            log.warn("Change stream of {}: {} while reading, but every collection's position is still in the oplog; reopening",
-                    db, cause.getMessage());
-            return;
-        }
-        log.warn("Change stream of {}: the history of {} collection(s) is no longer in the oplog ({}); the other {} go on",
-                db, lost.size(), cause.getMessage(), members.size());
-        for (StreamMembers.Lost l : lost) {
-            out.historyLost(l.collection(), l.position(), l.afterCopy(), cause);
-        }
-    }
-
-    /**
-     * An event is larger than the server may send (16 MB) and cannot be split. Reads on one event at a
-     * time to find it, then reads it without its documents, and applies {@code large.event.policy} to its
-     * collection: {@code skip} reports it (control record naming its {@code _id}) and reads on after it;
-     * {@code park} stops reading that collection. The others go on either way; a restart meets the same
-     * event again and decides the same, so no policy fails the task over and over.
-     */
-    private void readPastTooLargeEvent(RuntimeException cause) throws InterruptedException {
-        if (!singleEvent) {
-            singleEvent = true; // the batch that failed holds it somewhere: read on one event at a time
-            singleEventReads = 0;
-            log.warn("Change stream of {}: an event is too large to send ({}); reading one event at a time to find it", db,
-                    cause.getMessage());
-            return;
-        }
-        // the next event after readPosition is the one: read it without its documents
-        openCursor(true);
-        RawBsonDocument raw = cursor.tryNext();
-        if (raw == null) {
-            closeCursor();
-            return; // not there yet: the next round finds it again
-        }
-        RawChangeEvent event = RawChangeEvent.parse(raw);
-        StreamPosition at = StreamPosition.afterToken(event.token(), event.clusterTime());
-        closeCursor();
-        singleEvent = false;
-        String coll = event.coll() != null && members.contains(event.coll()) ? event.coll() : null;
-        String what = event.type() + " of _id " + (event.documentId() == null ? "?" : event.documentId().toString())
-                + " in " + db + "." + event.coll() + " at " + event.clusterTime();
-        if (coll != null && settings.largeEvents() == LargeEventPolicy.PARK) {
-            park(coll, "the " + what + " is larger than MongoDB can send (16 MB) and this server cannot split it "
-                    + "($changeStreamSplitLargeEvent needs MongoDB 7.0, or 6.0.9+). large.event.policy=park: this collection "
-                    + "stops here; set large.event.policy=skip to read on past it, or reset the collection's offset to copy it again");
-        } else if (coll != null) {
-            String detail = "the " + what + " is larger than MongoDB can send (16 MB) and this server cannot split it "
-                    + "($changeStreamSplitLargeEvent needs MongoDB 7.0, or 6.0.9+): SKIPPED (large.event.policy=skip). The "
-                    + "destination keeps the document's previous version until its next change; reset this collection's offset "
-                    + "to copy it again";
-            log.warn("Change stream of {}: {}", db, detail);
-            out.publish(List.of(new StreamOutput.Delivery(coll, new Captured.Control("event_too_large", detail, SourceOffset.streamAt(at)))));
-            members.passed(coll, at, System.currentTimeMillis());
-        }
-        readPosition = at;
-        members.advanceAll(at);
-    }
-
-    /** Stops reading a collection: a control record says why and what to do; its position stays where it was. */
-    private void park(String coll, String reason) throws InterruptedException {
-        if (!members.contains(coll)) {
-            return;
-        }
-        String detail = db + "." + coll + " is PARKED: " + reason;
-        log.error("Change stream of {}: {}. The other collections go on.", db, detail);
-        out.publish(List.of(new StreamOutput.Delivery(coll, new Captured.Control("parked", detail, SourceOffset.streamAt(members.published(coll))))));
-        members.remove(coll);
-        memberCount = members.size();
-        out.parked(coll, reason);
-    }
-
     private void closeCursor() {
         MongoChangeStreamCursor<RawBsonDocument> c = cursor;
         cursor = null;
@@ -478,6 +298,39 @@ public final class DatabaseStream implements Runnable {
             } catch (RuntimeException e) {
                 log.debug("Closing the change stream of {} failed (already broken): {}", db, e.toString());
             }
+        }
+    }
+
+    /** What {@link StreamRecovery} may do to this stream. */
+    private final class RecoveryAccess implements StreamRecovery.Stream {
+        @Override
+        public void open(boolean trimmed) {
+            openCursor(trimmed);
+        }
+
+        @Override
+        public RawBsonDocument tryNext() {
+            return cursor.tryNext();
+        }
+
+        @Override
+        public void close() {
+            closeCursor();
+        }
+
+        @Override
+        public void readTo(StreamPosition at) {
+            readPosition = at;
+        }
+
+        @Override
+        public void membersChanged() {
+            memberCount = members.size();
+        }
+
+        @Override
+        public boolean stopped() {
+            return stopped;
         }
     }
 

@@ -1,0 +1,305 @@
+package dev.tideline.source.stream;
+
+import dev.tideline.mongo.Backoff;
+import dev.tideline.mongo.ErrorClass;
+import dev.tideline.mongo.MongoErrors;
+import dev.tideline.source.Captured;
+import dev.tideline.source.SourceOffset;
+import dev.tideline.source.config.CaptureSettings.LargeEventPolicy;
+import java.util.List;
+import org.bson.RawBsonDocument;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a database's change stream ({@link DatabaseStream}) does after a failure, on the stream's
+ * thread: which remedy applies is a plain function of the failure and the stream's state
+ * ({@link #decide}); this class then performs it. The stream has already closed its cursor; it reopens
+ * on its next round, unless the remedy ends it.
+ *
+ * <p>Failures that belong to one collection stay with it: lost history is found per position
+ * ({@link HistoryWindow}) and handed back for that collection's policy; an event too large to send on
+ * a server without {@code $changeStreamSplitLargeEvent} is found, read without its documents and
+ * skipped or its collection parked ({@link LargeEventPolicy}); a collection whose records cannot be
+ * built is parked. Transient errors reopen with back-off; a server without the split stage or without
+ * pre-images is read without them; what concerns the whole stream (refused credentials, an unknown
+ * error) fails the task with the server's message.
+ *
+ * <p>It also holds the reading state those remedies change: whether the split stage and pre-images
+ * are asked for, and whether the stream reads one event at a time to find one too large to send.
+ */
+final class StreamRecovery {
+    /** The stream's own logger: its warnings and errors read (and are configured) as they always did. */
+    private static final Logger log = LoggerFactory.getLogger(DatabaseStream.class);
+
+    /** What follows a failure. */
+    enum Remedy {
+        /** A transient failure: reopen after a back-off. */
+        RETRY,
+        /** Some position's history is gone: find whose, hand those to their lost-history policy. */
+        FIND_LOST_HISTORY,
+        /** An event over 16 MB that the server cannot split: find it, skip it or park its collection. */
+        READ_PAST_TOO_LARGE_EVENT,
+        /** The server has no {@code $changeStreamSplitLargeEvent}: reopen without it. */
+        WITHOUT_SPLIT_STAGE,
+        /** The server does not know {@code fullDocumentBeforeChange}: reopen without pre-images. */
+        WITHOUT_PRE_IMAGES,
+        /** An event's fragments could not be put back together: reopen before that event. */
+        REOPEN_BEFORE_FRAGMENTS,
+        /** One collection's records cannot be built: stop reading it, the others go on. */
+        PARK_COLLECTION,
+        /** A failure of the whole stream that waiting cannot cure: the task fails. */
+        FAIL
+    }
+
+    /** What recovery may do to the stream it recovers; on the stream's thread. */
+    interface Stream {
+        /** Opens the cursor where the stream stands; {@code trimmed}: one event at a time, without its documents. */
+        void open(boolean trimmed);
+
+        /** The next event of the open cursor, or null when there is none yet. */
+        RawBsonDocument tryNext();
+
+        void close();
+
+        /** Every event up to {@code at} is now routed. */
+        void readTo(StreamPosition at);
+
+        /** Collections left the stream (for metrics). */
+        void membersChanged();
+
+        boolean stopped();
+    }
+
+    private final String db;
+    private final DatabaseStream.Settings settings;
+    private final StreamMembers members;
+    private final StreamOutput out;
+    private final ChangeStreamCursors cursors;
+    private final FragmentAssembler assembler;
+    private final Stream stream;
+    private final Backoff backoff = new Backoff(1_000, 30_000);
+    private boolean splitSupported = true;
+    private boolean preImages;
+    /** Reading one event per batch to find the one too large to send (see {@link #readPastTooLargeEvent}). */
+    private boolean singleEvent;
+    private int singleEventReads;
+
+    StreamRecovery(String db, DatabaseStream.Settings settings, StreamMembers members, StreamOutput out,
+                   ChangeStreamCursors cursors, FragmentAssembler assembler, Stream stream) {
+        this.db = db;
+        this.settings = settings;
+        this.members = members;
+        this.out = out;
+        this.cursors = cursors;
+        this.assembler = assembler;
+        this.stream = stream;
+        this.preImages = settings.preImages();
+    }
+
+    /** Whether the stream asks for {@code $changeStreamSplitLargeEvent}. */
+    boolean splitSupported() {
+        return splitSupported;
+    }
+
+    /** Whether the stream asks for pre-images. */
+    boolean preImages() {
+        return preImages;
+    }
+
+    /** How many events the stream reads per batch: one while it looks for an event too large to send. */
+    int batchSize(boolean trimmed) {
+        return singleEvent || trimmed ? 1 : settings.batchSize();
+    }
+
+    /** A batch was handed over: the back-off starts again, and a search for a too-large event may end. */
+    void handedOver() {
+        if (singleEvent && ++singleEventReads > settings.batchSize()) {
+            // a whole batch read one by one without meeting it again: whatever it was is gone
+            singleEvent = false;
+            stream.close();
+        }
+        backoff.reset();
+    }
+
+    /**
+     * Which remedy applies to a failure: pure, given the stream's state.
+     *
+     * @param splitSupported whether the stream asks for {@code $changeStreamSplitLargeEvent}
+     * @param preImages      whether the stream asks for pre-images
+     * @param assembling     whether an event's fragments were being put back together
+     */
+    static Remedy decide(RuntimeException e, boolean splitSupported, boolean preImages, boolean assembling) {
+        if (e instanceof StreamOutput.CollectionFailure f) {
+            return switch (MongoErrors.classify(subject(f))) {
+                case RETRIABLE -> Remedy.RETRY;
+                case AUTH -> Remedy.FAIL;
+                default -> Remedy.PARK_COLLECTION;
+            };
+        }
+        if (MongoErrors.isEventTooLarge(e)) {
+            return Remedy.READ_PAST_TOO_LARGE_EVENT;
+        }
+        if (splitSupported && MongoErrors.isUnknownPipelineStage(e)) {
+            return Remedy.WITHOUT_SPLIT_STAGE;
+        }
+        if (preImages && MongoErrors.isUnknownField(e)) {
+            return Remedy.WITHOUT_PRE_IMAGES;
+        }
+        return switch (MongoErrors.classify(e)) {
+            case RETRIABLE -> Remedy.RETRY;
+            case HISTORY_LOST -> Remedy.FIND_LOST_HISTORY;
+            default -> e instanceof IllegalStateException && assembling ? Remedy.REOPEN_BEFORE_FRAGMENTS : Remedy.FAIL;
+        };
+    }
+
+    /** The failure a remedy is about: a collection's failure is about its cause. */
+    static RuntimeException subject(RuntimeException e) {
+        if (e instanceof StreamOutput.CollectionFailure f) {
+            return f.getCause() instanceof RuntimeException r ? r : f;
+        }
+        return e;
+    }
+
+    /**
+     * Recovers from a failure of the stream (its cursor already closed). A failure while recovering is
+     * retried when transient, else fails the task.
+     *
+     * @return false when the stream must end (the task is failed)
+     */
+    boolean recover(RuntimeException e) throws InterruptedException {
+        try {
+            return apply(decide(e, splitSupported, preImages, assembler.inProgress()), e);
+        } catch (RuntimeException again) {
+            if (stream.stopped()) {
+                return false;
+            }
+            if (MongoErrors.classify(again) == ErrorClass.RETRIABLE) {
+                retry(again); // e.g. the server went away while the stream was finding a lost history
+                return true;
+            }
+            again.addSuppressed(e);
+            out.failed(again);
+            return false;
+        }
+    }
+
+    private boolean apply(Remedy remedy, RuntimeException e) throws InterruptedException {
+        RuntimeException subject = subject(e);
+        switch (remedy) {
+            case RETRY -> retry(subject);
+            case FIND_LOST_HISTORY -> findLostHistory(e);
+            case READ_PAST_TOO_LARGE_EVENT -> readPastTooLargeEvent(e);
+            case WITHOUT_SPLIT_STAGE -> {
+                splitSupported = false;
+                log.warn("Change stream of {}: the server has no $changeStreamSplitLargeEvent (MongoDB 7.0, or 6.0.9+): an event "
+                        + "over 16 MB cannot be sent whole; large.event.policy={} applies to it ({})", db,
+                        settings.largeEvents().name().toLowerCase(java.util.Locale.ROOT), e.getMessage());
+            }
+            case WITHOUT_PRE_IMAGES -> {
+                preImages = false;
+                log.warn("Change stream of {}: the server does not know fullDocumentBeforeChange (MongoDB 6.0+): deletes carry no "
+                        + "tenant header ({})", db, e.getMessage());
+            }
+            case REOPEN_BEFORE_FRAGMENTS -> {
+                log.warn("Change stream of {}: {}; reopening before that event", db, e.getMessage());
+                assembler.reset();
+            }
+            case PARK_COLLECTION -> park(((StreamOutput.CollectionFailure) e).collection(), "its records cannot be built: " + subject);
+            case FAIL -> {
+                out.failed(subject);
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void retry(RuntimeException e) throws InterruptedException {
+        long delay = backoff.next();
+        log.warn("Change stream of {} interrupted by a transient error (attempt {}), reopening in {} ms: {}", db,
+                backoff.attempts(), delay, e.toString());
+        out.retrying(e, delay);
+        Thread.sleep(delay);
+    }
+
+    /**
+     * The server no longer has the history of some position. Which members are affected is asked of the
+     * server ({@link HistoryWindow}); those leave the stream for their lost-history policy, the others go on.
+     */
+    private void findLostHistory(RuntimeException cause) {
+        List<StreamPosition> points = members.openingPoints();
+        int first = HistoryWindow.firstReachable(points, cursors::opensAt);
+        List<StreamMembers.Lost> lost = members.removeBefore(first < points.size() ? points.get(first) : null);
+        stream.membersChanged();
+        if (lost.isEmpty()) {
+            // every position opens now: the history vanished under a running cursor and the reopen resumes it
+            log.warn("Change stream of {}: {} while reading, but every collection's position is still in the oplog; reopening",
+                    db, cause.getMessage());
+            return;
+        }
+        log.warn("Change stream of {}: the history of {} collection(s) is no longer in the oplog ({}); the other {} go on",
+                db, lost.size(), cause.getMessage(), members.size());
+        for (StreamMembers.Lost l : lost) {
+            out.historyLost(l.collection(), l.position(), l.afterCopy(), cause);
+        }
+    }
+
+    /**
+     * An event is larger than the server may send (16 MB) and cannot be split. Reads on one event at a
+     * time to find it, then reads it without its documents, and applies {@code large.event.policy} to its
+     * collection: {@code skip} reports it (control record naming its {@code _id}) and reads on after it;
+     * {@code park} stops reading that collection. The others go on either way; a restart meets the same
+     * event again and decides the same, so no policy fails the task over and over.
+     */
+    private void readPastTooLargeEvent(RuntimeException cause) throws InterruptedException {
+        if (!singleEvent) {
+            singleEvent = true; // the batch that failed holds it somewhere: read on one event at a time
+            singleEventReads = 0;
+            log.warn("Change stream of {}: an event is too large to send ({}); reading one event at a time to find it", db,
+                    cause.getMessage());
+            return;
+        }
+        // the next event after the stream's read position is the one: read it without its documents
+        stream.open(true);
+        RawBsonDocument raw = stream.tryNext();
+        if (raw == null) {
+            stream.close();
+            return; // not there yet: the next round finds it again
+        }
+        RawChangeEvent event = RawChangeEvent.parse(raw);
+        StreamPosition at = StreamPosition.afterToken(event.token(), event.clusterTime());
+        stream.close();
+        singleEvent = false;
+        String coll = event.coll() != null && members.contains(event.coll()) ? event.coll() : null;
+        String what = event.type() + " of _id " + (event.documentId() == null ? "?" : event.documentId().toString())
+                + " in " + db + "." + event.coll() + " at " + event.clusterTime();
+        if (coll != null && settings.largeEvents() == LargeEventPolicy.PARK) {
+            park(coll, "the " + what + " is larger than MongoDB can send (16 MB) and this server cannot split it "
+                    + "($changeStreamSplitLargeEvent needs MongoDB 7.0, or 6.0.9+). large.event.policy=park: this collection "
+                    + "stops here; set large.event.policy=skip to read on past it, or reset the collection's offset to copy it again");
+        } else if (coll != null) {
+            String detail = "the " + what + " is larger than MongoDB can send (16 MB) and this server cannot split it "
+                    + "($changeStreamSplitLargeEvent needs MongoDB 7.0, or 6.0.9+): SKIPPED (large.event.policy=skip). The "
+                    + "destination keeps the document's previous version until its next change; reset this collection's offset "
+                    + "to copy it again";
+            log.warn("Change stream of {}: {}", db, detail);
+            out.publish(List.of(new StreamOutput.Delivery(coll, new Captured.Control("event_too_large", detail, SourceOffset.streamAt(at)))));
+            members.passed(coll, at, System.currentTimeMillis());
+        }
+        stream.readTo(at);
+        members.advanceAll(at);
+    }
+
+    /** Stops reading a collection: a control record says why and what to do; its position stays where it was. */
+    private void park(String coll, String reason) throws InterruptedException {
+        if (!members.contains(coll)) {
+            return;
+        }
+        String detail = db + "." + coll + " is PARKED: " + reason;
+        log.error("Change stream of {}: {}. The other collections go on.", db, detail);
+        out.publish(List.of(new StreamOutput.Delivery(coll, new Captured.Control("parked", detail, SourceOffset.streamAt(members.published(coll))))));
+        members.remove(coll);
+        stream.membersChanged();
+        out.parked(coll, reason);
+    }
+}
