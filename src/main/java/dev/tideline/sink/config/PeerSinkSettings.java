@@ -13,9 +13,7 @@ import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigDef.Width;
 
 /** Peer (active-active) mode of the sink: this cluster's id turns it on. */
-public record PeerSinkSettings(Optional<String> clusterId, long tombstoneTtlMs, String statusDatabase, long lagDegradedMs,
-                               List<String> tenants, Optional<String> heartbeatNamespace, long heartbeatIntervalMs,
-                               StampKeys keys, long clockMaxAheadMs) {
+public final class PeerSinkSettings {
     public static final String GROUP = "Peer replication";
     public static final String CLUSTER_ID = "peer.cluster.id";
     public static final String TOMBSTONE_TTL_MS = "peer.tombstone.ttl.ms";
@@ -25,6 +23,29 @@ public record PeerSinkSettings(Optional<String> clusterId, long tombstoneTtlMs, 
     public static final String HEARTBEAT_NAMESPACE = "peer.heartbeat.namespace";
     public static final String HEARTBEAT_INTERVAL_MS = "peer.heartbeat.interval.ms";
     public static final String CLOCK_MAX_AHEAD_MS = "peer.clock.max.ahead.ms";
+
+    private final Optional<String> clusterId;
+    private final long tombstoneTtlMs;
+    private final String statusDatabase;
+    private final long lagDegradedMs;
+    private final List<String> tenants;
+    private final Optional<String> heartbeatNamespace;
+    private final long heartbeatIntervalMs;
+    private final StampKeys keys;
+    private final long clockMaxAheadMs;
+
+    PeerSinkSettings(AbstractConfig c) {
+        String id = c.getString(CLUSTER_ID).trim();
+        clusterId = id.isEmpty() ? Optional.empty() : Optional.of(id);
+        tombstoneTtlMs = c.getLong(TOMBSTONE_TTL_MS);
+        statusDatabase = c.getString(STATUS_DATABASE).trim();
+        lagDegradedMs = c.getLong(LAG_DEGRADED_MS);
+        tenants = c.getList(TENANTS).stream().map(String::trim).filter(t -> !t.isEmpty()).toList();
+        heartbeatNamespace = Optional.of(c.getString(HEARTBEAT_NAMESPACE).trim()).filter(n -> !n.isEmpty());
+        heartbeatIntervalMs = c.getLong(HEARTBEAT_INTERVAL_MS);
+        keys = PeerKeySettings.keys(c);
+        clockMaxAheadMs = c.getLong(CLOCK_MAX_AHEAD_MS);
+    }
 
     static void define(ConfigDef def) {
         int order = 0;
@@ -102,15 +123,6 @@ public record PeerSinkSettings(Optional<String> clusterId, long tombstoneTtlMs, 
         }
     };
 
-    static PeerSinkSettings from(AbstractConfig c) {
-        String id = c.getString(CLUSTER_ID).trim();
-        return new PeerSinkSettings(id.isEmpty() ? Optional.empty() : Optional.of(id), c.getLong(TOMBSTONE_TTL_MS),
-                c.getString(STATUS_DATABASE).trim(), c.getLong(LAG_DEGRADED_MS),
-                c.getList(TENANTS).stream().map(String::trim).filter(t -> !t.isEmpty()).toList(),
-                Optional.of(c.getString(HEARTBEAT_NAMESPACE).trim()).filter(n -> !n.isEmpty()), c.getLong(HEARTBEAT_INTERVAL_MS),
-                PeerKeySettings.keys(c), c.getLong(CLOCK_MAX_AHEAD_MS));
-    }
-
     /**
      * What validate() reports beyond the per-key checks, on the key at fault: in peer mode, the stamp key and the
      * heartbeat namespace are required (without heartbeats a dead link cannot be told from a quiet one), and ONE
@@ -139,5 +151,44 @@ public record PeerSinkSettings(Optional<String> clusterId, long tombstoneTtlMs, 
 
     public boolean enabled() {
         return clusterId.isPresent();
+    }
+
+    /** This cluster's id; empty: the normal sink. */
+    public Optional<String> clusterId() {
+        return clusterId;
+    }
+
+    public long tombstoneTtlMs() {
+        return tombstoneTtlMs;
+    }
+
+    public String statusDatabase() {
+        return statusDatabase;
+    }
+
+    public long lagDegradedMs() {
+        return lagDegradedMs;
+    }
+
+    /** The tenants this direction of the link applies; empty: every tenant. */
+    public List<String> tenants() {
+        return tenants;
+    }
+
+    public Optional<String> heartbeatNamespace() {
+        return heartbeatNamespace;
+    }
+
+    public long heartbeatIntervalMs() {
+        return heartbeatIntervalMs;
+    }
+
+    /** The link's stamp keys, or null when peer.stamp.key is not set. */
+    public StampKeys keys() {
+        return keys;
+    }
+
+    public long clockMaxAheadMs() {
+        return clockMaxAheadMs;
     }
 }

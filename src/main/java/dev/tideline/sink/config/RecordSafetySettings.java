@@ -13,12 +13,20 @@ import org.apache.kafka.common.config.ConfigDef.Width;
  * local, system.* or Tideline's own collections; ids match by value only; depth checked before
  * decoding) need no setting; these narrow it further.
  */
-public record RecordSafetySettings(List<String> allowedDatabases, long maxRecordBytes) {
+public final class RecordSafetySettings {
     public static final String GROUP = "Record safety";
     public static final String DATABASE_ALLOW = "database.allow";
     public static final String RECORD_MAX_BYTES = "record.max.bytes";
     /** Three times MongoDB's 16 MiB document limit: room for the JSON forms of the largest documents. */
     public static final long DEFAULT_RECORD_MAX_BYTES = 48L * 1024 * 1024;
+
+    private final List<String> allowedDatabases;
+    private final long maxRecordBytes;
+
+    RecordSafetySettings(AbstractConfig c) {
+        allowedDatabases = c.getList(DATABASE_ALLOW).stream().map(String::trim).filter(s -> !s.isEmpty()).toList();
+        maxRecordBytes = c.getLong(RECORD_MAX_BYTES);
+    }
 
     static void define(ConfigDef def) {
         int order = 0;
@@ -39,8 +47,12 @@ public record RecordSafetySettings(List<String> allowedDatabases, long maxRecord
                 GROUP, ++order, Width.SHORT, "Max record size (bytes)");
     }
 
-    static RecordSafetySettings from(AbstractConfig c) {
-        return new RecordSafetySettings(c.getList(DATABASE_ALLOW).stream().map(String::trim).filter(s -> !s.isEmpty()).toList(),
-                c.getLong(RECORD_MAX_BYTES));
+    /** The destination databases the sink may write; empty: any but admin, config and local. */
+    public List<String> allowedDatabases() {
+        return allowedDatabases;
+    }
+
+    public long maxRecordBytes() {
+        return maxRecordBytes;
     }
 }

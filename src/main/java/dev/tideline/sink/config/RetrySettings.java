@@ -11,13 +11,20 @@ import org.apache.kafka.common.config.ConfigException;
  * Backoff between redeliveries of a batch that failed for a transient reason, and how long a write a
  * unique index refused is retried before it is reported.
  */
-public record RetrySettings(long initialBackoffMs, long maxBackoffMs, long duplicateKeyRetryMs) {
+public final class RetrySettings {
     public static final String GROUP = "Retries";
     public static final String BACKOFF_INITIAL_MS = "retry.backoff.initial.ms";
     public static final String BACKOFF_MAX_MS = "retry.backoff.max.ms";
     public static final String DUPLICATE_KEY_RETRY_MS = "duplicate.key.retry.ms";
 
-    public RetrySettings {
+    private final long initialBackoffMs;
+    private final long maxBackoffMs;
+    private final long duplicateKeyRetryMs;
+
+    RetrySettings(AbstractConfig c) {
+        initialBackoffMs = c.getLong(BACKOFF_INITIAL_MS);
+        maxBackoffMs = c.getLong(BACKOFF_MAX_MS);
+        duplicateKeyRetryMs = c.getLong(DUPLICATE_KEY_RETRY_MS);
         if (maxBackoffMs < initialBackoffMs) {
             throw new ConfigException(BACKOFF_MAX_MS, maxBackoffMs, "must be at least " + BACKOFF_INITIAL_MS
                     + " (" + initialBackoffMs + ")");
@@ -44,7 +51,15 @@ public record RetrySettings(long initialBackoffMs, long maxBackoffMs, long dupli
                 GROUP, ++order, Width.SHORT, "Duplicate key retry (ms)");
     }
 
-    static RetrySettings from(AbstractConfig c) {
-        return new RetrySettings(c.getLong(BACKOFF_INITIAL_MS), c.getLong(BACKOFF_MAX_MS), c.getLong(DUPLICATE_KEY_RETRY_MS));
+    public long initialBackoffMs() {
+        return initialBackoffMs;
+    }
+
+    public long maxBackoffMs() {
+        return maxBackoffMs;
+    }
+
+    public long duplicateKeyRetryMs() {
+        return duplicateKeyRetryMs;
     }
 }

@@ -12,12 +12,25 @@ import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigDef.Width;
 
 /** Which collection each change lands in, and which source collections this destination takes at all. */
-public record RoutingSettings(Optional<String> database, TopicNamespaceMap topicMap, NameFilter filter) {
+public final class RoutingSettings {
     public static final String GROUP = "Routing";
     public static final String DATABASE = "database";
     public static final String TOPIC_NAMESPACE_MAP = "topic.namespace.map";
     public static final String COLLECTION_INCLUDE = "collection.include";
     public static final String COLLECTION_EXCLUDE = "collection.exclude";
+
+    private final Optional<String> database;
+    private final TopicNamespaceMap topicMap;
+    private final NameFilter filter;
+
+    RoutingSettings(AbstractConfig c) {
+        String db = c.getString(DATABASE).trim();
+        List<String> include = c.getList(COLLECTION_INCLUDE);
+        List<String> exclude = c.getList(COLLECTION_EXCLUDE);
+        database = db.isEmpty() ? Optional.empty() : Optional.of(db);
+        topicMap = TopicNamespaceMap.parse(c.getString(TOPIC_NAMESPACE_MAP));
+        filter = NameFilter.of("collection.include", include, exclude);
+    }
 
     static void define(ConfigDef def) {
         int order = 0;
@@ -43,12 +56,17 @@ public record RoutingSettings(Optional<String> database, TopicNamespaceMap topic
                 GROUP, ++order, Width.LONG, "Exclude collections");
     }
 
-    static RoutingSettings from(AbstractConfig c) {
-        String db = c.getString(DATABASE).trim();
-        List<String> include = c.getList(COLLECTION_INCLUDE);
-        List<String> exclude = c.getList(COLLECTION_EXCLUDE);
-        return new RoutingSettings(db.isEmpty() ? Optional.empty() : Optional.of(db),
-                TopicNamespaceMap.parse(c.getString(TOPIC_NAMESPACE_MAP)),
-                NameFilter.of("collection.include", include, exclude));
+    /** The destination database; empty: each change lands in the database it came from. */
+    public Optional<String> database() {
+        return database;
+    }
+
+    public TopicNamespaceMap topicMap() {
+        return topicMap;
+    }
+
+    /** collection.include and collection.exclude, on the source namespace. */
+    public NameFilter filter() {
+        return filter;
     }
 }

@@ -26,11 +26,11 @@ public final class SinkConfig extends AbstractConfig {
     public SinkConfig(Map<String, String> props) {
         super(configDef(), props);
         this.connection = MongoConnectionSettings.from(this);
-        this.routing = RoutingSettings.from(this);
-        this.writes = WriteSettings.from(this);
-        this.retry = RetrySettings.from(this);
-        this.peer = PeerSinkSettings.from(this);
-        this.safety = RecordSafetySettings.from(this);
+        this.routing = new RoutingSettings(this);
+        this.writes = new WriteSettings(this);
+        this.retry = new RetrySettings(this);
+        this.peer = new PeerSinkSettings(this);
+        this.safety = new RecordSafetySettings(this);
         this.tolerateAll = "all".equals(props.getOrDefault(ERRORS_TOLERANCE, "none").trim().toLowerCase(Locale.ROOT));
     }
 

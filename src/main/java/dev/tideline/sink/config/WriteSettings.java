@@ -11,8 +11,7 @@ import org.apache.kafka.common.config.ConfigDef.Width;
 import org.apache.kafka.common.config.ConfigException;
 
 /** How changes are written. */
-public record WriteSettings(WriteMode writeMode, TombstoneAction tombstoneAction, StaleGuardMode staleGuard,
-                            Optional<String> versionField, int bulkChunkSize, List<String> shardKeyFields) {
+public final class WriteSettings {
     public static final String GROUP = "Writes";
     public static final String WRITE_MODE = "write.mode";
     public static final String TOMBSTONE_ACTION = "tombstone.action";
@@ -22,6 +21,23 @@ public record WriteSettings(WriteMode writeMode, TombstoneAction tombstoneAction
     public static final String SHARD_KEY_FIELDS = "shard.key.fields";
     /** MongoDB caps one bulk write call at this many operations (maxWriteBatchSize is 100,000; seed 001 uses 1,000). */
     public static final int MAX_BULK_CHUNK_SIZE = 1000;
+
+    private final WriteMode writeMode;
+    private final TombstoneAction tombstoneAction;
+    private final StaleGuardMode staleGuard;
+    private final Optional<String> versionField;
+    private final int bulkChunkSize;
+    private final List<String> shardKeyFields;
+
+    WriteSettings(AbstractConfig c) {
+        writeMode = ConfigChoices.parse(WriteMode.class, WRITE_MODE, c.getString(WRITE_MODE));
+        tombstoneAction = ConfigChoices.parse(TombstoneAction.class, TOMBSTONE_ACTION, c.getString(TOMBSTONE_ACTION));
+        staleGuard = ConfigChoices.parse(StaleGuardMode.class, STALE_GUARD, c.getString(STALE_GUARD));
+        String version = c.getString(VERSION_FIELD).trim();
+        versionField = version.isEmpty() ? Optional.empty() : Optional.of(version);
+        bulkChunkSize = c.getInt(BULK_CHUNK_SIZE);
+        shardKeyFields = c.getList(SHARD_KEY_FIELDS).stream().map(String::trim).toList();
+    }
 
     static void define(ConfigDef def) {
         int order = 0;
@@ -75,13 +91,29 @@ public record WriteSettings(WriteMode writeMode, TombstoneAction tombstoneAction
         }
     };
 
-    static WriteSettings from(AbstractConfig c) {
-        String versionField = c.getString(VERSION_FIELD).trim();
-        return new WriteSettings(
-                ConfigChoices.parse(WriteMode.class, WRITE_MODE, c.getString(WRITE_MODE)),
-                ConfigChoices.parse(TombstoneAction.class, TOMBSTONE_ACTION, c.getString(TOMBSTONE_ACTION)),
-                ConfigChoices.parse(StaleGuardMode.class, STALE_GUARD, c.getString(STALE_GUARD)),
-                versionField.isEmpty() ? Optional.empty() : Optional.of(versionField),
-                c.getInt(BULK_CHUNK_SIZE), c.getList(SHARD_KEY_FIELDS).stream().map(String::trim).toList());
+    public WriteMode writeMode() {
+        return writeMode;
+    }
+
+    public TombstoneAction tombstoneAction() {
+        return tombstoneAction;
+    }
+
+    public StaleGuardMode staleGuard() {
+        return staleGuard;
+    }
+
+    /** The document field used as the version of changes without a cluster time; empty: none. */
+    public Optional<String> versionField() {
+        return versionField;
+    }
+
+    public int bulkChunkSize() {
+        return bulkChunkSize;
+    }
+
+    /** The destination's shard key fields; empty: those each change carries. */
+    public List<String> shardKeyFields() {
+        return shardKeyFields;
     }
 }

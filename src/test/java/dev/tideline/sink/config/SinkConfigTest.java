@@ -131,6 +131,78 @@ class SinkConfigTest {
     }
 
     @Test
+    void retryBackoffMaxBelowInitialIsRefusedOnTheMaxKey() {
+        assertThatThrownBy(() -> new SinkConfig(Map.of("mongodb.uri", "mongodb://h", "retry.backoff.initial.ms", "5000",
+                "retry.backoff.max.ms", "100")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("Invalid value 100 for configuration retry.backoff.max.ms: must be at least retry.backoff.initial.ms (5000)");
+        RetrySettings retry = new SinkConfig(Map.of("mongodb.uri", "mongodb://h", "retry.backoff.initial.ms", "100",
+                "retry.backoff.max.ms", "100", "duplicate.key.retry.ms", "0")).retry();
+        assertThat(retry.initialBackoffMs()).isEqualTo(100);
+        assertThat(retry.maxBackoffMs()).isEqualTo(100);
+        assertThat(retry.duplicateKeyRetryMs()).isZero();
+    }
+
+    @Test
+    void eachFragmentReadsItsValues() {
+        Map<String, String> props = new HashMap<>();
+        props.put("mongodb.uri", "mongodb://h");
+        props.put("database", " replica ");
+        props.put("topic.namespace.map", "{\"t\": \"archive.orders\"}");
+        props.put("collection.include", "shop\\..*");
+        props.put("collection.exclude", "shop\\.tmp");
+        props.put("write.mode", "update");
+        props.put("tombstone.action", "ignore");
+        props.put("stale.guard", "off");
+        props.put("version.field", " updatedAt ");
+        props.put("bulk.chunk.size", "250");
+        props.put("shard.key.fields", "region, customerId");
+        props.put("peer.cluster.id", "eu-west");
+        props.put("peer.tombstone.ttl.ms", "120000");
+        props.put("peer.status.database", " status ");
+        props.put("peer.lag.degraded.ms", "5000");
+        props.put("peer.tenants", " a , ,b ");
+        props.put("peer.heartbeat.namespace", " app.tideline_peer_heartbeats ");
+        props.put("peer.heartbeat.interval.ms", "1000");
+        props.put("peer.clock.max.ahead.ms", "2000");
+        props.put("record.max.bytes", "4096");
+        SinkConfig c = new SinkConfig(props);
+
+        assertThat(c.routing().database()).contains("replica");
+        assertThat(c.routing().topicMap().lookup("t")).hasValueSatisfying(t -> {
+            assertThat(t.db()).contains("archive");
+            assertThat(t.coll()).isEqualTo("orders");
+        });
+        assertThat(c.routing().filter().accepts("shop.orders")).isTrue();
+        assertThat(c.routing().filter().accepts("shop.tmp")).isFalse();
+        assertThat(c.routing().filter().accepts("crm.people")).isFalse();
+        assertThat(c.writes().writeMode()).isEqualTo(WriteMode.UPDATE);
+        assertThat(c.writes().tombstoneAction()).isEqualTo(TombstoneAction.IGNORE);
+        assertThat(c.writes().staleGuard()).isEqualTo(StaleGuardMode.OFF);
+        assertThat(c.writes().versionField()).contains("updatedAt");
+        assertThat(c.writes().bulkChunkSize()).isEqualTo(250);
+        assertThat(c.writes().shardKeyFields()).containsExactly("region", "customerId");
+        assertThat(c.peer().enabled()).isTrue();
+        assertThat(c.peer().tombstoneTtlMs()).isEqualTo(120_000);
+        assertThat(c.peer().statusDatabase()).isEqualTo("status");
+        assertThat(c.peer().lagDegradedMs()).isEqualTo(5_000);
+        assertThat(c.peer().tenants()).containsExactly("a", "b");
+        assertThat(c.peer().heartbeatNamespace()).contains("app.tideline_peer_heartbeats");
+        assertThat(c.peer().heartbeatIntervalMs()).isEqualTo(1_000);
+        assertThat(c.peer().clockMaxAheadMs()).isEqualTo(2_000);
+        assertThat(c.peer().keys()).as("no peer.stamp.key").isNull();
+        assertThat(c.safety().maxRecordBytes()).isEqualTo(4096);
+
+        SinkConfig defaults = new SinkConfig(Map.of("mongodb.uri", "mongodb://h"));
+        assertThat(defaults.writes().versionField()).isEmpty();
+        assertThat(defaults.writes().shardKeyFields()).isEmpty();
+        assertThat(defaults.peer().clusterId()).isEmpty();
+        assertThat(defaults.peer().tenants()).isEmpty();
+        assertThat(defaults.peer().heartbeatNamespace()).isEmpty();
+        assertThat(defaults.peer().statusDatabase()).isEqualTo("tideline");
+    }
+
+    @Test
     void recordSizeLimitHasASaneDefaultAndRange() {
         assertThat(new SinkConfig(Map.of("mongodb.uri", "mongodb://h")).safety().maxRecordBytes()).isEqualTo(48L * 1024 * 1024);
         assertThatThrownBy(() -> new SinkConfig(Map.of("mongodb.uri", "mongodb://h", "record.max.bytes", "10")))
