@@ -38,11 +38,7 @@ import org.junit.jupiter.api.Test;
  * and the destination ends equal to the source, byte for byte. Runs with -Pfaults.
  */
 class RepairKillFaultIT {
-    private static final String DB = "repairkill_src";
-    private static final String DEST_DB = "repairkill_dst";
-    private static final String COLL = "orders";
-    private static final String PREFIX = "rkill";
-    private static final String TOPIC = PREFIX + "." + DB + "." + COLL;
+    private static final Pipeline P = new Pipeline("repairkill");
     private static final int EXISTING = 20_000;
     private static final int HOT_IDS = 5_000;
     private static final int NEW_IDS = 1_000_000;
@@ -52,33 +48,33 @@ class RepairKillFaultIT {
     void aRepairKilledMidwayGoesOnAfterItsLastCommittedChunk() throws Exception {
         TestStack stack = TestStack.shared();
         ConnectRest rest = stack.rest();
-        Namespace ns = new Namespace(DB, COLL);
+        Namespace ns = new Namespace(P.db, Pipeline.COLLECTION);
         try (MongoFixture source = MongoFixture.withOplog(); MongoFixture destination = MongoFixture.withOplog()) {
-            MongoDatabase src = source.client().getDatabase(DB);
-            MongoCollection<BsonDocument> coll = src.getCollection(COLL, BsonDocument.class);
+            MongoDatabase src = source.client().getDatabase(P.db);
+            MongoCollection<BsonDocument> coll = src.getCollection(Pipeline.COLLECTION, BsonDocument.class);
             List<BsonDocument> docs = new ArrayList<>();
             for (int i = 0; i < EXISTING; i++) {
                 docs.add(new BsonDocument("_id", new BsonInt32(i)).append("n", new BsonInt32(0)).append("note", new BsonString("x".repeat(64))));
             }
             coll.insertMany(docs);
-            rest.putConnector("rkill-source", sourceConfig(source.uri()));
-            rest.putConnector("rkill-sink", sinkConfig(destination.uri()));
+            rest.putConnector(P.sourceConnector(), P.sourceConfig(source.uri(), Map.of("repair.chunk.size", Integer.toString(CHUNK))));
+            rest.putConnector(P.sinkConnector(), P.sinkConfig(destination.uri(), Map.of()));
             boolean killed = false;
             try (CounterWriter writer = new CounterWriter(coll, HOT_IDS, NEW_IDS, 1)) {
-                rest.awaitRunning("rkill-source", 1, Duration.ofSeconds(90));
-                rest.awaitRunning("rkill-sink", 1, Duration.ofSeconds(90));
-                MongoCollection<BsonDocument> dest = destination.client().getDatabase(DEST_DB).getCollection(COLL, BsonDocument.class);
+                rest.awaitRunning(P.sourceConnector(), 1, Duration.ofSeconds(90));
+                rest.awaitRunning(P.sinkConnector(), 1, Duration.ofSeconds(90));
+                MongoCollection<BsonDocument> dest = P.destCollection(destination.client()).withDocumentClass(BsonDocument.class);
                 await("the copy at the destination", Duration.ofMinutes(3), () -> dest.countDocuments() == EXISTING);
-                rest.awaitCommittedToken("rkill-source", ns, Duration.ofMinutes(2));
+                rest.awaitCommittedToken(P.sourceConnector(), ns, Duration.ofMinutes(2));
                 // the destination drifts: documents changed by hand across the whole range
                 for (int i = 0; i < EXISTING; i += 997) {
                     dest.updateOne(Filters.eq("_id", i), Updates.set("note", "changed by hand"));
                 }
                 writer.start();
-                Map<Integer, Long> before = TopicVersions.ends(stack.bootstrapServers(), TOPIC);
+                Map<Integer, Long> before = TopicVersions.ends(stack.bootstrapServers(), P.topic);
                 BsonObjectId signal = new BsonObjectId(new ObjectId());
                 src.getCollection(RepairSignals.COLLECTION, BsonDocument.class)
-                        .insertOne(new BsonDocument("_id", signal).append("collection", new BsonString(COLL)));
+                        .insertOne(new BsonDocument("_id", signal).append("collection", new BsonString(Pipeline.COLLECTION)));
 
                 // kill once the worker has committed a good part of the repair, not all of it
                 RepairProgress atKill = awaitProgress(rest, ns, p -> p.isRunning(signal) && p.lastId() != null
@@ -90,17 +86,17 @@ class RepairKillFaultIT {
                 Thread.sleep(1_500); // the application goes on while the worker is down
                 stack.startWorker();
                 killed = false;
-                rest.awaitRunning("rkill-source", 1, Duration.ofSeconds(120));
+                rest.awaitRunning(P.sourceConnector(), 1, Duration.ofSeconds(120));
                 awaitProgress(rest, ns, p -> p.isDone(signal), "the repair done");
                 writer.stop();
 
                 Map<BsonValue, BsonDocument> expected = new HashMap<>();
-                for (RawBsonDocument d : source.client().getDatabase(DB).getCollection(COLL, RawBsonDocument.class).find()) {
+                for (RawBsonDocument d : P.sourceCollection(source.client()).withDocumentClass(RawBsonDocument.class).find()) {
                     expected.put(d.get("_id"), d);
                 }
                 await("the destination equal to the source", Duration.ofMinutes(2), () -> differences(expected, destination).isEmpty());
 
-                List<TopicVersions.Written> written = TopicVersions.after(stack.bootstrapServers(), TOPIC, before);
+                List<TopicVersions.Written> written = TopicVersions.after(stack.bootstrapServers(), P.topic, before);
                 TopicVersions.Order order = TopicVersions.check(written);
                 String firstRun = written.isEmpty() ? null : written.get(0).producer();
                 int resumedFrom = committed.lastId().asInt32().getValue();
@@ -123,46 +119,19 @@ class RepairKillFaultIT {
                 if (killed) {
                     stack.startWorker(); // the tests after this one use the same worker
                 }
-                rest.deleteConnector("rkill-sink");
-                rest.deleteConnector("rkill-source");
+                P.deleteConnectors(rest);
             }
         }
     }
 
-    private static Map<String, String> sourceConfig(String uri) {
-        Map<String, String> c = new HashMap<>();
-        c.put("connector.class", "dev.tideline.source.TidelineSourceConnector");
-        c.put("tasks.max", "1");
-        c.put("mongodb.uri", uri);
-        c.put("database.include", DB);
-        c.put("topic.prefix", PREFIX);
-        c.put("output.format", "bson");
-        c.put("repair.chunk.size", Integer.toString(CHUNK));
-        c.put("key.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
-        c.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
-        return c;
-    }
-
-    private static Map<String, String> sinkConfig(String uri) {
-        Map<String, String> c = new HashMap<>();
-        c.put("connector.class", "dev.tideline.sink.TidelineSinkConnector");
-        c.put("tasks.max", "1");
-        c.put("topics", TOPIC);
-        c.put("mongodb.uri", uri);
-        c.put("database", DEST_DB);
-        c.put("key.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
-        c.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
-        return c;
-    }
-
     private static RepairProgress progress(ConnectRest rest, Namespace ns) {
-        Optional<Map<String, Object>> m = rest.sourceOffsetMap("rkill-source", ns);
+        Optional<Map<String, Object>> m = rest.sourceOffsetMap(P.sourceConnector(), ns);
         return m.map(SourceOffset::repair).orElse(RepairProgress.NONE);
     }
 
     /** What the restarted worker will find: the last offset committed for the collection, read from the offsets topic. */
     private static RepairProgress lastCommitted(String bootstrap) {
-        List<OffsetsTopic.Committed> all = OffsetsTopic.committed(bootstrap, "rkill-source");
+        List<OffsetsTopic.Committed> all = OffsetsTopic.committed(bootstrap, P.sourceConnector());
         assertThat(all).as("offsets committed before the kill").isNotEmpty();
         return SourceOffset.repair(all.get(all.size() - 1).offset());
     }
@@ -177,7 +146,7 @@ class RepairKillFaultIT {
     private static List<String> differences(Map<BsonValue, BsonDocument> expected, MongoFixture destination) {
         List<String> diffs = new ArrayList<>();
         Map<BsonValue, RawBsonDocument> actual = new HashMap<>();
-        for (RawBsonDocument d : destination.client().getDatabase(DEST_DB).getCollection(COLL, RawBsonDocument.class).find()) {
+        for (RawBsonDocument d : P.destCollection(destination.client()).withDocumentClass(RawBsonDocument.class).find()) {
             actual.put(d.get("_id"), d);
         }
         expected.forEach((id, doc) -> {
