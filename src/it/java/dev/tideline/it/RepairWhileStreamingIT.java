@@ -10,6 +10,7 @@ import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
 import dev.tideline.event.ValueFormat;
+import dev.tideline.it.ops.JmxReader;
 import dev.tideline.it.support.ConnectRest;
 import dev.tideline.it.support.CounterWriter;
 import dev.tideline.it.support.MongoFixture;
@@ -170,6 +171,13 @@ class RepairWhileStreamingIT {
                                 + "stream, per-document order inversions %d; destination equal%n",
                         EXISTING, writesDuring, expected.size(), listedMs, repairRecords.size(), wholeMs, order.copies(), order.changes(),
                         leftToStream, order.inversions());
+                try (JmxReader jmx = new JmxReader(stack.jmxUrl(0))) {
+                    String bean = "dev.tideline:type=source-task,connector=rpr-source,task=0,collection=" + SOURCE_DB + "." + COLL;
+                    assertThat(jmx.longAttribute(bean, "RepairsDone")).isEqualTo(2);
+                    assertThat(jmx.longAttribute(bean, "RepairDocumentsDeleted")).as("the 20 ids added by hand").isEqualTo(20);
+                    assertThat(jmx.longAttribute(bean, "RepairDocumentsCopied")).isEqualTo(40 + order.copies());
+                    assertThat(jmx.attribute(bean, "RepairRunning")).isEqualTo("");
+                }
                 for (int i = HOT_IDS; i < EXISTING; i++) {
                     assertThat(order.copied()).as("a document nobody wrote is copied again").contains(new BsonInt32(i));
                 }

@@ -18,6 +18,10 @@ public final class SourceCollectionMetrics implements SourceCollectionMetricsMBe
     private final AtomicLong heartbeats = new AtomicLong();
     private final AtomicLong retries = new AtomicLong();
     private final AtomicLong lostHistory = new AtomicLong();
+    private final AtomicLong repairsDone = new AtomicLong();
+    private final AtomicLong repairCopied = new AtomicLong();
+    private final AtomicLong repairDeleted = new AtomicLong();
+    private volatile String repairRunning = "";
     private volatile long lastClusterTimeSeconds = -1;
     private volatile String phase = "starting";
     private volatile BackfillGauge backfill;
@@ -147,6 +151,45 @@ public final class SourceCollectionMetrics implements SourceCollectionMetricsMBe
     public long getBackfillEtaSeconds() {
         BackfillGauge b = backfill;
         return b == null ? 0 : b.etaSeconds(System.currentTimeMillis());
+    }
+
+    /** A repair started (or resumed): its signal, as people read it. */
+    public void repairStarted(String signal) {
+        repairRunning = signal;
+    }
+
+    /** A repair's chunk went out: documents copied again, documents deleted downstream. */
+    public void repairChunk(long copied, long deleted) {
+        repairCopied.addAndGet(copied);
+        repairDeleted.addAndGet(deleted);
+    }
+
+    /** The running repair ended (done, or stopped with its reason logged). */
+    public void repairEnded(boolean done) {
+        repairRunning = "";
+        if (done) {
+            repairsDone.incrementAndGet();
+        }
+    }
+
+    @Override
+    public String getRepairRunning() {
+        return repairRunning;
+    }
+
+    @Override
+    public long getRepairsDone() {
+        return repairsDone.get();
+    }
+
+    @Override
+    public long getRepairDocumentsCopied() {
+        return repairCopied.get();
+    }
+
+    @Override
+    public long getRepairDocumentsDeleted() {
+        return repairDeleted.get();
     }
 
     @Override

@@ -23,6 +23,18 @@ public interface SourceCollectionMetricsMBean {
     /** Seconds left at the current rate; 0 when done or not backfilling, -1 when unknown. */
     long getBackfillEtaSeconds();
 
+    /** The signal {@code _id} of the repair running now (docs/repair.md); empty when none. */
+    String getRepairRunning();
+
+    /** Repairs finished since the task started. */
+    long getRepairsDone();
+
+    /** Documents repairs copied again (sent at their high watermark) since the task started. */
+    long getRepairDocumentsCopied();
+
+    /** Listed ids repairs found gone at the source and sent as deletes since the task started. */
+    long getRepairDocumentsDeleted();
+
     long getHeartbeats();
 
     long getRetries();

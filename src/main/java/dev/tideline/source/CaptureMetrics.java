@@ -63,6 +63,18 @@ final class CaptureMetrics {
         metrics.parked();
     }
 
+    void repairStarted(String signal) {
+        metrics.repairStarted(signal);
+    }
+
+    void repairChunk(long copied, long deleted) {
+        metrics.repairChunk(copied, deleted);
+    }
+
+    void repairEnded(boolean done) {
+        metrics.repairEnded(done);
+    }
+
     /** An event of the collection was skipped by policy (health degraded, naming it). */
     void eventSkipped() {
         metrics.eventSkipped();

@@ -61,6 +61,7 @@ final class CollectionRepairs implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(CollectionRepairs.class);
     private static final long WINDOW_WAIT_MS = 120_000;
     private static final long NOT_STREAMING_RETRY_MS = 5_000;
+    private static final long PROGRESS_EVERY_MS = 10_000;
 
     /**
      * Where the runner finds the task's collections and streams.
@@ -143,6 +144,7 @@ final class CollectionRepairs implements AutoCloseable {
                     run(c, r);
                 } finally {
                     active.remove(key);
+                    c.metrics().repairEnded(false); // no repair runs now, however it ended
                 }
             });
         }
@@ -151,6 +153,7 @@ final class CollectionRepairs implements AutoCloseable {
     private void run(CapturedCollection c, RepairRequest r) {
         Backoff backoff = new Backoff(1_000, 30_000);
         long started = System.currentTimeMillis();
+        long lastLogMs = started;
         Run run = null;
         while (!stopped) {
             try {
@@ -167,11 +170,22 @@ final class CollectionRepairs implements AutoCloseable {
                     run = p.isRunning(r.signal()) ? new Run(c, r, p.epoch(), p.lastId()) : new Run(c, r, null, null);
                     log.info("Repair {} of {} ({}) {}", r.signal(), c.ns(), r.scope().describe(),
                             run.last == null ? "starts" : "resumes after _id " + run.last);
+                    c.metrics().repairStarted(r.signal().toString());
                 }
-                if (run.chunk()) {
+                long copiedBefore = run.copied;
+                long deletedBefore = run.deleted;
+                boolean last = run.chunk();
+                c.metrics().repairChunk(run.copied - copiedBefore, run.deleted - deletedBefore);
+                if (last) {
                     log.info("Repair {} of {} done in {} ms: {} chunk(s), {} document(s) copied again, {} deleted", r.signal(), c.ns(),
                             System.currentTimeMillis() - started, run.chunks, run.copied, run.deleted);
+                    c.metrics().repairEnded(true);
                     return;
+                }
+                if (System.currentTimeMillis() - lastLogMs >= PROGRESS_EVERY_MS) {
+                    lastLogMs = System.currentTimeMillis();
+                    log.info("Repair {} of {}: {} chunk(s), {} document(s) copied again, {} deleted, up to _id {}", r.signal(), c.ns(),
+                            run.chunks, run.copied, run.deleted, run.last);
                 }
                 backoff.reset();
             } catch (InterruptedException e) {
