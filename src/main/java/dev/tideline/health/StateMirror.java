@@ -1,9 +1,6 @@
 package dev.tideline.health;
 
-import com.mongodb.MongoException;
 import com.mongodb.client.MongoCollection;
-import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.ReplaceOptions;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Instant;
@@ -29,7 +26,6 @@ final class StateMirror implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StateMirror.class);
     private static final long FINAL_WRITE_WAIT_MS = 2_000;
 
-    private final MongoCollection<BsonDocument> collection;
     private final TaskIdentity task;
     private final Supplier<Health> health;
     private final Supplier<List<SourceCollectionMetrics>> collections;
@@ -37,11 +33,11 @@ final class StateMirror implements AutoCloseable {
     private final long pid = ProcessHandle.current().pid();
     private final ScheduledExecutorService timer;
     private final ScheduledFuture<?> ticks;
-    private String lastFailure;
+    private final StatusDocumentWriter writer;
 
     StateMirror(MongoCollection<BsonDocument> collection, TaskIdentity task, Supplier<Health> health,
                 Supplier<List<SourceCollectionMetrics>> collections, long intervalMs) {
-        this.collection = collection;
+        this.writer = new StatusDocumentWriter(collection, "the state document of " + task + " (health.state.database)");
         this.task = task;
         this.health = health;
         this.collections = collections;
@@ -54,21 +50,7 @@ final class StateMirror implements AutoCloseable {
     }
 
     private void write(Health h) {
-        BsonDocument doc = StateDocument.of(task, h, collections.get(), host, pid, Instant.now());
-        try {
-            collection.replaceOne(Filters.eq("_id", doc.get("_id")), doc, new ReplaceOptions().upsert(true));
-            if (lastFailure != null) {
-                log.info("State document of {} written again in {}", task, collection.getNamespace());
-                lastFailure = null;
-            }
-        } catch (MongoException e) {
-            String kind = e.getClass().getSimpleName() + "/" + e.getCode();
-            if (!kind.equals(lastFailure)) {
-                log.warn("Could not write the state document of {} in {} (health.state.database): {}. Retrying every interval; "
-                        + "capture is not affected.", task, collection.getNamespace(), e.getMessage());
-                lastFailure = kind;
-            }
-        }
+        writer.write(StateDocument.of(task, h, collections.get(), host, pid, Instant.now()));
     }
 
     /**

@@ -2,10 +2,10 @@ package dev.tideline.sink.peer;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.model.Filters;
-import com.mongodb.client.model.ReplaceOptions;
 import dev.tideline.health.Health;
 import dev.tideline.health.HealthReason;
 import dev.tideline.health.HealthState;
+import dev.tideline.health.StatusDocumentWriter;
 import dev.tideline.peer.PeerCollections;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,6 +40,7 @@ final class PeerStatus {
     private long lastWrite;
     private long lastLog;
     private String failure;
+    private final StatusDocumentWriter writer;
     private HealthReason failureReason;
 
     PeerStatus(MongoClient client, String database, String taskId, String self, long lagDegradedMs) {
@@ -48,6 +49,8 @@ final class PeerStatus {
         this.taskId = taskId;
         this.self = self;
         this.lagDegradedMs = lagDegradedMs;
+        this.writer = new StatusDocumentWriter(client.getDatabase(database).getCollection(PeerCollections.STATUS, BsonDocument.class),
+                "the status document of peer sink " + taskId);
     }
 
     /** A failure that is not about one record (unreachable, refused credentials), until {@link #recovered}. */
@@ -145,12 +148,6 @@ final class PeerStatus {
         BsonArray peers = new BsonArray();
         queue.roundTrips().peers().forEach(p -> peers.add(new BsonString(p)));
         doc.append("peers", peers);
-        try {
-            client.getDatabase(database).getCollection(PeerCollections.STATUS, BsonDocument.class)
-                    .replaceOne(Filters.eq("_id", taskId), doc, new ReplaceOptions().upsert(true));
-        } catch (RuntimeException e) {
-            // the status document is a report, not data: a failure here must not stop replication; it is logged
-            log.warn("Peer sink {}: could not write its status document to {}.{}: {}", taskId, database, PeerCollections.STATUS, e.toString());
-        }
+        writer.write(doc);
     }
 }
