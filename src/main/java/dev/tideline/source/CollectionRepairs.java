@@ -19,7 +19,6 @@ import dev.tideline.source.repair.RepairSignals;
 import dev.tideline.source.stream.DatabaseStream;
 import dev.tideline.source.stream.RepairWindow;
 import java.util.ArrayList;
-import java.util.Date;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -256,7 +255,7 @@ final class CollectionRepairs implements AutoCloseable {
             try (ClientSession session = client.startSession(ClientSessionOptions.builder().causallyConsistent(true).build())) {
                 signals(db).insertOne(session, mark.clone().append("connector", new BsonString(connector))
                         .append("collection", new BsonString(c.ns().coll())).append("signal", r.signal())
-                        .append("at", new org.bson.BsonDateTime(new Date().getTime())));
+                        .append("at", new org.bson.BsonDateTime(System.currentTimeMillis())));
                 RepairWindow.Chunk selected = select(session, chunking);
                 window.offer(selected);
                 signals(db).deleteOne(session, mark);

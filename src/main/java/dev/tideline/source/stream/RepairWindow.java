@@ -77,10 +77,6 @@ public final class RepairWindow {
         return closed;
     }
 
-    boolean isOpen() {
-        return open;
-    }
-
     /** The low watermark was read (again, after a reopen: nothing changes). */
     List<Captured> low(BsonTimestamp at, SourceOffset position) {
         if (open) {

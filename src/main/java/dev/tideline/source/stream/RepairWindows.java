@@ -33,16 +33,11 @@ final class RepairWindows {
         windows.remove(windowId);
     }
 
-    boolean isEmpty() {
-        return windows.isEmpty();
-    }
-
     /**
      * @param out  where the window's records go, in stream order
      * @param signals where new signal ids go
-     * @return whether the event belonged to the signal collection (and is not a collection's change)
      */
-    boolean observe(RawChangeEvent event, Positions positions, List<Delivery> out, List<BsonValue> signals) {
+    void observe(RawChangeEvent event, Positions positions, List<Delivery> out, List<BsonValue> signals) {
         if (RepairSignals.COLLECTION.equals(event.coll())) {
             BsonValue id = event.documentId();
             if (RepairSignals.isWatermark(id)) {
@@ -50,7 +45,7 @@ final class RepairWindows {
             } else if ("insert".equals(event.type()) && id != null) {
                 signals.add(id);
             }
-            return true;
+            return;
         }
         if (!windows.isEmpty() && event.coll() != null) {
             for (RepairWindow w : windows.values()) {
@@ -59,7 +54,6 @@ final class RepairWindows {
                 }
             }
         }
-        return false;
     }
 
     private void watermark(RawChangeEvent event, BsonValue windowId, Positions positions, List<Delivery> out) {

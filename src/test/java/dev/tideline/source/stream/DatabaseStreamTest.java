@@ -118,7 +118,7 @@ class DatabaseStreamTest {
     }
 
     /** After every write made so far: the operation time of the latest write, plus one. */
-    private static StreamPosition now(MongoClient client) {
+    static StreamPosition now(MongoClient client) {
         BsonDocument reply = client.getDatabase("admin").runCommand(new BsonDocument("ping", new org.bson.BsonInt32(1)), BsonDocument.class);
         org.bson.BsonTimestamp t = reply.getTimestamp("operationTime");
         return StreamPosition.atOperationTime(new org.bson.BsonTimestamp(t.getTime(), t.getInc() + 1));

@@ -2,7 +2,6 @@ package dev.tideline.source.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Filters;
@@ -19,7 +18,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
-import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
@@ -72,12 +70,6 @@ class RepairWindowStreamTest {
         assertThat(out.failures).isEmpty();
     }
 
-    private static StreamPosition now(MongoClient client) {
-        BsonDocument reply = client.getDatabase("admin").runCommand(new BsonDocument("ping", new BsonInt32(1)), BsonDocument.class);
-        BsonTimestamp t = reply.getTimestamp("operationTime");
-        return StreamPosition.atOperationTime(new BsonTimestamp(t.getTime(), t.getInc() + 1));
-    }
-
     /** What the stream delivered for collection c, as text: "update:2", "read:1", "low", "high". */
     private List<String> trace() {
         List<String> t = new ArrayList<>();
@@ -101,7 +93,7 @@ class RepairWindowStreamTest {
         for (int i = 1; i <= 4; i++) {
             c.insertOne(new Document("_id", i).append("v", 0));
         }
-        stream.join("c", new BsonDocument(), now(mongo.client()), false);
+        stream.join("c", new BsonDocument(), DatabaseStreamTest.now(mongo.client()), false);
         c.updateOne(Filters.eq("_id", 4), Updates.set("v", 1)); // before the window: streamed, and copied again
         RepairWindow w = new RepairWindow("w1", "c", new RepairWindow.Emitter() {
             @Override
@@ -141,7 +133,7 @@ class RepairWindowStreamTest {
     void watermarksOfAnotherWindowAndAWindowNoLongerReadAreIgnoredOrFailed() throws Exception {
         MongoDatabase db = start();
         db.getCollection("c").insertOne(new Document("_id", 1));
-        stream.join("c", new BsonDocument(), now(mongo.client()), false);
+        stream.join("c", new BsonDocument(), DatabaseStreamTest.now(mongo.client()), false);
         MongoCollection<BsonDocument> signals = db.getCollection(RepairSignals.COLLECTION, BsonDocument.class);
         // a window of another connector: not registered here, nothing happens
         BsonDocument foreign = new BsonDocument("_id", new BsonDocument(RepairSignals.WINDOW_KEY, new BsonString("other")));
