@@ -1,0 +1,111 @@
+package dev.tideline.peer.sink;
+
+import com.mongodb.MongoException;
+import com.mongodb.client.ChangeStreamIterable;
+import com.mongodb.client.MongoChangeStreamCursor;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoCursor;
+import com.mongodb.client.model.Aggregates;
+import com.mongodb.client.model.Filters;
+import dev.tideline.event.Namespace;
+import dev.tideline.mongo.ErrorClass;
+import dev.tideline.mongo.MongoErrors;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonDocument;
+import org.bson.BsonTimestamp;
+import org.bson.BsonValue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads the deletes of this cluster's destination collections from their change streams, so the
+ * {@link LocalDeleteBarrier} knows of a local delete as soon as the sink's read could miss it: a
+ * {@link #catchUp} AFTER the read of the documents returns every delete committed before that read.
+ * One stream per destination collection, opened the first time the sink writes to it (deletes before
+ * that are not seen: after a restart the barrier starts from there).
+ */
+final class LocalDeleteWatcher implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(LocalDeleteWatcher.class);
+    /** a getMore that finds nothing new answers after this long: the watcher wants what is there now, not to wait */
+    private static final long AWAIT_MS = 1;
+
+    private final MongoClient client;
+    private final Map<Namespace, MongoChangeStreamCursor<BsonDocument>> streams = new HashMap<>();
+    /** where a stream that failed resumes */
+    private final Map<Namespace, BsonDocument> resumeTokens = new HashMap<>();
+
+    LocalDeleteWatcher(MongoClient client) {
+        this.client = client;
+    }
+
+    /**
+     * Feeds every delete of {@code ns} committed so far into the barrier.
+     *
+     * @throws MongoException when the stream fails (it is reopened from its last position on the next call)
+     */
+    void catchUp(Namespace ns, LocalDeleteBarrier barrier) {
+        MongoChangeStreamCursor<BsonDocument> cursor = streams.get(ns);
+        if (cursor == null) {
+            cursor = open(ns, resumeTokens.get(ns));
+            streams.put(ns, cursor);
+        }
+        try {
+            for (BsonDocument event = cursor.tryNext(); event != null; event = cursor.tryNext()) {
+                BsonValue key = event.get("documentKey");
+                BsonValue time = event.get("clusterTime");
+                if (key != null && key.isDocument() && key.asDocument().containsKey("_id") && time != null && time.isTimestamp()) {
+                    barrier.deletedHere(new PeerChange.DocKey(ns, key.asDocument().get("_id")), time.asTimestamp());
+                }
+            }
+        } catch (MongoException e) {
+            BsonDocument token = cursor.getResumeToken();
+            if (token != null) {
+                resumeTokens.put(ns, token);
+            }
+            streams.remove(ns).close();
+            throw e;
+        }
+    }
+
+    private MongoChangeStreamCursor<BsonDocument> open(Namespace ns, BsonDocument resumeToken) {
+        try {
+            return openAt(ns, resumeToken);
+        } catch (MongoException e) {
+            if (resumeToken == null || MongoErrors.classify(e) != ErrorClass.HISTORY_LOST) {
+                throw e;
+            }
+            // the deletes between are not known: peer changes of documents deleted then are not held for them
+            log.warn("The change stream of {} cannot resume where it stopped (code {}): deletes since then are not seen by "
+                    + "the barrier; watching from now", ns, e.getCode());
+            resumeTokens.remove(ns);
+            return openAt(ns, null);
+        }
+    }
+
+    private MongoChangeStreamCursor<BsonDocument> openAt(Namespace ns, BsonDocument resumeToken) {
+        ChangeStreamIterable<BsonDocument> it = client.getDatabase(ns.db()).getCollection(ns.coll(), BsonDocument.class)
+                .watch(List.of(Aggregates.match(Filters.eq("operationType", "delete"))), BsonDocument.class)
+                .maxAwaitTime(AWAIT_MS, TimeUnit.MILLISECONDS);
+        if (resumeToken != null) {
+            it = it.resumeAfter(resumeToken);
+        }
+        MongoCursor<BsonDocument> raw = it.withDocumentClass(BsonDocument.class).cursor();
+        if (raw instanceof MongoChangeStreamCursor<BsonDocument> stream) {
+            log.debug("Watching the deletes of {}", ns);
+            return stream;
+        }
+        raw.close();
+        throw new IllegalStateException("the MongoDB driver returned a " + raw.getClass().getName()
+                + " for a change stream instead of a MongoChangeStreamCursor: install the driver version the plugin ships with");
+    }
+
+    @Override
+    public void close() {
+        streams.values().forEach(MongoCursor::close);
+        streams.clear();
+        resumeTokens.clear();
+    }
+}

@@ -1,0 +1,197 @@
+package dev.tideline.peer.sink;
+
+import dev.tideline.health.HealthReason;
+import com.mongodb.MongoException;
+import com.mongodb.client.MongoClient;
+import dev.tideline.TidelineVersion;
+import dev.tideline.event.Namespace;
+import dev.tideline.event.MalformedRecordException;
+import dev.tideline.mongo.ErrorClass;
+import dev.tideline.mongo.MongoClientFactory;
+import dev.tideline.mongo.MongoErrors;
+import dev.tideline.peer.TenantScope;
+import dev.tideline.mongo.Backoff;
+import dev.tideline.health.TaskIdentity;
+import dev.tideline.peer.PeerKeySettings;
+import dev.tideline.sink.config.PeerSinkSettings;
+import dev.tideline.sink.config.SinkConfig;
+import dev.tideline.sink.decode.RecordDecoder;
+import dev.tideline.sink.route.NamespaceRouter;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.sink.SinkTask;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The sink task in peer mode ({@code peer.cluster.id} set): queues records in {@link PeerQueue} and moves them
+ * through {@link PeerApplier}.
+ *
+ * <p>Nothing is skipped: a record the destination refuses is held and retried (the task reports
+ * {@code stalled}); a malformed record fails the task with the reason (a record peer mode cannot read
+ * would otherwise be divergence); when the destination is unreachable, every queued record waits and
+ * the task reports {@code down}. Offsets are committed only below the lowest queued record of each
+ * partition, so a restart re-delivers what was waiting (re-applying is harmless: equal versions are
+ * duplicates). Consumption pauses while more than {@value #MAX_QUEUED} records wait.
+ */
+public class PeerSinkTask extends SinkTask {
+    private static final Logger log = LoggerFactory.getLogger(PeerSinkTask.class);
+    static final int MAX_QUEUED = 20_000;
+
+    private MongoClient client;
+    private PeerQueue queue;
+    private PeerApplier applier;
+    private PeerCounters counters;
+    private PeerStatus status;
+    private Backoff backoff;
+    private long nextAttempt;
+    private boolean paused;
+    private String self;
+    private PeerStore store;
+    private Namespace heartbeats;
+    private long heartbeatIntervalMs;
+    private long nextHeartbeat;
+    private LocalDeleteWatcher localDeletes;
+    private StampTrust trust;
+    private String statusDatabase;
+
+    @Override
+    public String version() {
+        return TidelineVersion.get();
+    }
+
+    @Override
+    public void start(Map<String, String> props) {
+        SinkConfig config = new SinkConfig(props);
+        self = config.peer().clusterId().orElseThrow(() -> new ConnectException("peer.cluster.id is not set"));
+        if (config.peer().keys() == null) {
+            throw new ConnectException(PeerKeySettings.missing(props, PeerSinkSettings.CLUSTER_ID));
+        }
+        if (TaskIdentity.of(props).task() > 0) {
+            throw new ConnectException("peer mode runs ONE task per sink connector (two tasks would race on the same "
+                    + "document's tombstone): set tasks.max=1");
+        }
+        heartbeats = config.peer().heartbeatNamespace().map(Namespace::parse).orElseThrow(() -> new ConnectException(
+                PeerSinkSettings.HEARTBEAT_NAMESPACE + " is required in peer mode: without heartbeats a dead link cannot be told "
+                        + "from a quiet one"));
+        heartbeatIntervalMs = config.peer().heartbeatIntervalMs();
+        String uri = config.connection().uri().value();
+        TenantScope scope = TenantScope.of(config.peer().tenants());
+        MongoClient c = MongoClientFactory.create(uri, "tideline-peer-sink", config.connection().connectTimeoutMs());
+        try {
+            var writes = config.writes();
+            var routing = config.routing();
+            PeerRecordReader reader = new PeerRecordReader(new RecordDecoder(writes.tombstoneAction(), writes.versionField()),
+                    new NamespaceRouter(routing.database(), routing.topicMap(), routing.filter()), config.peer().keys());
+            counters = new PeerCounters();
+            store = new PeerStore(c, config.peer().tombstoneTtlMs());
+            trust = new StampTrust(self, config.peer().keys());
+            statusDatabase = config.peer().statusDatabase();
+            store.trust(trust);
+            localDeletes = new LocalDeleteWatcher(c);
+            queue = new PeerQueue(self, reader, counters, scope, heartbeats);
+            applier = new PeerApplier(self, queue, store, counters, localDeletes, trust, config.peer().clockMaxAheadMs());
+            // peer mode runs one task per connector (validate() refuses more): the connector's name identifies it, so a
+            // restarted task rewrites the same status document instead of leaving a stale one behind
+            String taskId = props.getOrDefault("name", "peer-sink");
+            status = new PeerStatus(c, config.peer().statusDatabase(), taskId, self, config.peer().lagDegradedMs());
+            backoff = new Backoff(config.retry().initialBackoffMs(), config.retry().maxBackoffMs());
+            client = c;
+        } catch (RuntimeException e) {
+            c.close();
+            throw e;
+        }
+        log.info("Tideline peer sink task started for cluster {}, writing to {}, carrying {}", self,
+                MongoClientFactory.hostsOf(uri), scope);
+    }
+
+    @Override
+    public void put(Collection<SinkRecord> records) {
+        try {
+            if (System.currentTimeMillis() >= nextAttempt || !records.isEmpty()) {
+                attempt(records);
+            }
+        } catch (MalformedRecordException e) {
+            throw new ConnectException("Peer sink: a record it cannot read (" + e.getMessage() + "). Peer mode never skips a "
+                    + "record (that would be permanent divergence): fix the producer or the topic list; the record is "
+                    + "not committed and is read again after a restart", e);
+        }
+        flowControl();
+        status.report(queue, counters, false);
+    }
+
+    private void attempt(Collection<SinkRecord> records) {
+        queue.add(records); // first: from here on the records wait in the queue, whatever fails below
+        try {
+            if (!trust.ready()) {
+                // read here, not in start(): a destination down while the worker starts is retried like any other failure
+                trust.unsignedBefore(store.unsignedBefore(statusDatabase, self));
+                status.expectPeersOfEarlierRuns(queue);
+            }
+            applier.drain();
+            long now = System.currentTimeMillis();
+            if (heartbeats != null && now >= nextHeartbeat) {
+                store.writeHeartbeat(heartbeats, self, now);
+                nextHeartbeat = now + heartbeatIntervalMs;
+            }
+            if (backoff.attempts() > 0) {
+                log.info("Peer sink: the destination answers again");
+            }
+            backoff.reset();
+            status.recovered();
+            nextAttempt = System.currentTimeMillis() + (queue.queued() > 0 ? 250 : 0);
+        } catch (MongoException e) {
+            ErrorClass kind = MongoErrors.classify(e);
+            if (kind != ErrorClass.RETRIABLE && kind != ErrorClass.AUTH) {
+                throw new ConnectException("Peer sink: the destination failed: " + e.getMessage(), e);
+            }
+            long wait = backoff.next();
+            status.failed(kind == ErrorClass.AUTH ? HealthReason.AUTH_FAILED : HealthReason.DESTINATION_UNREACHABLE, e.getMessage());
+            log.warn("Peer sink: {} (attempt {}); {} queued record(s) wait, next attempt in {} ms", e.getMessage(),
+                    backoff.attempts(), queue.queued(), wait);
+            nextAttempt = System.currentTimeMillis() + wait;
+        }
+    }
+
+    /** Stops consuming while too much waits (an unreachable destination, many held documents). */
+    private void flowControl() {
+        int queued = queue.queued();
+        if (!paused && queued > MAX_QUEUED) {
+            context.pause(context.assignment().toArray(new TopicPartition[0]));
+            paused = true;
+            log.warn("Peer sink: {} records wait; consumption paused until they drain", queued);
+        } else if (paused && queued < MAX_QUEUED / 2) {
+            context.resume(context.assignment().toArray(new TopicPartition[0]));
+            paused = false;
+        }
+    }
+
+    @Override
+    public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+        Map<TopicPartition, Long> lowest = queue == null ? Map.of() : queue.lowestQueuedOffsets();
+        Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
+        currentOffsets.forEach((tp, om) -> {
+            Long queued = lowest.get(tp);
+            out.put(tp, queued != null && queued < om.offset() ? new OffsetAndMetadata(queued) : om);
+        });
+        return out;
+    }
+
+    @Override
+    public void stop() {
+        if (status != null && queue != null) {
+            status.report(queue, counters, true);
+        }
+        if (localDeletes != null) {
+            localDeletes.close();
+        }
+        if (client != null) {
+            client.close();
+        }
+    }
+}

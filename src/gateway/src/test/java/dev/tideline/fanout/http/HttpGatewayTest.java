@@ -1,0 +1,121 @@
+package dev.tideline.fanout.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tideline.event.ValueFormat;
+import dev.tideline.fanout.GatewayStats;
+import dev.tideline.fanout.auth.JwtVerifier;
+import dev.tideline.fanout.channel.ChannelHub;
+import dev.tideline.fanout.channel.ConsumerProgress;
+import dev.tideline.fanout.channel.HistoryLimits;
+import dev.tideline.fanout.channel.NamespaceTopics;
+import dev.tideline.fanout.kafka.DocumentMemory;
+import dev.tideline.fanout.resume.CatchUpExecutor;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The HTTP server's admission limits on a real socket, without Kafka. */
+class HttpGatewayTest {
+    private final GatewayStats stats = new GatewayStats();
+    private final JwtVerifier verifier = new JwtVerifier("0123456789abcdef0123456789abcdef-test".getBytes(StandardCharsets.UTF_8), 0);
+    private final ConsumerProgress progress = new ConsumerProgress();
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    private HttpGateway server(int maxConnections, int perAddress, long requestTimeoutMs, List<String> origins) throws Exception {
+        ChannelHub hub = new ChannelHub(new HistoryLimits(10, 60_000, 1 << 20, 1 << 20), 100, 0, progress, new NamespaceTopics(),
+                System::currentTimeMillis);
+        CatchUpExecutor catchUp = new CatchUpExecutor(1, 10, () -> {
+            throw new IllegalStateException("no Kafka in this test");
+        }, new CatchUpExecutor.KafkaRangeReaderSettings(ValueFormat.BSON, 100, 10, 0), new DocumentMemory(10, null), stats);
+        HttpGateway g = new HttpGateway("127.0.0.1", 0, 0, new HttpGateway.Admission(new ConnectionLimiter(maxConnections, perAddress),
+                requestTimeoutMs), new HttpGateway.Budgets(1 << 16, 1 << 20), 4, origins,
+                new HttpGateway.Services(hub, verifier, stats, catchUp, () -> "{}", () -> "{\"status\":\"starting\"}", () -> false));
+        open.add(catchUp);
+        open.add(g);
+        return g;
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        for (AutoCloseable c : open) {
+            c.close();
+        }
+    }
+
+    private static String get(Socket s, String path) throws Exception {
+        RawHttp.send(s, "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+        return RawHttp.readUntilClosed(s, 5000);
+    }
+
+    @Test
+    void capsConnectionsPerAddressAndInAll() throws Exception {
+        HttpGateway g = server(4, 2, 60_000, List.of());
+        List<Socket> held = new ArrayList<>();
+        try {
+            held.add(RawHttp.connect("127.0.0.1", g.port()));
+            held.add(RawHttp.connect("127.0.0.1", g.port()));
+            Thread.sleep(300); // the server has taken them
+            Socket third = RawHttp.connect("127.0.0.1", g.port());
+            assertThat(RawHttp.readUntilClosed(third, 5000)).startsWith("HTTP/1.1 503").contains("too-many-connections-from-address");
+            held.add(RawHttp.connect("127.0.0.2", g.port()));
+            held.add(RawHttp.connect("127.0.0.3", g.port()));
+            Thread.sleep(300);
+            Socket fifth = RawHttp.connect("127.0.0.4", g.port());
+            assertThat(RawHttp.readUntilClosed(fifth, 5000)).startsWith("HTTP/1.1 503").contains("\"too-many-connections\"");
+            // the held ones are served, and one that closes frees its place
+            assertThat(get(held.get(0), "/health")).startsWith("HTTP/1.1 503"); // not started: /health says so
+            Thread.sleep(300);
+            assertThat(get(RawHttp.connect("127.0.0.4", g.port()), "/health")).startsWith("HTTP/1.1 503").contains("starting");
+        } finally {
+            for (Socket s : held) {
+                s.close();
+            }
+        }
+        assertThat(stats.refusedCount("503:too-many-connections-from-address")).isEqualTo(1);
+        assertThat(stats.refusedCount("503:too-many-connections")).isEqualTo(1);
+    }
+
+    @Test
+    void aRequestThatDoesNotArriveInTimeGets408() throws Exception {
+        HttpGateway g = server(100, 100, 500, List.of());
+        try (Socket s = RawHttp.connect("127.0.0.1", g.port())) {
+            long start = System.nanoTime();
+            RawHttp.send(s, "GET /health HTTP/1.1\r\nHost: x\r\n");
+            String answer = RawHttp.readUntilClosed(s, 5000);
+            assertThat(answer).startsWith("HTTP/1.1 408");
+            assertThat((System.nanoTime() - start) / 1_000_000).isBetween(400L, 4000L);
+        }
+        try (Socket s = RawHttp.connect("127.0.0.1", g.port())) {
+            // a request that arrives in time is not cut off later
+            assertThat(get(s, "/health")).startsWith("HTTP/1.1 503");
+        }
+    }
+
+    @Test
+    void subscriptionsFromOtherOriginsStatsWithoutTokenAndBeforeKafkaAreRefused() throws Exception {
+        HttpGateway g = server(100, 100, 60_000, List.of("https://app.example.com"));
+        String token = verifier.issue(null, "acme", List.of("shop.*.acme"), System.currentTimeMillis() / 1000 + 60);
+        try (Socket s = RawHttp.connect("127.0.0.1", g.port())) {
+            RawHttp.send(s, "GET /sse?channel=shop.items.acme&token=" + token + " HTTP/1.1\r\nHost: 127.0.0.1:" + g.port()
+                    + "\r\nOrigin: https://evil.example\r\n\r\n");
+            assertThat(RawHttp.readUntilClosed(s, 5000)).startsWith("HTTP/1.1 403").contains("origin-not-allowed");
+        }
+        try (Socket s = RawHttp.connect("127.0.0.1", g.port())) {
+            RawHttp.send(s, "GET /sse?channel=shop.items.acme&token=" + token + " HTTP/1.1\r\nHost: 127.0.0.1:" + g.port()
+                    + "\r\nOrigin: https://app.example.com\r\n\r\n");
+            assertThat(RawHttp.readUntilClosed(s, 5000)).startsWith("HTTP/1.1 503").contains("starting");
+        }
+        try (Socket s = RawHttp.connect("127.0.0.1", g.port())) {
+            assertThat(get(s, "/stats")).startsWith("HTTP/1.1 401");
+        }
+        try (Socket s = RawHttp.connect("127.0.0.1", g.port())) {
+            RawHttp.send(s, "GET /stats HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + verifier.issueAdmin(System.currentTimeMillis() / 1000 + 60)
+                    + "\r\n\r\n");
+            assertThat(RawHttp.readUntilClosed(s, 5000)).startsWith("HTTP/1.1 200");
+        }
+    }
+}

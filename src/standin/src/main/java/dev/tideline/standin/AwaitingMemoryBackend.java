@@ -1,0 +1,283 @@
+package dev.tideline.standin;
+
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
+import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.oplog.Oplog;
+import de.bwaldvogel.mongo.wire.message.MongoMessage;
+import io.netty.channel.Channel;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+
+/**
+ * The MongoDB stand-in: mongo-java-server's in-memory backend, extended to answer as a single-node
+ * replica set does where the tests depend on it (docs/mongodb-stand-in.md lists what differs and what
+ * this adds). Change streams ({@link ChangeStreams}) read an oplog kept in order
+ * ({@link IndexedOplog}); an awaiting getMore defers its reply instead of holding its connection's
+ * event loop ({@link AwaitingGetMore}); collection-level commands are logged so that streams report
+ * them ({@link Ddl}); binary subtypes and deprecated BSON types are kept ({@link LosslessWire}). Started without an oplog
+ * it is a standalone server, which cannot serve change streams (40573).
+ *
+ * <p>Public so that the benchmark can watch what clients ask of it (dev.tideline.bench.FirstReadBackend)
+ * and tests can inject faults (FaultInjectingBackend) or set its limits.
+ */
+public class AwaitingMemoryBackend extends MemoryBackend {
+    /**
+     * MongoDB writes one document atomically (https://www.mongodb.com/docs/manual/core/write-operations-atomicity/).
+     * The stand-in checks and then changes without a lock between (two inserts of one {@code _id} can both pass the
+     * duplicate-key check; a conditional replace can match a document another writer changes before it is replaced):
+     * its write commands run one at a time here, which is at least as strict. Collection-level commands too, so that
+     * their oplog entries come in the order they happened.
+     */
+    private static final Set<String> WRITES = Set.of("insert", "update", "delete", "findandmodify", "create", "createindexes",
+            "drop", "dropindexes", "renamecollection", "dropdatabase", "collmod");
+    /** MongoDB's default {@code localLogicalSessionTimeoutMinutes}. */
+    private static final int SESSION_TIMEOUT_MINUTES = 30;
+    private static final Set<String> VIEW_READS = Set.of("find", "aggregate", "count", "distinct");
+
+    private final Object writeLock = new Object();
+    private final CollectionCatalog catalog = new CollectionCatalog();
+    private final AwaitingGetMore.Waiters waiters = new AwaitingGetMore.Waiters();
+    private final AwaitingGetMore.Answers answers = new GetMoreAnswers();
+    private final Views views = new Views(this, catalog);
+    private final CollectionListing listing = new CollectionListing(this, catalog);
+    private final Ddl ddl = new Ddl(this, catalog, views, () -> this.indexedOplog);
+    private volatile IndexedOplog indexedOplog;
+    private volatile ChangeStreams changeStreams;
+    private volatile long maxEventBytes = 16L * 1024 * 1024;
+    private volatile boolean splitStageSupported = true;
+    private volatile long oplogMaxEntries;
+    private volatile long oplogMaxBytes;
+    private volatile boolean keepDataOnClose;
+
+    /** Databases whose collections refuse the {@code _id}s MongoDB refuses ({@link StandInDatabase}). */
+    @Override
+    public MemoryDatabase openOrCreateDatabase(String databaseName) {
+        return new StandInDatabase(databaseName, getCursorRegistry());
+    }
+
+    @Override
+    protected Oplog createOplog() {
+        IndexedOplog oplog = new IndexedOplog(this, catalog, waiters::written);
+        oplog.cap(oplogMaxEntries, oplogMaxBytes);
+        ChangeStreams streams = new ChangeStreams(oplog, getCursorRegistry(), catalog, this::resolveDatabase);
+        streams.maxEventBytes(maxEventBytes);
+        streams.splitStageSupported(splitStageSupported);
+        indexedOplog = oplog;
+        changeStreams = streams;
+        return oplog;
+    }
+
+    /**
+     * The largest change event the server returns whole: MongoDB's limit is 16 MiB (BSONObjectTooLarge, 10334,
+     * beyond it); a test lowers it to make such events with small documents.
+     */
+    public AwaitingMemoryBackend maxEventBytes(long bytes) {
+        this.maxEventBytes = bytes;
+        ChangeStreams streams = changeStreams;
+        if (streams != null) {
+            streams.maxEventBytes(bytes);
+        }
+        return this;
+    }
+
+    /** false: the server answers {@code $changeStreamSplitLargeEvent} as one older than MongoDB 6.0.9 (40324). */
+    public AwaitingMemoryBackend splitLargeEventStage(boolean supported) {
+        this.splitStageSupported = supported;
+        ChangeStreams streams = changeStreams;
+        if (streams != null) {
+            streams.splitStageSupported(supported);
+        }
+        return this;
+    }
+
+    /**
+     * Caps the oplog, as MongoDB's is capped: at most {@code maxEntries} entries and {@code maxBytes} bytes
+     * (0: no cap of that kind); resuming before the oldest entry left answers ChangeStreamHistoryLost (286).
+     */
+    public AwaitingMemoryBackend capOplog(long maxEntries, long maxBytes) {
+        this.oplogMaxEntries = maxEntries;
+        this.oplogMaxBytes = maxBytes;
+        IndexedOplog oplog = indexedOplog;
+        if (oplog != null) {
+            oplog.cap(maxEntries, maxBytes);
+        }
+        return this;
+    }
+
+    /**
+     * Oplog entries examined by change-stream reads so far: each read examines the entries from its position on,
+     * as a MongoDB oplog scan does, so N streams on one busy namespace examine each write N times.
+     */
+    public long oplogEntriesExamined() {
+        IndexedOplog oplog = indexedOplog;
+        return oplog == null ? 0 : oplog.entriesExamined();
+    }
+
+    /** Entries the oplog holds now (0 without an oplog). */
+    public int oplogSize() {
+        IndexedOplog oplog = indexedOplog;
+        return oplog == null ? 0 : oplog.size();
+    }
+
+    /** Change-stream getMores waiting for data now. */
+    public int awaitingGetMores() {
+        return waiters.size();
+    }
+
+    /**
+     * Makes the next {@code close()} (which {@code MongoServer.shutdownNow()} calls) behave as a mongod restart
+     * does to what it had on disk: databases and the oplog stay, the process's cursors are gone (a getMore on
+     * one answers CursorNotFound, 43: https://www.mongodb.com/docs/manual/reference/command/getMore/). A new
+     * {@code MongoServer} over this backend, without {@code enableOplog()} again, is the restarted process.
+     */
+    public AwaitingMemoryBackend keepDataOnClose() {
+        this.keepDataOnClose = true;
+        return this;
+    }
+
+    @Override
+    public void close() {
+        if (!keepDataOnClose) {
+            super.close();
+            return;
+        }
+        try {
+            // CursorRegistry has no way to list its cursors; the restart forgets all of them
+            java.lang.reflect.Field cursors = de.bwaldvogel.mongo.backend.CursorRegistry.class.getDeclaredField("cursors");
+            cursors.setAccessible(true);
+            ((Map<?, ?>) cursors.get(getCursorRegistry())).clear();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot forget the cursors of the stopped server", e);
+        }
+    }
+
+    /**
+     * Every command of a client. Replies of a replica-set member carry the {@code operationTime} of its latest
+     * write (https://www.mongodb.com/docs/manual/reference/command/#command-responses): drivers advance a causally
+     * consistent session from it and send it back as {@code readConcern.afterClusterTime}, checked here.
+     */
+    @Override
+    public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
+        if (channel != null) {
+            LosslessWire.install(channel);
+            AwaitingGetMore.install(channel, answers, waiters);
+        }
+        ReadConcerns.check(query, indexedOplog);
+        return withOperationTime(answer(channel, databaseName, command, command.toLowerCase(Locale.ROOT), query));
+    }
+
+    private Document answer(Channel channel, String databaseName, String command, String name, Document query) {
+        if (name.equals("aggregate") && ChangeStreamSpec.isChangeStream(query)) {
+            ChangeStreams streams = changeStreams;
+            if (streams == null) {
+                throw ServerErrors.changeStreamsNeedAReplicaSet();
+            }
+            return streams.open(databaseName, query);
+        }
+        if (name.equals("getmore") && answers.isChangeStreamGetMore(query)) {
+            return changeStreams.getMore(query);
+        }
+        if (WRITES.contains(name)) {
+            synchronized (writeLock) {
+                return write(channel, databaseName, command, name, query);
+            }
+        }
+        if (VIEW_READS.contains(name)) {
+            Document throughView = views.read(databaseName, name, query, command,
+                    aggregate -> super.handleCommand(channel, databaseName, "aggregate", aggregate));
+            if (throughView != null) {
+                return throughView;
+            }
+        }
+        if (name.equals("connectionstatus")) {
+            return ConnectionStatus.reply(query);
+        }
+        if (name.equals("listcollections")) {
+            return listing.list(databaseName, query, super.handleCommand(channel, databaseName, command, query));
+        }
+        Document reply = super.handleCommand(channel, databaseName, command, query);
+        if (name.equals("ismaster") && reply != null) {
+            // MongoDB (3.6 on, standalone or replica set) announces sessions in its handshake; without it drivers refuse
+            // explicit sessions (https://github.com/mongodb/specifications/blob/master/source/sessions/driver-sessions.md)
+            reply.putIfAbsent("logicalSessionTimeoutMinutes", SESSION_TIMEOUT_MINUTES);
+        }
+        return reply;
+    }
+
+    private Document withOperationTime(Document reply) {
+        IndexedOplog oplog = indexedOplog;
+        if (oplog != null && Ddl.isOk(reply) && !reply.containsKey("operationTime")) {
+            reply.put("operationTime", oplog.operationTime());
+        }
+        return reply;
+    }
+
+    private Document write(Channel channel, String databaseName, String command, String name, Document query) {
+        views.refuseWrite(databaseName, name, query, command);
+        switch (name) {
+            case "create" -> {
+                return ddl.create(databaseName, query, () -> super.handleCommand(channel, databaseName, command, query));
+            }
+            case "collmod" -> {
+                return ddl.collMod(databaseName, query);
+            }
+            case "drop" -> {
+                return ddl.drop(databaseName, query, () -> super.handleCommand(channel, databaseName, command, query));
+            }
+            case "insert", "createindexes" -> ddl.createImplicitly(databaseName, collectionArgument(query, command));
+            case "update", "findandmodify" -> {
+                Document nothing = ddl.createsNothing(databaseName, command, query);
+                if (nothing != null) {
+                    return nothing;
+                }
+                ddl.createImplicitly(databaseName, collectionArgument(query, command));
+            }
+            case "renamecollection" -> {
+                if (databaseName.equals("admin")) {
+                    return ddl.rename(query, q -> super.handleCommand(channel, databaseName, command, q));
+                }
+            }
+            case "dropdatabase" -> {
+                return ddl.dropDatabase(databaseName, () -> super.handleCommand(channel, databaseName, command, query));
+            }
+            default -> {
+            }
+        }
+        Document reply = super.handleCommand(channel, databaseName, command, query);
+        if (name.equals("createindexes") && Ddl.isOk(reply)) {
+            ddl.logCreateIndexes(databaseName, query);
+        }
+        return reply;
+    }
+
+    private static String collectionArgument(Document query, String command) {
+        return query.get(command) instanceof String s ? s : null;
+    }
+
+    /** What the {@link AwaitingGetMore} handler of each connection asks of this backend. */
+    private final class GetMoreAnswers implements AwaitingGetMore.Answers {
+        @Override
+        public boolean isChangeStreamGetMore(Document query) {
+            ChangeStreams streams = changeStreams;
+            return streams != null && query.get("getMore") instanceof Number id && streams.isChangeStream(id.longValue());
+        }
+
+        @Override
+        public Predicate<String> wakesOn(Document query) {
+            return changeStreams.wakesOn(((Number) query.get("getMore")).longValue());
+        }
+
+        @Override
+        public Document first(MongoMessage message) {
+            return handleMessage(message);
+        }
+
+        @Override
+        public Document again(Document query) {
+            return withOperationTime(changeStreams.getMore(query));
+        }
+    }
+}

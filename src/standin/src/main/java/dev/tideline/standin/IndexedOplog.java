@@ -1,0 +1,305 @@
+package dev.tideline.standin;
+
+import de.bwaldvogel.mongo.MongoBackend;
+import de.bwaldvogel.mongo.MongoCollection;
+import de.bwaldvogel.mongo.MongoDatabase;
+import de.bwaldvogel.mongo.backend.Cursor;
+import de.bwaldvogel.mongo.backend.aggregation.Aggregation;
+import de.bwaldvogel.mongo.bson.BsonTimestamp;
+import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.oplog.Oplog;
+import dev.tideline.standin.OplogEntry.Op;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * The stand-in's oplog, kept in memory in timestamp order in place of mongo-java-server's
+ * collection-backed one, whose every {@code getMore} scanned and sorted the whole oplog. A read starts
+ * at its position (a sorted map's tail, as MongoDB reads its oplog from a timestamp), and a lookup
+ * goes through the {@code _id} index.
+ *
+ * <p>What it logs follows MongoDB's oplog (https://www.mongodb.com/docs/manual/core/replica-set-oplog/):
+ * only the writes that happened, one entry per document, an update's description diffed from the
+ * document before (see {@link #handleUpdate}), a replacement apart from an update, and commands
+ * ({@code drop}, {@code renameCollection}, {@code dropDatabase}, {@code create}, {@code collMod},
+ * {@code createIndexes}) as {@code db.$cmd} entries. Change events are made from it by {@link ChangeEvents}.
+ *
+ * <p>Optionally capped by entry count or size, as MongoDB's oplog is a capped collection
+ * (https://www.mongodb.com/docs/manual/core/replica-set-oplog/#oplog-size): the oldest entries go first.
+ */
+public final class IndexedOplog implements Oplog {
+    private final MongoBackend backend;
+    private final CollectionCatalog catalog;
+    /** Told the namespace of each write (as logged: {@code db.$cmd} for a command), after it is visible. */
+    private final Consumer<String> onWrite;
+    private final Clock clock;
+    private final ConcurrentSkipListMap<Long, OplogEntry> entries = new ConcurrentSkipListMap<>();
+    /** The document as each write left it, per namespace and {@code _id}: what the next update is diffed against. */
+    private final Map<String, Map<Object, Document>> images = new ConcurrentHashMap<>();
+    private final AtomicLong examined = new AtomicLong();
+    private int increment;
+    private long last;
+    private long maxEntries;
+    private long maxBytes;
+    private long bytes;
+    /** The timestamp of the newest entry the cap removed, 0 when none was. */
+    private volatile long newestEvicted;
+
+    public IndexedOplog(MongoBackend backend, CollectionCatalog catalog, Consumer<String> onWrite) {
+        this.backend = backend;
+        this.catalog = catalog;
+        this.onWrite = onWrite;
+        this.clock = backend.getClock();
+    }
+
+    /**
+     * Caps the oplog at {@code maxEntries} entries and {@code maxBytes} bytes (0: no cap of that kind);
+     * at least the newest entry always stays. Applies from the next write on.
+     */
+    public synchronized void cap(long maxEntries, long maxBytes) {
+        if (maxEntries < 0 || maxBytes < 0) {
+            throw new IllegalArgumentException("oplog caps are counts and sizes: 0 (none) or more");
+        }
+        this.maxEntries = maxEntries;
+        this.maxBytes = maxBytes;
+        evict();
+    }
+
+    @Override
+    public void handleInsert(String namespace, List<Document> documents) {
+        // the stand-in hands over every document of the command, also those it refused (a duplicate key):
+        // MongoDB's oplog holds only the writes that happened, so only the stored ones are logged
+        for (Document d : documents) {
+            if (current(namespace, d.get("_id")) != d) {
+                continue;
+            }
+            Document copy = d.cloneDeeply();
+            imagesOf(namespace).put(d.get("_id"), copy);
+            append(Op.INSERT, namespace, copy, d.get("_id"), null, null);
+        }
+        onWrite.accept(catalog.oplogNamespace(namespace));
+    }
+
+    /**
+     * MongoDB reports a replacement ({@code replaceOne}: an update without operators) as a
+     * {@code replace} event carrying the new document, and any other update as an {@code update}
+     * event whose {@code updateDescription} holds the changed fields with their new values and the
+     * removed ones (https://www.mongodb.com/docs/manual/reference/change-events/update/,
+     * .../change-events/replace/). Here the description compares the document before and after the
+     * update at top level (an embedded change is reported as its whole top-level field: coarser than
+     * MongoDB's dotted paths, and what it means is the same); when the document before is unknown
+     * (written before this oplog existed) the fields the update's operators name are reported.
+     */
+    @Override
+    public void handleUpdate(String namespace, Document selector, Document query, List<Object> modifiedIds) {
+        boolean replacement = query.keySet().stream().noneMatch(k -> k.startsWith("$"));
+        boolean images = catalog.recordsImages(namespace);
+        for (Object id : modifiedIds) {
+            Document after = current(namespace, id);
+            if (after == null) {
+                continue; // deleted before this call: the delete is logged on its own
+            }
+            after = after.cloneDeeply();
+            Document before = imagesOf(namespace).put(id, after);
+            Document pre = images ? before : null;
+            Document post = images ? after : null;
+            if (replacement) {
+                append(Op.REPLACE, namespace, after, id, pre, post);
+            } else {
+                append(Op.UPDATE, namespace, before != null ? diff(before, after) : describe(query, after), id, pre, post);
+            }
+        }
+        onWrite.accept(catalog.oplogNamespace(namespace));
+    }
+
+    @Override
+    public void handleDelete(String namespace, Document query, List<Object> deletedIds) {
+        boolean images = catalog.recordsImages(namespace);
+        for (Object id : deletedIds) {
+            Document before = imagesOf(namespace).remove(id);
+            append(Op.DELETE, namespace, null, id, images ? before : null, null);
+        }
+        onWrite.accept(catalog.oplogNamespace(namespace));
+    }
+
+    /** MongoDB logs {@code {drop: coll}} on {@code db.$cmd}. The stand-in's internal system collections are not logged. */
+    @Override
+    public void handleDropCollection(String namespace) {
+        images.remove(namespace);
+        String collection = Namespaces.collection(catalog.oplogNamespace(namespace));
+        if (collection.equals("system.namespaces") || collection.equals("system.indexes")) {
+            return; // the stand-in's own bookkeeping, dropped with a database; MongoDB has no such collections
+        }
+        logCommand(Namespaces.database(namespace), new Document("drop", collection));
+    }
+
+    /** Logs a command on {@code db.$cmd}, e.g. {@code {renameCollection: "db.a", to: "db.b"}}. */
+    public void logCommand(String database, Document command) {
+        append(Op.COMMAND, database + ".$cmd", command, null, null, null);
+        onWrite.accept(database + ".$cmd");
+    }
+
+    /** Moves what is known of a renamed collection's documents along with it. */
+    public void renamed(String from, String to) {
+        Map<Object, Document> moved = images.remove(from);
+        if (moved != null) {
+            images.put(to, moved);
+        }
+    }
+
+    /**
+     * Starts keeping the documents of {@code namespace} as they are, so that its next writes have
+     * their pre-images (the collection's pre- and post-images were just enabled).
+     */
+    public void rememberDocuments(String namespace) {
+        MongoCollection<?> collection = collectionOf(namespace);
+        if (collection == null) {
+            return;
+        }
+        Map<Object, Document> known = imagesOf(namespace);
+        collection.handleQueryAsStream(new Document()).forEach(d -> known.putIfAbsent(d.get("_id"), d.cloneDeeply()));
+    }
+
+    /**
+     * Change streams are opened by {@link ChangeStreams}, which reads this oplog directly; the stand-in's
+     * own aggregate path never gets here because the backend answers {@code $changeStream} first.
+     */
+    @Override
+    public Cursor createCursor(Document changeStream, String namespace, Aggregation aggregation) {
+        throw new IllegalStateException("change streams are opened by " + ChangeStreams.class.getName());
+    }
+
+    private Map<Object, Document> imagesOf(String namespace) {
+        return images.computeIfAbsent(namespace, ns -> new ConcurrentHashMap<>());
+    }
+
+    /** {@code {updatedFields, removedFields, truncatedArrays}} of the top-level fields that differ. */
+    private static Document diff(Document before, Document after) {
+        Document updated = new Document();
+        for (String key : after.keySet()) {
+            if (!before.containsKey(key) || !Objects.equals(before.get(key), after.get(key))) {
+                updated.append(key, after.get(key));
+            }
+        }
+        List<String> removed = before.keySet().stream().filter(k -> !after.containsKey(k)).toList();
+        return description(updated, removed);
+    }
+
+    /** The top-level fields the update's operators name: set to their value after the update, or removed. */
+    private static Document describe(Document update, Document after) {
+        Document updated = new Document();
+        List<String> removed = new ArrayList<>();
+        for (Object fields : update.values()) {
+            if (fields instanceof Document d) {
+                for (String path : d.keySet()) {
+                    String top = path.split("\\.", 2)[0];
+                    if (after.containsKey(top)) {
+                        updated.append(top, after.get(top));
+                    } else if (!removed.contains(top)) {
+                        removed.add(top);
+                    }
+                }
+            }
+        }
+        return description(updated, removed);
+    }
+
+    private static Document description(Document updated, List<String> removed) {
+        return new Document("updatedFields", updated).append("removedFields", removed).append("truncatedArrays", List.of());
+    }
+
+    /**
+     * Appends under a lock, so timestamps are handed out in the order entries become visible: a
+     * reader never sees a later write before an earlier one, and {@link #highWaterMark()} (under the
+     * same lock) is never below an entry that is not yet visible.
+     */
+    private synchronized void append(Op op, String namespace, Document o, Object id, Document pre, Document post) {
+        Instant now = clock.instant();
+        long ts = new BsonTimestamp(now, ++increment).getValue();
+        if (Long.compareUnsigned(ts, last) <= 0) {
+            ts = last + 1;
+        }
+        last = ts;
+        String ns = op == Op.COMMAND ? namespace : catalog.oplogNamespace(namespace);
+        long size = maxBytes > 0 ? BsonSize.approximate(o) + BsonSize.approximate(pre) + BsonSize.approximate(post) + 64 : 0;
+        entries.put(ts, new OplogEntry(ts, now, op, ns, o, id, pre, post, size));
+        bytes += size;
+        evict();
+    }
+
+    private void evict() {
+        while (entries.size() > 1 && (maxEntries > 0 && entries.size() > maxEntries || maxBytes > 0 && bytes > maxBytes)) {
+            Map.Entry<Long, OplogEntry> oldest = entries.pollFirstEntry();
+            bytes -= oldest.getValue().bytes();
+            newestEvicted = oldest.getKey();
+        }
+    }
+
+    /**
+     * The cluster time a reader has seen everything up to: the latest entry's timestamp, or the
+     * present (the clock's second with the last increment handed out) when that is later. The next
+     * entry's timestamp is always greater.
+     */
+    public synchronized long highWaterMark() {
+        long present = new BsonTimestamp(clock.instant(), increment).getValue();
+        return Long.compareUnsigned(present, last) > 0 ? present : last;
+    }
+
+    /** The {@code operationTime} a replica-set member answers with: its latest cluster time. */
+    public BsonTimestamp operationTime() {
+        return new BsonTimestamp(highWaterMark());
+    }
+
+    /** The entries from {@code fromTs} (inclusive) up to {@code toTs} (inclusive), oldest first. */
+    public Collection<OplogEntry> entriesBetween(long fromTs, long toTs) {
+        if (Long.compareUnsigned(fromTs, toTs) > 0) {
+            return List.of();
+        }
+        return entries.subMap(fromTs, true, toTs, true).values();
+    }
+
+    /** The timestamp of the newest entry the cap removed (0 when none was): history up to it is gone. */
+    public long newestEvicted() {
+        return newestEvicted;
+    }
+
+    /** Counts an entry a change-stream read examined. */
+    void examined(long count) {
+        examined.addAndGet(count);
+    }
+
+    /** Oplog entries examined by change-stream reads so far. */
+    public long entriesExamined() {
+        return examined.get();
+    }
+
+    /** Entries held now. */
+    public int size() {
+        return entries.size();
+    }
+
+    /** The document as it is now, through the {@code _id} index; null once it is gone, as MongoDB answers. */
+    public Document current(String namespace, Object id) {
+        MongoCollection<?> collection = collectionOf(namespace);
+        if (collection == null) {
+            return null;
+        }
+        Iterator<Document> found = collection.handleQuery(new Document("_id", id), 0, 1).iterator();
+        return found.hasNext() ? found.next() : null;
+    }
+
+    private MongoCollection<?> collectionOf(String namespace) {
+        MongoDatabase database = backend.resolveDatabase(Namespaces.database(namespace));
+        return database.resolveCollection(Namespaces.collection(namespace), false);
+    }
+}

@@ -1,0 +1,63 @@
+package dev.tideline.standin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import de.bwaldvogel.mongo.bson.BsonTimestamp;
+import de.bwaldvogel.mongo.bson.Document;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ResumeTokenTest {
+
+    @Test
+    void startsWithTheTimestampTypeByteAndTheClusterTimeBigEndian() {
+        long ts = new BsonTimestamp(Instant.ofEpochSecond(0x6543_2100L), 7).getValue();
+        assertThat(ResumeToken.event(ts).hex()).startsWith("82" + "65432100" + "00000007");
+        assertThat(ResumeToken.highWaterMark(ts).hex()).isEqualTo("82" + "65432100" + "00000007");
+    }
+
+    @Test
+    void tokensCompareAsStringsInTheOrderOfTheirPositions() {
+        List<ResumeToken> ordered = new ArrayList<>();
+        for (long ts : new long[] {5, 6, 0x1_0000_0000L, 0x1_0000_0001L}) {
+            ResumeToken event = ResumeToken.event(ts);
+            ordered.add(ResumeToken.highWaterMark(ts));
+            ordered.add(event);
+            ordered.add(event.fragment(1));
+            ordered.add(event.fragment(2));
+            ordered.add(ResumeToken.invalidate(ts));
+        }
+        List<ResumeToken> byString = new ArrayList<>(ordered);
+        Collections.shuffle(byString);
+        byString.sort((a, b) -> a.hex().compareTo(b.hex()));
+        List<ResumeToken> byValue = new ArrayList<>(ordered);
+        Collections.shuffle(byValue);
+        Collections.sort(byValue);
+        assertThat(byString).containsExactlyElementsOf(ordered);
+        assertThat(byValue).containsExactlyElementsOf(ordered);
+        assertThat(ResumeToken.after(5)).isEqualTo(ResumeToken.highWaterMark(6));
+    }
+
+    @Test
+    void readsBackWhatItWrites() {
+        for (ResumeToken t : List.of(ResumeToken.highWaterMark(42), ResumeToken.event(42), ResumeToken.event(42).fragment(3),
+                ResumeToken.invalidate(42))) {
+            assertThat(ResumeToken.parse(t.toDocument())).isEqualTo(t);
+            assertThat(ResumeToken.parse(new Document("_data", t.hex().toLowerCase()))).isEqualTo(t);
+        }
+        assertThat(ResumeToken.parse(ResumeToken.invalidate(1).toDocument()).isInvalidate()).isTrue();
+        assertThat(ResumeToken.parse(ResumeToken.event(1).fragment(2).toDocument()).isFragment()).isTrue();
+    }
+
+    @Test
+    void refusesWhatItDidNotWrite() {
+        assertThatThrownBy(() -> ResumeToken.parse(new Document("_data", "17f"))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> ResumeToken.parse(new Document("_data", "82ZZ"))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> ResumeToken.parse(new Document("x", 1))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> ResumeToken.parse("82")).isInstanceOf(IllegalArgumentException.class);
+    }
+}

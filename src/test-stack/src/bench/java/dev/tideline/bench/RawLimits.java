@@ -1,0 +1,134 @@
+package dev.tideline.bench;
+
+import com.mongodb.client.MongoChangeStreamCursor;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoCursor;
+import com.mongodb.client.model.BulkWriteOptions;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.ReplaceOneModel;
+import com.mongodb.client.model.ReplaceOptions;
+import com.mongodb.client.model.WriteModel;
+import com.mongodb.client.model.changestream.ChangeStreamDocument;
+import dev.tideline.standin.MongoFixture;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.bson.BsonTimestamp;
+import org.bson.Document;
+import org.bson.RawBsonDocument;
+
+/**
+ * The limits of the parts the connectors are made of, measured with the MongoDB driver and the Kafka
+ * producer alone in the benchmark JVM, on the same stand-in and broker: what no connector can beat.
+ */
+final class RawLimits {
+    private RawLimits() {
+    }
+
+    /** Reads a pre-filled oplog of {@code n} inserts through a change stream from before it; events/s. */
+    static double changeStreamRead(int n) {
+        try (MongoFixture mongo = MongoFixture.withOplog()) {
+            Instant start = Instant.now().minusSeconds(2).truncatedTo(ChronoUnit.SECONDS);
+            BenchContext.fill(mongo.client(), n);
+            MongoCollection<RawBsonDocument> coll = collection(mongo.client(), RawBsonDocument.class);
+            long t0 = System.nanoTime();
+            try (MongoChangeStreamCursor<ChangeStreamDocument<RawBsonDocument>> cursor = coll.watch(RawBsonDocument.class)
+                    .startAtOperationTime(new BsonTimestamp((int) start.getEpochSecond(), 0))
+                    .batchSize(1000).cursor()) {
+                for (int i = 0; i < n; i++) {
+                    if (cursor.next().getFullDocument() == null) {
+                        throw new IllegalStateException("insert event without its document");
+                    }
+                }
+            }
+            return Stats.perSecond(n, System.nanoTime() - t0);
+        }
+    }
+
+    /** Reads a collection of {@code n} documents with {@code find}, 1,000 per batch; docs/s. */
+    static double findRead(int n) {
+        return findRead(n, false);
+    }
+
+    /**
+     * {@code inIdOrder}: sorted by {@code _id}, as a resumable copy reads. MongoDB serves that order
+     * from the {@code _id} index; the stand-in sorts the whole collection in memory for it.
+     */
+    static double findRead(int n, boolean inIdOrder) {
+        try (MongoFixture mongo = MongoFixture.withoutOplog()) {
+            BenchContext.fill(mongo.client(), n);
+            MongoCollection<RawBsonDocument> coll = collection(mongo.client(), RawBsonDocument.class);
+            long t0 = System.nanoTime();
+            int read = 0;
+            var find = inIdOrder ? coll.find().sort(new org.bson.Document("_id", 1)) : coll.find();
+            try (MongoCursor<RawBsonDocument> cursor = find.batchSize(1000).cursor()) {
+                while (cursor.hasNext()) {
+                    cursor.next();
+                    read++;
+                }
+            }
+            if (read != n) {
+                throw new IllegalStateException("find read " + read + " of " + n + " documents");
+            }
+            return Stats.perSecond(n, System.nanoTime() - t0);
+        }
+    }
+
+    /** Unordered bulk upserts (replace by _id) of {@code n} documents in chunks of 1,000 onto a fresh destination; docs/s. */
+    static double bulkUpsert(int n) {
+        try (Destination dest = Destination.start();
+             MongoClient client = MongoClients.create(dest.uri())) {
+            MongoCollection<Document> coll = collection(client, Document.class);
+            ReplaceOptions upsert = new ReplaceOptions().upsert(true);
+            BulkWriteOptions unordered = new BulkWriteOptions().ordered(false);
+            List<List<WriteModel<Document>>> chunks = new ArrayList<>();
+            for (int from = 0; from < n; from += 1000) {
+                List<WriteModel<Document>> chunk = new ArrayList<>();
+                for (Document d : BenchDocs.docs(from, Math.min(n, from + 1000))) {
+                    chunk.add(new ReplaceOneModel<>(Filters.eq("_id", d.get("_id")), d, upsert));
+                }
+                chunks.add(chunk);
+            }
+            long t0 = System.nanoTime();
+            for (List<WriteModel<Document>> chunk : chunks) {
+                coll.bulkWrite(chunk, unordered);
+            }
+            long elapsed = System.nanoTime() - t0;
+            if (dest.backend().distinctWritten() != n) {
+                throw new IllegalStateException("bulk upsert wrote " + dest.backend().distinctWritten() + " of " + n);
+            }
+            return Stats.perSecond(n, elapsed);
+        }
+    }
+
+    /** Sends {@code n} records of 1 KB to a new topic (acks=all, as Connect's producers) and flushes; records/s. */
+    static double kafkaProduce(String bootstrap, String topic, int n) {
+        byte[] value = new byte[BenchDocs.BYTES];
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ProducerConfig.ACKS_CONFIG, "all",
+                ProducerConfig.LINGER_MS_CONFIG, 5,
+                ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024), new ByteArraySerializer(), new ByteArraySerializer())) {
+            producer.send(new ProducerRecord<>(topic, new byte[0], value)); // topic creation and metadata, not timed
+            producer.flush();
+            long t0 = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                producer.send(new ProducerRecord<>(topic, Integer.toString(i).getBytes(), value));
+            }
+            producer.flush();
+            return Stats.perSecond(n, System.nanoTime() - t0);
+        }
+    }
+
+    static <T> MongoCollection<T> collection(MongoClient client, Class<T> type) {
+        return client.getDatabase(ConnectorConfigs.DB).getCollection(ConnectorConfigs.COLL, type);
+    }
+}
