@@ -1,43 +1,26 @@
 package dev.tideline.source;
 
-import com.mongodb.ClientSessionOptions;
-import com.mongodb.ReadConcern;
-import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
-import dev.tideline.event.ChangeEvent;
-import dev.tideline.event.IdScope;
 import dev.tideline.event.Namespace;
-import dev.tideline.event.Op;
-import dev.tideline.event.ResnapshotMarker;
 import dev.tideline.mongo.Backoff;
-import dev.tideline.mongo.BsonOrder;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.source.repair.RepairRequest;
 import dev.tideline.source.repair.RepairSignals;
 import dev.tideline.source.stream.DatabaseStream;
 import dev.tideline.source.stream.RepairWindow;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.ToIntFunction;
-import org.bson.BsonArray;
 import org.bson.BsonDocument;
-import org.bson.BsonInt32;
-import org.bson.BsonString;
-import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
-import org.bson.RawBsonDocument;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,12 +28,12 @@ import org.slf4j.LoggerFactory;
  * The task's repairs: re-copies asked for by signal documents ({@link RepairSignals}), one at a time on
  * one thread (started on demand), each in chunks read between two watermarks of its database's change
  * stream ({@link RepairWindow}), so the stream never pauses and a copied document never follows a newer
- * change of it on the topic.
+ * change of it on the topic. {@link RepairRun} runs one.
  *
  * <p>Per chunk, in one causally consistent session: insert the low watermark into the signal
  * collection, select the chunk ({@code _id} order, the collection's filter, majority read concern after
- * the watermark), hand it to the window, delete the watermark (the high mark), and wait until the stream
- * has sent the chunk in place. The record that closes a chunk moves the collection's
+ * the watermark), hand it to the window, delete the watermark (the high mark); the next chunk is read so
+ * while the stream reaches this one's high mark, and a chunk is done once the stream has sent it in place. The record that closes a chunk moves the collection's
  * {@link RepairProgress} (kept in its offsets): a restart goes on after the last chunk committed; the
  * record that closes the last one marks the signal done. A range or whole-collection repair is
  * bracketed by resnapshot markers whose epoch is its first low watermark: the sink then removes, within
@@ -58,7 +41,6 @@ import org.slf4j.LoggerFactory;
  */
 final class CollectionRepairs implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(CollectionRepairs.class);
-    private static final long WINDOW_WAIT_MS = 120_000;
     private static final long NOT_STREAMING_RETRY_MS = 5_000;
     private static final long PROGRESS_EVERY_MS = 10_000;
 
@@ -153,7 +135,7 @@ final class CollectionRepairs implements AutoCloseable {
         Backoff backoff = new Backoff(1_000, 30_000);
         long started = System.currentTimeMillis();
         long lastLogMs = started;
-        Run run = null;
+        RepairRun run = null;
         while (!stopped) {
             try {
                 if (c.state() != CapturedCollection.State.STREAMING) {
@@ -166,25 +148,26 @@ final class CollectionRepairs implements AutoCloseable {
                 }
                 if (run == null) {
                     RepairProgress p = c.records().repair();
-                    run = p.isRunning(r.signal()) ? new Run(c, r, p.epoch(), p.lastId()) : new Run(c, r, null, null);
+                    run = p.isRunning(r.signal()) ? new RepairRun(client, capture, connector, chunkSize, c, r, p.epoch(), p.lastId())
+                            : new RepairRun(client, capture, connector, chunkSize, c, r, null, null);
                     log.info("Repair {} of {} ({}) {}", r.signal(), c.ns(), r.scope().describe(),
-                            run.last == null ? "starts" : "resumes after _id " + run.last);
+                            run.last() == null ? "starts" : "resumes after _id " + run.last());
                     c.metrics().repairStarted(r.signal().toString());
                 }
-                long copiedBefore = run.copied;
-                long deletedBefore = run.deleted;
-                boolean last = run.chunk();
-                c.metrics().repairChunk(run.copied - copiedBefore, run.deleted - deletedBefore);
+                long copiedBefore = run.copied();
+                long deletedBefore = run.deleted();
+                boolean last = run.step();
+                c.metrics().repairChunk(run.copied() - copiedBefore, run.deleted() - deletedBefore);
                 if (last) {
                     log.info("Repair {} of {} done in {} ms: {} chunk(s), {} document(s) copied again, {} deleted", r.signal(), c.ns(),
-                            System.currentTimeMillis() - started, run.chunks, run.copied, run.deleted);
+                            System.currentTimeMillis() - started, run.chunks(), run.copied(), run.deleted());
                     c.metrics().repairEnded(true);
                     return;
                 }
                 if (System.currentTimeMillis() - lastLogMs >= PROGRESS_EVERY_MS) {
                     lastLogMs = System.currentTimeMillis();
                     log.info("Repair {} of {}: {} chunk(s), {} document(s) copied again, {} deleted, up to _id {}", r.signal(), c.ns(),
-                            run.chunks, run.copied, run.deleted, run.last);
+                            run.chunks(), run.copied(), run.deleted(), run.last());
                 }
                 backoff.reset();
             } catch (InterruptedException e) {
@@ -201,7 +184,7 @@ final class CollectionRepairs implements AutoCloseable {
                             + "next start.", r.signal(), c.ns(), e.getMessage(), c.ns().db(), RepairSignals.COLLECTION);
                     return;
                 }
-                if (kind != ErrorClass.RETRIABLE && !(e instanceof WindowNotClosed)) {
+                if (kind != ErrorClass.RETRIABLE && !(e instanceof RepairRun.WindowNotClosed)) {
                     log.error("Repair {} of {} stopped: {}. The capture goes on; the signal is tried again at the next start.",
                             r.signal(), c.ns(), e.toString());
                     return;
@@ -219,151 +202,8 @@ final class CollectionRepairs implements AutoCloseable {
         }
     }
 
-    /** A window the stream did not close in time (e.g. the server is unreachable): the chunk is read again. */
-    private static final class WindowNotClosed extends RuntimeException {
-        WindowNotClosed(String message, Throwable cause) {
-            super(message, cause);
-        }
-    }
-
-    /** One repair as it goes, chunk after chunk. */
-    private final class Run {
-        final CapturedCollection c;
-        final RepairRequest r;
-        BsonTimestamp epoch;
-        BsonValue last;
-        int chunks;
-        long copied;
-        long deleted;
-
-        Run(CapturedCollection c, RepairRequest r, BsonTimestamp epoch, BsonValue last) {
-            this.c = c;
-            this.r = r;
-            this.epoch = epoch;
-            this.last = last;
-        }
-
-        /** Reads and sends one chunk. @return true when it was the last */
-        boolean chunk() throws InterruptedException {
-            String db = c.ns().db();
-            String windowId = UUID.randomUUID().toString();
-            DatabaseStream stream = capture.streamOf().apply(db);
-            Chunking chunking = new Chunking();
-            RepairWindow window = new RepairWindow(windowId, c.ns().coll(), new Emitter(chunking));
-            BsonDocument mark = new BsonDocument("_id", new BsonDocument(RepairSignals.WINDOW_KEY, new BsonString(windowId)));
-            stream.openWindow(window);
-            try (ClientSession session = client.startSession(ClientSessionOptions.builder().causallyConsistent(true).build())) {
-                signals(db).insertOne(session, mark.clone().append("connector", new BsonString(connector))
-                        .append("collection", new BsonString(c.ns().coll())).append("signal", r.signal())
-                        .append("at", new org.bson.BsonDateTime(System.currentTimeMillis())));
-                RepairWindow.Chunk selected = select(session, chunking);
-                window.offer(selected);
-                signals(db).deleteOne(session, mark);
-            } catch (RuntimeException e) {
-                stream.dropWindow(windowId);
-                throw e;
-            }
-            try {
-                window.closed().get(WINDOW_WAIT_MS, TimeUnit.MILLISECONDS);
-            } catch (ExecutionException | TimeoutException e) {
-                stream.dropWindow(windowId);
-                throw new WindowNotClosed("the change stream of " + db + " did not read the chunk's watermarks within "
-                        + WINDOW_WAIT_MS + " ms", e);
-            }
-            chunks++;
-            copied += chunking.kept;
-            deleted += chunking.gone;
-            epoch = chunking.epoch;
-            last = chunking.lastAfter;
-            return chunking.last;
-        }
-
-        private RepairWindow.Chunk select(ClientSession session, Chunking chunking) {
-            MongoCollection<RawBsonDocument> coll = client.getDatabase(c.ns().db())
-                    .getCollection(c.ns().coll(), RawBsonDocument.class).withReadConcern(ReadConcern.MAJORITY);
-            List<RawBsonDocument> rows = new ArrayList<>();
-            List<BsonValue> asked = List.of();
-            if (r.scope() instanceof RepairRequest.Ids ids) {
-                asked = RepairSignals.idsAfter(ids.ids(), last, chunkSize);
-                BsonDocument in = new BsonDocument("_id", new BsonDocument("$in", new BsonArray(asked)));
-                coll.find(session, IdOrder.and(c.filter(), in)).into(rows);
-                chunking.last = asked.isEmpty() || BsonOrder.compare(asked.get(asked.size() - 1), ids.ids().get(ids.ids().size() - 1)) == 0;
-                chunking.lastAfter = asked.isEmpty() ? last : asked.get(asked.size() - 1);
-            } else {
-                BsonDocument query = IdOrder.and(c.filter(), IdOrder.after(last));
-                if (r.scope() instanceof RepairRequest.Range range) {
-                    query = IdOrder.and(query, IdOrder.and(IdOrder.atOrAfter(range.from()), IdOrder.before(range.to())));
-                }
-                coll.find(session, query).sort(new BsonDocument("_id", new BsonInt32(1))).limit(chunkSize).into(rows);
-                chunking.last = rows.size() < chunkSize;
-                chunking.lastAfter = rows.isEmpty() ? last : rows.get(rows.size() - 1).get("_id");
-            }
-            return new RepairWindow.Chunk(rows, asked);
-        }
-
-        /** What the stream sends at the watermarks; on the stream's thread. */
-        private final class Emitter implements RepairWindow.Emitter {
-            private final Chunking chunking;
-
-            Emitter(Chunking chunking) {
-                this.chunking = chunking;
-            }
-
-            @Override
-            public List<Captured> atLow(BsonTimestamp low, SourceOffset position) {
-                chunking.epoch = epoch != null ? epoch : low;
-                if (epoch != null || scope() == null) {
-                    return List.of();
-                }
-                return List.of(new Captured.Marker(new ResnapshotMarker(ResnapshotMarker.Stage.BEGIN, c.ns(), low,
-                        capture.markerPartitions().applyAsInt(c), scope()), position));
-            }
-
-            @Override
-            public List<Captured> atHigh(BsonTimestamp high, SourceOffset position, List<RawBsonDocument> kept, List<BsonValue> gone) {
-                long now = System.currentTimeMillis();
-                List<Captured> out = new ArrayList<>(kept.size() + gone.size() + 2);
-                for (RawBsonDocument row : kept) {
-                    out.add(new Captured.Change(new ChangeEvent(Op.READ, c.ns(), row.get("_id"), row, high, now, null), position));
-                }
-                for (BsonValue id : gone) {
-                    out.add(new Captured.Change(new ChangeEvent(Op.DELETE, c.ns(), id, null, high, now, null), position));
-                }
-                chunking.kept = kept.size();
-                chunking.gone = gone.size();
-                RepairProgress p = c.records().repair().start(r.signal()).began(chunking.epoch).copiedUpTo(chunking.lastAfter);
-                if (chunking.last) {
-                    if (scope() != null) {
-                        out.add(new Captured.Marker(new ResnapshotMarker(ResnapshotMarker.Stage.COMPLETE, c.ns(), chunking.epoch,
-                                capture.markerPartitions().applyAsInt(c), scope()), position));
-                    }
-                    p = p.finished();
-                }
-                out.add(new Captured.RepairStep(position, p));
-                return out;
-            }
-
-            /** The markers' scope; null for listed ids (each not found gets its delete, nothing is swept). */
-            private IdScope scope() {
-                if (r.scope() instanceof RepairRequest.Range range) {
-                    return new IdScope(range.from(), range.to());
-                }
-                return r.scope() instanceof RepairRequest.Whole ? IdScope.ALL : null;
-            }
-        }
-    }
-
-    /** One chunk's figures, filled in by the selecting thread and the stream's thread in turn. */
-    private static final class Chunking {
-        volatile BsonTimestamp epoch;
-        volatile BsonValue lastAfter;
-        volatile boolean last;
-        volatile int kept;
-        volatile int gone;
-    }
-
     private MongoCollection<BsonDocument> signals(String db) {
-        return client.getDatabase(db).getCollection(RepairSignals.COLLECTION, BsonDocument.class);
+        return RepairRun.signals(client, db);
     }
 
     private void submit(Runnable r) {
