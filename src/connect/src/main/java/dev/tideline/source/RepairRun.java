@@ -14,7 +14,9 @@ import dev.tideline.source.repair.RepairRequest;
 import dev.tideline.source.repair.RepairSignals;
 import dev.tideline.source.stream.DatabaseStream;
 import dev.tideline.source.stream.RepairWindow;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
@@ -29,14 +31,16 @@ import org.bson.BsonValue;
 import org.bson.RawBsonDocument;
 
 /**
- * One repair as it goes ({@link CollectionRepairs} runs it), chunk after chunk, two at a time: while the stream
- * reads up to one chunk's high watermark, the next chunk's watermarks are written and its rows selected. Its low
- * watermark comes after the first one's high watermark in the log, so the windows never overlap, and each chunk still
- * goes out at its own high watermark. A chunk counts as done only once its window closed; a failure drops the
+ * One repair as it goes ({@link CollectionRepairs} runs it), chunk after chunk, a few at a time: while the stream
+ * reads up to one chunk's high watermark, the next chunks' watermarks are written and their rows selected. Each low
+ * watermark comes after the previous chunk's high watermark in the log, so the windows never overlap, and each chunk
+ * still goes out at its own high watermark. A chunk counts as done only once its window closed; a failure drops the
  * windows still open and goes on after the last closed chunk.
  */
 final class RepairRun {
     private static final long WINDOW_WAIT_MS = 120_000;
+    /** Chunks read ahead of the stream: memory is at most this many chunks of rows. */
+    private static final int IN_FLIGHT = 4;
 
     /** A window the stream did not close in time (e.g. the server is unreachable): the chunk is read again. */
     static final class WindowNotClosed extends RuntimeException {
@@ -62,7 +66,8 @@ final class RepairRun {
     /** The epoch and position after the last chunk whose window closed: where a failed chunk starts again. */
     private BsonTimestamp closedEpoch;
     private BsonValue closedLast;
-    private Pending ahead;
+    /** Chunks whose marks are written, oldest first: the first is the one the stream sends next. */
+    private final Deque<Pending> pending = new ArrayDeque<>();
     private int chunks;
     private long copied;
     private long deleted;
@@ -101,17 +106,18 @@ final class RepairRun {
         return deleted;
     }
 
-    /** Sends one chunk, the next one's watermarks and rows already on their way. @return true when it was the last */
+    /**
+     * Sends one chunk, with up to {@value #IN_FLIGHT} chunks' watermarks and rows on their way (several windows can
+     * close in one batch of the stream). @return true when it was the last
+     */
     boolean step() throws InterruptedException {
-        Pending current = ahead != null ? ahead : begin();
-        ahead = null;
         try {
-            if (!current.chunking.last) {
-                ahead = begin();
+            while (pending.size() < IN_FLIGHT && (pending.isEmpty() || !pending.peekLast().chunking.last)) {
+                pending.addLast(begin());
             }
-            return finish(current);
+            return finish(pending.peekFirst());
         } catch (RuntimeException | InterruptedException e) {
-            abandon(current);
+            abandon();
             throw e;
         }
     }
@@ -153,15 +159,14 @@ final class RepairRun {
         deleted += p.chunking.gone;
         closedEpoch = p.chunking.epoch;
         closedLast = p.chunking.lastAfter;
+        pending.removeFirst();
         return p.chunking.last;
     }
 
-    /** A chunk failed: its window and the next one's are dropped; the repair goes on after the last closed chunk. */
-    private void abandon(Pending current) {
-        current.stream.dropWindow(current.windowId);
-        if (ahead != null) {
-            ahead.stream.dropWindow(ahead.windowId);
-            ahead = null;
+    /** A chunk failed: the windows still open are dropped; the repair goes on after the last closed chunk. */
+    private void abandon() {
+        for (Pending p; (p = pending.pollFirst()) != null; ) {
+            p.stream.dropWindow(p.windowId);
         }
         epoch = closedEpoch;
         last = closedLast;
