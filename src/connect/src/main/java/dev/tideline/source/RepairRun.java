@@ -40,7 +40,7 @@ import org.bson.RawBsonDocument;
 final class RepairRun {
     private static final long WINDOW_WAIT_MS = 120_000;
     /** Chunks read ahead of the stream: memory is at most this many chunks of rows. */
-    private static final int IN_FLIGHT = 4;
+    private static final int IN_FLIGHT = 2;
 
     /** A window the stream did not close in time (e.g. the server is unreachable): the chunk is read again. */
     static final class WindowNotClosed extends RuntimeException {
