@@ -13,11 +13,11 @@ import java.lang.management.ManagementFactory;
 import java.util.function.Supplier;
 
 /**
- * Issue 7's benchmark: Tideline and MongoDB's official connector on the same work, next to the
+ * The connector benchmark: Tideline and MongoDB's official connector on the same work, next to the
  * limits of the driver and the Kafka producer alone, in one run on one stack (a real KRaft broker and
  * Connect distributed worker, the test stack; a fresh mongo-java-server for each measurement).
  *
- * <p>Run it with {@code mvn -B -Pbench verify} (see pom.xml): it prints one table of medians and
+ * <p>Run it with {@code mvn -B -Pbench verify} (src/test-stack/pom.xml): it prints one table of medians and
  * ratios, writes it to {@code target/bench/results.{txt,md,tsv}} and, with the chart, to
  * {@code <bench.docs.dir>/benchmark-results.md} and {@code benchmark.png}. A measurement that fails
  * is recorded as FAILED with its reason and the others still run; the exit code is 0 only when

@@ -34,7 +34,7 @@ import org.bson.BsonString;
  * target/fanout-gateway. Prints end-to-end latency (producer to client) p50/p99/max, deliveries per
  * second, the gateway's heap and CPU, and the load average. With {@code -Dfanout.bench.ramp=r1,r2,...}
  * it steps through rates and reports the highest one whose p99 stays within 250 ms with every change
- * delivered. Run: {@code mvn -B -Pfanout-bench -DskipTests verify} (see pom.xml for the options).
+ * delivered. Run: {@code mvn -B -Pfanout-bench -DskipTests verify} (options: the fanout-bench profile of src/test-stack/pom.xml).
  */
 public final class FanoutLoadBenchmark {
     private static final String SECRET = "fanout-bench-secret-fanout-bench-secret-0123";
