@@ -65,6 +65,20 @@ public final class Waits {
     }
 
     /**
+     * Checks {@code check} every {@code poll} for {@code period} and fails at the first check that fails: for
+     * something that must stay so for a while ("z stays absent while ..."). Like {@link #quietPeriod} a
+     * bounded window for a negative claim, but watched throughout instead of looked at once at its end.
+     */
+    public static void holdsThroughout(String what, Duration period, Duration poll, Runnable check) {
+        long start = System.nanoTime();
+        // an AssertionError from the check ends the wait at once; the margin is for a slow last check only
+        await(what + " throughout " + period, period.plus(poll).plusSeconds(5), poll).until(() -> {
+            check.run();
+            return System.nanoTime() - start >= period.toNanos();
+        });
+    }
+
+    /**
      * A quiet period: lets {@code period} pass so that something that must NOT happen had its chance
      * to. For negative checks only ("nothing more arrives", "no second write"): there is no state to
      * observe for something that does not happen, so the check after a bounded quiet period is the
