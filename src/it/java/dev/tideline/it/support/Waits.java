@@ -25,6 +25,12 @@ public final class Waits {
     private Waits() {
     }
 
+    /** A check that fails by throwing (an AssertionError, or whatever its probe throws). */
+    @FunctionalInterface
+    public interface Check {
+        void run() throws Exception;
+    }
+
     /** Awaitility as these tests use it: probe on the calling thread at once, then every {@code poll}. */
     public static ConditionFactory await(String what, Duration timeout, Duration poll) {
         return (what == null ? Awaitility.await() : Awaitility.await(what))
@@ -69,7 +75,7 @@ public final class Waits {
      * something that must stay so for a while ("z stays absent while ..."). Like {@link #quietPeriod} a
      * bounded window for a negative claim, but watched throughout instead of looked at once at its end.
      */
-    public static void holdsThroughout(String what, Duration period, Duration poll, Runnable check) {
+    public static void holdsThroughout(String what, Duration period, Duration poll, Check check) {
         long start = System.nanoTime();
         // an AssertionError from the check ends the wait at once; the margin is for a slow last check only
         await(what + " throughout " + period, period.plus(poll).plusSeconds(5), poll).until(() -> {
