@@ -27,6 +27,7 @@ import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * What real servers do that a task meets per collection, on the real worker with the built plugin:
@@ -226,7 +227,8 @@ class SourceServerBehaviourIT {
                         Duration.ofMinutes(3));
                 database.getCollection("other").insertOne(new Document("_id", 1));
                 changes(stack, "window." + db + ".other", 2);
-                ScaleStack.sleep(3_000);
+                // a quiet period, not a wait for state: the parked copy must not start again, and nothing tells that it did not
+                Waits.quietPeriod(Duration.ofSeconds(3), "a parked copy that would copy the collection again");
                 long copies = SourceItSupport.changes(TopicReader.readAll(stack.bootstrapServers(), "window." + slow.fullName(),
                         Duration.ofSeconds(2)), true).stream().filter(e -> e.op() == Op.READ).count();
                 List<String> control = controls(stack, "window.control", slow.fullName());
@@ -296,12 +298,7 @@ class SourceServerBehaviourIT {
     }
 
     private static void awaitStopped(TestStack stack, String connector) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!"STOPPED".equals(stack.rest().status(connector).path("connector").path("state").asText())) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not stopped: " + stack.rest().status(connector));
-            }
-            ScaleStack.sleep(200);
-        }
+        Waits.until(Duration.ofSeconds(60), Duration.ofMillis(200), () -> stack.rest().status(connector),
+                status -> "STOPPED".equals(status.path("connector").path("state").asText()), status -> "not stopped: " + status);
     }
 }

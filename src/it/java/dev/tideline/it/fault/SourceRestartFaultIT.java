@@ -41,10 +41,10 @@ class SourceRestartFaultIT {
             writer.start();
             StringBuilder faults = new StringBuilder();
             for (int round = 0; round < FaultRounds.rounds(); round++) {
-                Pipeline.sleep(4_000);
+                Pipeline.awaitWrites(writer::writes, writer.writes(), Pipeline.STRETCH_OF_WRITES, "writing again before the restart");
                 toSource.refuse(); // the server's port goes away with it
                 server.shutdownNow();
-                Pipeline.sleep(3_000);
+                Pipeline.sleep(3_000); // the outage's length (a fault's duration, not a wait)
                 server = restarted(data);
                 toSource.retarget(server.getLocalAddress().getPort());
                 toSource.forward();
