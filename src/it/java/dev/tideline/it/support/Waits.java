@@ -78,10 +78,15 @@ public final class Waits {
     public static void holdsThroughout(String what, Duration period, Duration poll, Check check) {
         long start = System.nanoTime();
         // an AssertionError from the check ends the wait at once; the margin is for a slow last check only
-        await(what + " throughout " + period, period.plus(poll).plusSeconds(5), poll).until(() -> {
-            check.run();
-            return System.nanoTime() - start >= period.toNanos();
-        });
+        Duration atMost = period.plus(poll).plusSeconds(5);
+        try {
+            await(what + " throughout " + period, atMost, poll).until(() -> {
+                check.run();
+                return System.nanoTime() - start >= period.toNanos();
+            });
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("checking " + what + " throughout " + period + " took over " + atMost + " (checks too slow)", e);
+        }
     }
 
     /**
