@@ -137,13 +137,15 @@ class FanoutHardeningIT {
                 for (int i = 0; i < 5; i++) {
                     held.add(RawHttp.connect("127.0.0.1", port(fx)));
                 }
-                Thread.sleep(500); // each connection is admitted on its event loop: let the server take these first
+                // a settle time, not observed: each connection is admitted on its event loop, and the gateway does not
+                // report admitted connections (its ConnectionLimiter's count is not reachable from outside)
+                Waits.pause(Duration.ofMillis(500), "let the server admit these five first");
                 Socket sixth = RawHttp.connect("127.0.0.1", port(fx));
                 assertThat(RawHttp.readUntilClosed(sixth, 5000)).startsWith("HTTP/1.1 503").contains("too-many-connections-from-address");
                 for (int i = 0; i < 3; i++) {
                     held.add(RawHttp.connect("127.0.0.2", port(fx)));
                 }
-                Thread.sleep(500);
+                Waits.pause(Duration.ofMillis(500), "let the server admit these three first (as above)");
                 Socket ninth = RawHttp.connect("127.0.0.3", port(fx));
                 assertThat(RawHttp.readUntilClosed(ninth, 5000)).startsWith("HTTP/1.1 503").contains("\"too-many-connections\"");
                 // the held ones are still served

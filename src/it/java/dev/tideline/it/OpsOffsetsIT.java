@@ -63,7 +63,7 @@ class OpsOffsetsIT {
                 TopicReader.readUntil(stack.bootstrapServers(), ordersTopic, 5, Duration.ofSeconds(60));
                 TopicReader.readUntil(stack.bootstrapServers(), eventsTopic, 1, Duration.ofSeconds(60));
                 insertAll(database, events.coll(), "a", 5);
-                Thread.sleep(1_200); // A and B in different seconds: the stand-in's cluster times are wall-clock seconds
+                Waits.pause(Duration.ofMillis(1_200), "A and B in different seconds: the stand-in's cluster times are wall-clock seconds (a clock margin)");
                 insertAll(database, events.coll(), "b", 5);
                 List<ChangeEvent> firstRun = changes(stack, eventsTopic, 11);
                 BsonTimestamp firstOfB = firstRun.stream().filter(e -> e.id().asString().getValue().startsWith("b"))

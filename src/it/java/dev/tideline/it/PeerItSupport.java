@@ -407,7 +407,7 @@ final class PeerItSupport {
             long due = start + i * 1_000_000_000L / rate;
             long wait = (due - System.nanoTime()) / 1_000_000;
             if (wait > 0) {
-                sleep(wait);
+                Waits.pause(Duration.ofMillis(wait), "the workload's rate");
             }
             BsonInt32 id = new BsonInt32(random.nextInt(ids));
             String tag = c.id() + "-" + i;
@@ -592,15 +592,5 @@ final class PeerItSupport {
     static BsonDocument fresh(BsonValue id, String tag, Random random) {
         return new BsonDocument("_id", id).append("w", new BsonString(tag)).append("v", new BsonInt64(random.nextLong()))
                 .append("nested", new BsonDocument("pad", new BsonString("x".repeat(random.nextInt(64)))));
-    }
-
-    /** Pacing (a workload's rate, a schedule of faults) and clock margins (a later cluster second): never a wait for state. */
-    static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
-        }
     }
 }

@@ -140,10 +140,10 @@ class PeerReplicationIT {
         awaitState(a.sink(), "PAUSED");
         awaitState(b.sink(), "PAUSED");
         b.coll("races").updateOne(Filters.eq("_id", x), Updates.set("w", "B-x1"));       // older update of x
-        PeerItSupport.sleep(1_100); // the next writes get a later cluster second on both clusters
+        Waits.pause(Duration.ofMillis(1_100), "the next writes get a later cluster second on both clusters (a clock margin)");
         a.coll("races").deleteOne(Filters.eq("_id", x));                                  // newer delete of x
         a.coll("races").deleteOne(Filters.eq("_id", y));                                  // older delete of y
-        PeerItSupport.sleep(1_100);
+        Waits.pause(Duration.ofMillis(1_100), "the next write gets a later cluster second (a clock margin)");
         b.coll("races").updateOne(Filters.eq("_id", y), Updates.set("w", "B-y1"));       // newer update of y
         stack.rest().resume(a.sink());
         stack.rest().resume(b.sink());
@@ -260,7 +260,7 @@ class PeerReplicationIT {
         awaitState(b.source(), "PAUSED");
         a.coll("gap").insertOne(new BsonDocument("_id", z).append("w", new BsonString("A-z1")));   // older write of z
         a.coll("gap").insertOne(new BsonDocument("_id", new BsonString("after")).append("w", new BsonString("A-after")));
-        PeerItSupport.sleep(1_100); // B's writes get a later cluster second
+        Waits.pause(Duration.ofMillis(1_100), "B's writes get a later cluster second (a clock margin)");
         b.coll("gap").insertOne(new BsonDocument("_id", z).append("w", new BsonString("B-z1")));
         b.coll("gap").deleteOne(Filters.eq("_id", z));                                            // newer local delete
         // the current task's counters (an earlier test stopped B's sink: the statuses of its earlier task stay)

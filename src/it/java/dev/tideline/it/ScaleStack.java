@@ -85,14 +85,4 @@ final class ScaleStack {
         Waits.until(deadline, Duration.ofMillis(250), () -> jmx.attribute(bean, attribute), v -> v != null && ok.test(v),
                 v -> bean + " " + attribute + " is " + (v instanceof Object[] a ? java.util.Arrays.toString(a) : v) + " after " + deadline);
     }
-
-    /** Pacing and clock margins (a stream start a few seconds back): never a wait for state, see {@link Waits}. */
-    static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
 }

@@ -164,7 +164,7 @@ class SourceServerBehaviourIT {
                 database.getCollection("orders").insertOne(new Document("_id", 5));
                 stack.rest().awaitCommittedToken(connector, orders, Duration.ofSeconds(60));
                 database.getCollection("orders").drop();
-                ScaleStack.sleep(300);
+                Waits.pause(Duration.ofMillis(300), "the kill lands shortly after the drop (the fault's timing)");
                 stack.killWorker();
                 stack.startWorker();
                 stack.rest().awaitRunning(connector, 1, Duration.ofSeconds(90));
@@ -208,7 +208,7 @@ class SourceServerBehaviourIT {
             }
             database.getCollection("slow").insertMany(docs);
             database.getCollection("other").insertOne(new Document("_id", 0));
-            ScaleStack.sleep(3_000); // a stream start (2 s before now) after the load: still in the oplog when the copies begin
+            Waits.pause(Duration.ofSeconds(3), "a stream start (2 s before now) after the load: still in the oplog when the copies begin (a clock margin)");
             Map<String, String> config = SourceItSupport.sourceConfig(mongo.uri(), db, "window", ValueFormat.BSON, 1);
             config.put("batch.size", "5"); // a slow copy: 4,000 round trips
             config.put("collection.exclude", db + "\\.noise");

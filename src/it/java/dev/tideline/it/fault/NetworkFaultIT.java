@@ -48,13 +48,13 @@ class NetworkFaultIT {
                 Pipeline.awaitWrites(writer::writes, writer.writes(), Pipeline.STRETCH_OF_WRITES, "streaming before the source's cut");
                 int s = FaultRounds.outageSeconds(random);
                 toSource.refuse(); // every connection reset, the port closed
-                Pipeline.sleep(s * 1000L);
+                Waits.pause(Duration.ofSeconds(s), "the source's outage length");
                 toSource.forward();
                 faults.append("source refused ").append(s).append(" s; ");
                 Pipeline.awaitWrites(writer::writes, writer.writes(), Pipeline.STRETCH_OF_WRITES, "streaming before the destination's cut");
                 int d = FaultRounds.outageSeconds(random);
                 toDest.blackHole(); // writes sent, never answered
-                Pipeline.sleep(d * 1000L);
+                Waits.pause(Duration.ofSeconds(d), "the destination's outage length");
                 toDest.forward();
                 faults.append("destination black-holed ").append(d).append(" s; ");
                 System.out.printf("FAULTS net: round %d, %s after %d writes%n", round + 1, faults, writer.writes());
@@ -95,7 +95,7 @@ class NetworkFaultIT {
             stack.rest().resume(p.sourceConnector()); // still black-holed: the connector must come up and wait
             awaitConnectorState(stack, p.sourceConnector(), Duration.ofSeconds(60));
             long resumeMillis = Duration.ofNanos(System.nanoTime() - restartAt).toMillis();
-            Pipeline.sleep(5_000);
+            Waits.pause(Duration.ofSeconds(5), "the black hole lasts on while the resumed connector waits");
             toSource.forward();
             long healedAt = System.nanoTime();
             stack.rest().awaitRunning(p.sourceConnector(), 1, Duration.ofSeconds(120));
@@ -148,7 +148,7 @@ class NetworkFaultIT {
             HttpResponse<String> refused = stack.rest().tryPutConnector(p.sourceConnector(),
                     p.sourceConfig(toSource.mongoUri(), Map.of("batch.size", "500")));
             long refusedMillis = Duration.ofNanos(System.nanoTime() - putAt).toMillis();
-            Pipeline.sleep(2_000);
+            Waits.pause(Duration.ofSeconds(2), "the black hole lasts on after the refused PUT");
             toSource.forward();
             long healedAt = System.nanoTime();
             p.awaitDestination(dest.client(), writer.expected(), Pipeline.CONVERGE);

@@ -345,14 +345,4 @@ final class Pipeline {
             }
         }
     }
-
-    /** Pacing: the random times at which a round injects its fault. Never a wait for state: see {@link Waits}. */
-    static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
-        }
-    }
 }

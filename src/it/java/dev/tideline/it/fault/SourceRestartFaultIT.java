@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.common.IsolationLevel;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * The source server restarted with its data kept while the application writes: the server goes away
@@ -44,7 +45,7 @@ class SourceRestartFaultIT {
                 Pipeline.awaitWrites(writer::writes, writer.writes(), Pipeline.STRETCH_OF_WRITES, "writing again before the restart");
                 toSource.refuse(); // the server's port goes away with it
                 server.shutdownNow();
-                Pipeline.sleep(3_000); // the outage's length (a fault's duration, not a wait)
+                Waits.pause(Duration.ofSeconds(3), "the source server's outage length");
                 server = restarted(data);
                 toSource.retarget(server.getLocalAddress().getPort());
                 toSource.forward();

@@ -148,7 +148,7 @@ class SourceServerErrorIT {
             // what the copy cannot see: documents deleted in the gap, still at the destination
             int deletedInTheGap = p.differences(dest.client(), writer.expected()).notDeleted();
             // older than the margin a copy's stream start keeps (2 s), so that start stays inside what the oplog holds
-            Pipeline.sleep(5_000);
+            Waits.pause(Duration.ofSeconds(5), "older than the margin a copy's stream start keeps (a clock margin)");
             rollTheOplogPast(backend, GAP_ENTRIES_KEPT);
             stack.rest().resume(p.sourceConnector());
             stack.rest().awaitRunning(p.sourceConnector(), 1, Duration.ofSeconds(90));
@@ -229,7 +229,7 @@ class SourceServerErrorIT {
                 + " reads failed, " + (writesAtTheOutage[0] < 0 ? 0 : writer.writes() - writesAtTheOutage[0]) + " writes since)");
         rollTheOplogPast(backend, GAP_ENTRIES_KEPT);
         int notDeleted = p.differences(dest.client(), writer.expected()).notDeleted();
-        Pipeline.sleep(AFTER_THE_ROLL_MS);
+        Waits.pause(Duration.ofMillis(AFTER_THE_ROLL_MS), "the outage goes on after the roll (its length)");
         backend.disarm();
         return new Outage(backend.injected() - injectedBefore, notDeleted);
     }
@@ -269,7 +269,10 @@ class SourceServerErrorIT {
                 x -> "the connector did not read again after " + i.name() + " within 2 minutes ("
                         + (backend.injected() - before) + " of " + times + " delivered)");
         System.out.printf("FAULTS errors: %d %s delivered %d time(s)%n", i.code(), i.name(), backend.injected() - before);
-        Pipeline.sleep(2_000);
+        // reopened: a read of the pipeline's database goes through again after the last injected error
+        long through = backend.readsLetThrough(p.db);
+        Waits.until("a read of " + p.db + " let through after " + i.name() + " (the connector reopened; more than " + through + ")",
+                Duration.ofMinutes(2), Duration.ofMillis(100), () -> backend.readsLetThrough(p.db), n -> n > through);
     }
 
     /** The history_lost notices since {@code before}, once there is at least one (the policy announces itself). */

@@ -57,11 +57,11 @@ class WorkerKillFaultIT {
             TopicReader.readUntil(stack.bootstrapServers(), p.topic, preload, Duration.ofMinutes(4));
             writer.start();
             for (int round = 0; round < rounds; round++) {
-                Pipeline.sleep(2_000 + random.nextInt(6_000));
+                Waits.pause(Duration.ofMillis(2_000 + random.nextInt(6_000)), "the round's random time of the kill");
                 stack.killWorker();
                 kills++;
                 System.out.printf("FAULTS kill: round %d, kill -9 while streaming after %d writes%n", round + 1, writer.writes());
-                Pipeline.sleep(random.nextInt(3_000)); // the writer goes on while nothing captures
+                Waits.pause(Duration.ofMillis(random.nextInt(3_000)), "the outage's random length: the writer goes on while nothing captures");
                 stack.startWorker();
                 awaitBoth(stack, p);
             }

@@ -90,6 +90,26 @@ public final class Waits {
     }
 
     /**
+     * A pause that is not a wait: pacing (a workload's rate, the time at which a round injects its fault), a
+     * fault's own length (how long the broker or the source stays down), or a clock margin (the next writes in a
+     * later cluster second). Say which in {@code why}. Waiting for something to happen is {@link #until}.
+     */
+    public static void pause(Duration length, String why) {
+        if (why == null || why.isBlank()) {
+            throw new IllegalArgumentException("say what the pause is for");
+        }
+        if (length.isNegative() || length.isZero()) {
+            return;
+        }
+        try {
+            Thread.sleep(length.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted during a pause (" + why + ")", e);
+        }
+    }
+
+    /**
      * A quiet period: lets {@code period} pass so that something that must NOT happen had its chance
      * to. For negative checks only ("nothing more arrives", "no second write"): there is no state to
      * observe for something that does not happen, so the check after a bounded quiet period is the
