@@ -23,6 +23,8 @@ public final class FaultInjectingBackend extends AwaitingMemoryBackend {
 
     private volatile Fault armed;
     private final AtomicInteger injected = new AtomicInteger();
+    private final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicLong> readsLetThrough =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     /** An {@code aggregate} that resumes a change stream after a token: where a server finds its history gone. */
     public static final Predicate<Document> RESUMING = query -> query.get("pipeline") instanceof List<?> stages
@@ -64,6 +66,12 @@ public final class FaultInjectingBackend extends AwaitingMemoryBackend {
         return f == null || f.remaining().get() <= 0;
     }
 
+    /** How many {@link #READS} on {@code database} were let through to the server (not failed by a fault) so far. */
+    public long readsLetThrough(String database) {
+        java.util.concurrent.atomic.AtomicLong n = readsLetThrough.get(database);
+        return n == null ? 0 : n.get();
+    }
+
     @Override
     public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
         Fault f = armed;
@@ -71,6 +79,9 @@ public final class FaultInjectingBackend extends AwaitingMemoryBackend {
                 && f.matching().test(query) && f.remaining().getAndDecrement() > 0) {
             injected.incrementAndGet();
             throw new MongoServerError(f.code(), f.codeName(), "injected by the test: " + f.codeName() + " on " + command);
+        }
+        if (READS.contains(command)) {
+            readsLetThrough.computeIfAbsent(databaseName, d -> new java.util.concurrent.atomic.AtomicLong()).incrementAndGet();
         }
         return super.handleCommand(channel, databaseName, command, query);
     }

@@ -29,6 +29,7 @@ public final class TcpProxy implements AutoCloseable {
     private final Set<Link> links = ConcurrentHashMap.newKeySet();
     private final AtomicLong accepted = new AtomicLong();
     private final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong swallowed = new AtomicLong();
     private volatile int targetPort;
     private volatile Mode mode = Mode.FORWARD;
     private volatile boolean closed;
@@ -60,6 +61,11 @@ public final class TcpProxy implements AutoCloseable {
 
     public long droppedConnections() {
         return dropped.get();
+    }
+
+    /** Bytes read and thrown away while black-holed, either way: a request (or its answer) that will never arrive. */
+    public long swallowedBytes() {
+        return swallowed.get();
     }
 
     /** Resets every open connection; new ones are served according to the mode. */
@@ -201,6 +207,8 @@ public final class TcpProxy implements AutoCloseable {
                 if (mode != Mode.BLACK_HOLE && out != null) {
                     out.write(buffer, 0, n);
                     out.flush();
+                } else {
+                    swallowed.addAndGet(n);
                 }
             }
         }

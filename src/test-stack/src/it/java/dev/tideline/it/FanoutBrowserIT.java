@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * The gateway as users run it (the built target/fanout-gateway distribution, its own JVM) and its
@@ -84,14 +85,11 @@ class FanoutBrowserIT {
 
     /** Polls the table every 20 ms until no row shows the id; the time from the delete's write. */
     private static Duration awaitRowGone(HeadlessChromium chromium, String id, long since) throws Exception {
-        long deadline = since + WAIT.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!chromium.evaluate(ROWS).contains(id)) {
-                return Duration.ofNanos(System.nanoTime() - since);
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("the row of " + id + " was still on the page " + WAIT.toSeconds() + " s after its delete");
+        Duration left = WAIT.minusNanos(System.nanoTime() - since);
+        Waits.until(left.isNegative() ? Duration.ofMillis(1) : left, Duration.ofMillis(20), () -> chromium.evaluate(ROWS),
+                rows -> !rows.contains(id),
+                rows -> "the row of " + id + " was still on the page " + WAIT.toSeconds() + " s after its delete; rows: " + rows);
+        return Duration.ofNanos(System.nanoTime() - since);
     }
 
     /** The served client's own logic, in the browser, against a scripted event stream. */

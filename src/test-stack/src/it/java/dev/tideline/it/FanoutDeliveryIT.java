@@ -25,6 +25,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * MongoDB -> the built source on the real worker -> Kafka -> the gateway -> SSE subscribers: in
@@ -177,10 +178,8 @@ class FanoutDeliveryIT {
                 }
                 assertThat(h.events("disconnect")).isEmpty();
             }
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (fx.gateway().stats().disconnects("slow-consumer") == slowBefore && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-            }
+            Waits.until("the gateway's slow-consumer disconnects to move from " + slowBefore, WAIT, Duration.ofMillis(50),
+                    () -> fx.gateway().stats().disconnects("slow-consumer"), d -> d != slowBefore);
             assertThat(fx.gateway().stats().disconnects("slow-consumer")).isEqualTo(slowBefore + 1);
             // the stalled socket was closed by the gateway: draining it ends at end-of-stream
             stalled.setSoTimeout(30_000);
@@ -219,10 +218,8 @@ class FanoutDeliveryIT {
     }
 
     private static void awaitConnections(FanoutFixture fx, long n) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (fx.gateway().stats().openConnections.get() < n && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        Waits.until("the gateway's open connections to reach " + n, WAIT, Duration.ofMillis(20),
+                () -> fx.gateway().stats().openConnections.get(), open -> open >= n);
         assertThat(fx.gateway().stats().openConnections.get()).isGreaterThanOrEqualTo(n);
     }
 

@@ -26,6 +26,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * Two gateway processes behind one address, clients receiving: gateway A is killed (kill -9), its
@@ -173,18 +174,13 @@ class FanoutFailoverIT {
         }
     }
 
-    private static void awaitSent(List<ChangeProducer.Sent> sent, int n) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (sent.size() < n && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+    private static void awaitSent(List<ChangeProducer.Sent> sent, int n) {
+        Waits.until(n + " changes sent by the producer", WAIT, Duration.ofMillis(20), sent::size, size -> size >= n);
     }
 
-    private static void awaitConnected(Set<ResumingSseClient> clients) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (System.nanoTime() < deadline && !clients.stream().allMatch(c -> c.resumeKinds().size() >= 1)) {
-            Thread.sleep(50);
-        }
+    private static void awaitConnected(Set<ResumingSseClient> clients) {
+        Waits.until("every client subscribed once", WAIT, Duration.ofMillis(50),
+                () -> clients.stream().map(c -> c.resumeKinds().size()).toList(), subscribed -> subscribed.stream().allMatch(k -> k >= 1));
         assertThat(clients).allMatch(c -> c.resumeKinds().size() >= 1);
     }
 }

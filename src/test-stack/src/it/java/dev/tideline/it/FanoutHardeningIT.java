@@ -35,6 +35,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * Each hardening limit of the gateway, asserted on a running gateway: the shipped secret, the Origin
@@ -136,13 +137,15 @@ class FanoutHardeningIT {
                 for (int i = 0; i < 5; i++) {
                     held.add(RawHttp.connect("127.0.0.1", port(fx)));
                 }
-                Thread.sleep(500); // each connection is admitted on its event loop: let the server take these first
+                // a settle time, not observed: each connection is admitted on its event loop, and the gateway does not
+                // report admitted connections (its ConnectionLimiter's count is not reachable from outside)
+                Waits.pause(Duration.ofMillis(500), "let the server admit these five first");
                 Socket sixth = RawHttp.connect("127.0.0.1", port(fx));
                 assertThat(RawHttp.readUntilClosed(sixth, 5000)).startsWith("HTTP/1.1 503").contains("too-many-connections-from-address");
                 for (int i = 0; i < 3; i++) {
                     held.add(RawHttp.connect("127.0.0.2", port(fx)));
                 }
-                Thread.sleep(500);
+                Waits.pause(Duration.ofMillis(500), "let the server admit these three first (as above)");
                 Socket ninth = RawHttp.connect("127.0.0.3", port(fx));
                 assertThat(RawHttp.readUntilClosed(ninth, 5000)).startsWith("HTTP/1.1 503").contains("\"too-many-connections\"");
                 // the held ones are still served
@@ -181,17 +184,18 @@ class FanoutHardeningIT {
             assertThat(fx.gateway().stats().refusedCount("503:channels-full")).isEqualTo(196);
             held.forEach(SseClient::close);
             // channels nobody listens to and with nothing to keep are swept: room again
-            SseClient later = null;
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (later == null && System.nanoTime() < deadline) {
+            SseClient[] admitted = new SseClient[1];
+            Waits.until(WAIT, Duration.ofMillis(200), () -> {
                 SseClient c = SseClient.open(fx.baseUrl(), FanoutFixture.ssePath(token, "shop.c999.acme"), Map.of());
                 if (c.status() == 200) {
-                    later = c;
-                } else {
-                    c.close();
-                    Thread.sleep(200);
+                    admitted[0] = c;
+                    return "200";
                 }
-            }
+                c.close();
+                return c.status() + " " + c.errorBody();
+            }, answer -> answer.equals("200"), answer -> "no room for a new channel within " + WAIT + " after the sweep; last answer: "
+                    + answer);
+            SseClient later = admitted[0];
             assertThat(later).isNotNull();
             later.close();
             BsonDocument stats = stats(fx);
@@ -227,10 +231,8 @@ class FanoutHardeningIT {
                     // what we expect sooner or later
                 }
             }
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (fx.gateway().stats().disconnects("slow-consumer") == 0 && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-            }
+            Waits.until("a slow-consumer disconnect", WAIT, Duration.ofMillis(50),
+                    () -> fx.gateway().stats().disconnects("slow-consumer"), d -> d > 0);
             System.out.printf("fanout hardening: %d pings of 125 bytes sent without reading a pong; the gateway closed the "
                     + "connection as %s; heap %d MiB before, %d MiB after%n", pings, fx.gateway().stats().disconnectsByReason(),
                     heapBefore >> 20, stats(fx).getNumber("heapUsedBytes").longValue() >> 20);
@@ -346,18 +348,19 @@ class FanoutHardeningIT {
 
     /** A connection from a fresh address once the total allows one (refused ones are answered at once). */
     private static Socket connectWhenFree(FanoutFixture fx) throws Exception {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (System.nanoTime() < deadline) {
+        Socket[] admitted = new Socket[1];
+        Waits.until(WAIT, Duration.ofMillis(100), () -> {
             Socket s = RawHttp.connect("127.0.0.4", port(fx));
             s.setSoTimeout(300);
             try {
-                s.getInputStream().read();
+                int first = s.getInputStream().read();
                 s.close(); // answered at once: refused
-            } catch (java.net.SocketTimeoutException admitted) {
-                return s;
+                return "refused (answer began with " + first + ")";
+            } catch (java.net.SocketTimeoutException notAnswered) {
+                admitted[0] = s;
+                return "admitted";
             }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("no place freed within " + WAIT.toSeconds() + " s");
+        }, seen -> seen.equals("admitted"), seen -> "no place freed within " + WAIT.toSeconds() + " s; last connection: " + seen);
+        return admitted[0];
     }
 }

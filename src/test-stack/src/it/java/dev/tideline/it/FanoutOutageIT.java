@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * The broker stopped for 60 s and started again, on a stack of this test's own (stopping the shared
@@ -43,7 +44,7 @@ class FanoutOutageIT {
                 GatewaySettings.TOPICS_REFRESH_MS, "1000"));
              ChangeProducer producer = new ChangeProducer(own.bootstrapServers(), TOPIC, "shop", "items");
              ResumingSseClient client = new ResumingSseClient(fx.baseUrl(), fx.token("acme", "shop.items.acme"), "shop.items.acme")) {
-            awaitTrue(() -> !client.resumeKinds().isEmpty(), Duration.ofSeconds(60), "the client subscribed");
+            Waits.until("the client subscribed", Duration.ofSeconds(60), Duration.ofMillis(50), client::resumeKinds, kinds -> !kinds.isEmpty());
             assertThat(health(fx)).isEqualTo(200);
             List<ChangeProducer.Sent> sent = new ArrayList<>();
             for (int i = 1; i <= 50; i++) {
@@ -57,11 +58,11 @@ class FanoutOutageIT {
             brokerStopped = true;
             long downAfter = awaitHealth(fx, 503, Duration.ofSeconds(45));
             System.out.printf("fanout outage: broker stopped; /health answered 503 after %d ms: %s%n", downAfter, healthBody(fx));
+            // the outage lasts OUTAGE from the stop (the fault's length, not a wait): /health sampled every 2 s meanwhile
             List<Integer> during = new ArrayList<>();
-            while (System.nanoTime() - stoppedAt < OUTAGE.toNanos()) {
-                during.add(health(fx));
-                Thread.sleep(2000);
-            }
+            Duration outageLeft = OUTAGE.minusNanos(System.nanoTime() - stoppedAt);
+            Waits.holdsThroughout("/health sampled while the broker is down", outageLeft.isNegative() ? Duration.ZERO : outageLeft,
+                    Duration.ofSeconds(2), () -> during.add(health(fx)));
             long restartAt = System.nanoTime();
             own.restartBroker(false);
             brokerStopped = false;
@@ -151,22 +152,16 @@ class FanoutOutageIT {
     /** Millis until /health answers {@code status}. */
     private static long awaitHealth(FanoutFixture fx, int status, Duration timeout) throws Exception {
         long start = System.nanoTime();
-        while (health(fx) != status) {
-            if (System.nanoTime() - start > timeout.toNanos()) {
-                throw new AssertionError("/health did not answer " + status + " within " + timeout.toSeconds() + " s: " + healthBody(fx));
-            }
-            Thread.sleep(200);
-        }
+        Waits.until(timeout, Duration.ofMillis(200), () -> health(fx), code -> code == status,
+                code -> "/health did not answer " + status + " within " + timeout.toSeconds() + " s (last " + code + "): " + bodyOrError(fx));
         return Duration.ofNanos(System.nanoTime() - start).toMillis();
     }
 
-    private static void awaitTrue(java.util.function.BooleanSupplier c, Duration timeout, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!c.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within " + timeout.toSeconds() + " s: " + what);
-            }
-            Thread.sleep(50);
+    private static String bodyOrError(FanoutFixture fx) {
+        try {
+            return healthBody(fx);
+        } catch (Exception e) {
+            return e.toString();
         }
     }
 }

@@ -21,6 +21,7 @@ import org.bson.BsonDocument;
 import org.bson.Document;
 import org.bson.types.Decimal128;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * Migration from MongoDB's official connector: its source (on the same worker, from its own plugin
@@ -167,14 +168,15 @@ class InteropOfficialSourceIT {
     }
 
     private static void awaitStreamOpen(TestStack stack, MongoCollection<Document> coll, String topic) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-        int probe = 0;
-        while (TopicReader.readAll(stack.bootstrapServers(), topic, Duration.ofMillis(500)).isEmpty()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("the official source never published a probe on " + topic);
+        int[] probe = {0};
+        // each look reads the topic until 500 ms pass without a record, then writes one more probe
+        Waits.until(Duration.ofSeconds(90), Duration.ofMillis(1), () -> {
+            boolean published = !TopicReader.readAll(stack.bootstrapServers(), topic, Duration.ofMillis(500)).isEmpty();
+            if (!published) {
+                coll.insertOne(new Document("_id", "probe-" + ++probe[0]));
             }
-            coll.insertOne(new Document("_id", "probe-" + ++probe));
-        }
+            return published;
+        }, Boolean::booleanValue, x -> "the official source never published a probe on " + topic + " (" + probe[0] + " probes written)");
     }
 
     static void awaitSame(ConnectRest rest, String sink, MongoFixture source, Namespace src, MongoFixture dest, Namespace dst) {

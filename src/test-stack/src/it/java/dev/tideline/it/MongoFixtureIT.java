@@ -52,10 +52,9 @@ class MongoFixtureIT {
         try (MongoFixture mongo = MongoFixture.withOplog();
              MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor = collection(mongo).watch()
                      .maxAwaitTime(10, TimeUnit.SECONDS).cursor()) {
-            CompletableFuture<Void> insert = CompletableFuture.runAsync(() -> {
-                sleep(300);
-                collection(mongo).insertOne(new Document("_id", 1));
-            });
+            // written 300 ms after the getMore went out: the change must wake a getMore that is already waiting
+            CompletableFuture<Void> insert = CompletableFuture.runAsync(() -> collection(mongo).insertOne(new Document("_id", 1)),
+                    CompletableFuture.delayedExecutor(300, TimeUnit.MILLISECONDS));
 
             long started = System.nanoTime();
             ChangeStreamDocument<Document> event = cursor.tryNext();
@@ -76,14 +75,5 @@ class MongoFixtureIT {
         long started = System.nanoTime();
         action.run();
         return Duration.ofNanos(System.nanoTime() - started).toMillis();
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 }

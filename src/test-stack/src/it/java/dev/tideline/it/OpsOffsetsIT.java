@@ -29,6 +29,7 @@ import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * The operator recipes of docs/operations.md through the real REST API (connector STOPPED, then
@@ -62,7 +63,7 @@ class OpsOffsetsIT {
                 TopicReader.readUntil(stack.bootstrapServers(), ordersTopic, 5, Duration.ofSeconds(60));
                 TopicReader.readUntil(stack.bootstrapServers(), eventsTopic, 1, Duration.ofSeconds(60));
                 insertAll(database, events.coll(), "a", 5);
-                Thread.sleep(1_200); // A and B in different seconds: the stand-in's cluster times are wall-clock seconds
+                Waits.pause(Duration.ofMillis(1_200), "A and B in different seconds: the stand-in's cluster times are wall-clock seconds (a clock margin)");
                 insertAll(database, events.coll(), "b", 5);
                 List<ChangeEvent> firstRun = changes(stack, eventsTopic, 11);
                 BsonTimestamp firstOfB = firstRun.stream().filter(e -> e.id().asString().getValue().startsWith("b"))
@@ -155,17 +156,11 @@ class OpsOffsetsIT {
     }
 
     private static List<ChangeEvent> changes(TestStack stack, String topic, int atLeast) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-        while (true) {
-            List<ChangeEvent> events = SourceItSupport.changes(
-                    TopicReader.readAll(stack.bootstrapServers(), topic, Duration.ofSeconds(2)), false);
-            if (events.size() >= atLeast) {
-                return events;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(topic + ": " + events.size() + " changes, expected at least " + atLeast);
-            }
-        }
+        // each look reads the topic until 2 s pass without a record
+        return Waits.until(Duration.ofSeconds(90), Duration.ofMillis(1), () -> SourceItSupport.changes(
+                        TopicReader.readAll(stack.bootstrapServers(), topic, Duration.ofSeconds(2)), false),
+                events -> events.size() >= atLeast,
+                events -> topic + ": " + (events == null ? 0 : events.size()) + " changes, expected at least " + atLeast);
     }
 
     private static Map<String, Long> countById(List<ChangeEvent> events) {

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import dev.tideline.it.support.Waits;
 
 /**
  * Peer replication through crashes, while both clusters are written concurrently on shared ids at a steady rate:
@@ -90,7 +91,7 @@ class PeerCrashIT {
                 () -> PeerItSupport.pacedWorkload(b, "killed", OPS_PER_CLUSTER, RATE, IDS, 42, writes));
         List<String> kills = new ArrayList<>();
         for (long at : killsAt) {
-            PeerItSupport.sleep(Math.max(0, at - Duration.ofNanos(System.nanoTime() - started).toMillis()));
+            Waits.pause(Duration.ofMillis(at - Duration.ofNanos(System.nanoTime() - started).toMillis()), "the next kill's time in the schedule");
             stack.killWorker();
             kills.add("kill -9 at " + Duration.ofNanos(System.nanoTime() - started).toMillis() + " ms");
             stack.startWorker();
@@ -119,7 +120,8 @@ class PeerCrashIT {
         // then on a replace again: each time part of its round is written, the rest is not
         List<String> commands = List.of("update", "delete", "update", "delete");
         for (int i = 0; i < commands.size(); i++) {
-            PeerItSupport.sleep(Math.max(0, writeMillis * (i + 1) / (commands.size() + 1) - Duration.ofNanos(System.nanoTime() - started).toMillis()));
+            Waits.pause(Duration.ofMillis(writeMillis * (i + 1) / (commands.size() + 1) - Duration.ofNanos(System.nanoTime() - started).toMillis()),
+                    "the next fault's time in the schedule");
             String command = commands.get(i);
             faultsOnB.failNext(PeerItSupport.DB, Set.of(command), conditionalWriteOf("faulted", command), 1, "InternalError", 1);
             awaitSinkTaskFailed(b);

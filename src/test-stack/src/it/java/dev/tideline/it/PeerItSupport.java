@@ -29,6 +29,8 @@ import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import dev.tideline.it.support.Waits;
+import org.awaitility.core.ConditionTimeoutException;
 
 /** Clusters for the peer ITs: a mongo-java-server, a peer source and a peer sink each, and what the tests measure. */
 final class PeerItSupport {
@@ -168,23 +170,20 @@ final class PeerItSupport {
      */
     static Duration awaitConverged(TestStack stack, List<Cluster> clusters, List<String> colls, Duration timeout) {
         long start = System.nanoTime();
-        long deadline = start + timeout.toNanos();
-        String last = "";
-        while (System.nanoTime() < deadline) {
+        Waits.until(timeout, Duration.ofMillis(500), () -> {
             failIfAnyFailed(stack, clusters);
-            last = differences(clusters, colls);
-            if (last.isEmpty() && clusters.stream().allMatch(c -> queued(c) == 0)) {
-                return Duration.ofNanos(System.nanoTime() - start);
+            String differences = differences(clusters, colls);
+            return differences.isEmpty() && clusters.stream().allMatch(c -> queued(c) == 0) ? null : differences;
+        }, java.util.Objects::isNull, last -> {
+            StringBuilder waiting = new StringBuilder();
+            for (Cluster c : clusters) {
+                for (BsonDocument s : statuses(c)) {
+                    waiting.append("; ").append(c.id()).append(" queued ").append(s.get("queued")).append(" ").append(s.get("details"));
+                }
             }
-            sleep(500);
-        }
-        StringBuilder waiting = new StringBuilder();
-        for (Cluster c : clusters) {
-            for (BsonDocument s : statuses(c)) {
-                waiting.append("; ").append(c.id()).append(" queued ").append(s.get("queued")).append(" ").append(s.get("details"));
-            }
-        }
-        throw new AssertionError("clusters did not converge within " + timeout + ": " + last + waiting);
+            return "clusters did not converge within " + timeout + ": " + last + waiting;
+        });
+        return Duration.ofNanos(System.nanoTime() - start);
     }
 
     /** A failed connector or task ends the wait at once, with its trace. */
@@ -408,7 +407,7 @@ final class PeerItSupport {
             long due = start + i * 1_000_000_000L / rate;
             long wait = (due - System.nanoTime()) / 1_000_000;
             if (wait > 0) {
-                sleep(wait);
+                Waits.pause(Duration.ofMillis(wait), "the workload's rate");
             }
             BsonInt32 id = new BsonInt32(random.nextInt(ids));
             String tag = c.id() + "-" + i;
@@ -481,44 +480,44 @@ final class PeerItSupport {
      */
     static Watch watchUntilConverged(TestStack stack, List<Cluster> clusters, List<String> colls, Duration timeout) {
         long start = System.nanoTime();
-        long deadline = start + timeout.toNanos();
         Map<String, Long> differingSince = new HashMap<>();
         List<String> whileOk = new ArrayList<>();
-        int samples = 0;
-        int max = 0;
-        String last = "";
-        while (true) {
-            failIfAnyFailed(stack, clusters);
-            samples++;
-            long now = System.currentTimeMillis();
-            Map<String, Long> still = new HashMap<>();
-            List<String> differing = new ArrayList<>();
-            for (String coll : colls) {
-                for (BsonValue id : contentDifferences(clusters, coll)) {
-                    String key = coll + " " + id;
-                    differing.add(key);
-                    still.put(key, differingSince.getOrDefault(key, now));
+        int[] samples = {0};
+        int[] max = {0};
+        String[] last = {""};
+        boolean converged;
+        try {
+            Waits.await("the clusters converged", timeout, Duration.ofSeconds(1)).until(() -> {
+                failIfAnyFailed(stack, clusters);
+                samples[0]++;
+                long now = System.currentTimeMillis();
+                Map<String, Long> still = new HashMap<>();
+                List<String> differing = new ArrayList<>();
+                for (String coll : colls) {
+                    for (BsonValue id : contentDifferences(clusters, coll)) {
+                        String key = coll + " " + id;
+                        differing.add(key);
+                        still.put(key, differingSince.getOrDefault(key, now));
+                    }
                 }
-            }
-            differingSince.clear();
-            differingSince.putAll(still);
-            max = Math.max(max, differing.size());
-            List<String> health = clusters.stream().map(c -> c.id() + "=" + health(c)).toList();
-            boolean allOk = health.stream().allMatch(h -> h.endsWith("=ok"));
-            long oldest = still.values().stream().mapToLong(t -> now - t).max().orElse(0);
-            last = differing.size() + " differing " + differing.subList(0, Math.min(5, differing.size())) + ", health " + health
-                    + ", queued " + clusters.stream().map(c -> c.id() + "=" + queued(c)).toList();
-            if (allOk && oldest > DIFFER_STABLE_MS) {
-                whileOk.add(last);
-            }
-            if (differing.isEmpty() && clusters.stream().allMatch(c -> queued(c) == 0)) {
-                return new Watch(true, Duration.ofNanos(System.nanoTime() - start), samples, max, whileOk, last);
-            }
-            if (System.nanoTime() > deadline) {
-                return new Watch(false, Duration.ofNanos(System.nanoTime() - start), samples, max, whileOk, last);
-            }
-            sleep(1_000);
+                differingSince.clear();
+                differingSince.putAll(still);
+                max[0] = Math.max(max[0], differing.size());
+                List<String> health = clusters.stream().map(c -> c.id() + "=" + health(c)).toList();
+                boolean allOk = health.stream().allMatch(h -> h.endsWith("=ok"));
+                long oldest = still.values().stream().mapToLong(t -> now - t).max().orElse(0);
+                last[0] = differing.size() + " differing " + differing.subList(0, Math.min(5, differing.size())) + ", health " + health
+                        + ", queued " + clusters.stream().map(c -> c.id() + "=" + queued(c)).toList();
+                if (allOk && oldest > DIFFER_STABLE_MS) {
+                    whileOk.add(last[0]);
+                }
+                return differing.isEmpty() && clusters.stream().allMatch(c -> queued(c) == 0);
+            });
+            converged = true;
+        } catch (ConditionTimeoutException e) {
+            converged = false; // the caller reports the watch, its last sample included
         }
+        return new Watch(converged, Duration.ofNanos(System.nanoTime() - start), samples[0], max[0], whileOk, last[0]);
     }
 
     /**
@@ -593,14 +592,5 @@ final class PeerItSupport {
     static BsonDocument fresh(BsonValue id, String tag, Random random) {
         return new BsonDocument("_id", id).append("w", new BsonString(tag)).append("v", new BsonInt64(random.nextLong()))
                 .append("nested", new BsonDocument("pad", new BsonString("x".repeat(random.nextInt(64)))));
-    }
-
-    static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
-        }
     }
 }

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import dev.tideline.it.support.Waits;
 
 /**
  * Two clusters A and B kept identical through the same topics: a peer source and a peer sink on each,
@@ -139,10 +140,10 @@ class PeerReplicationIT {
         awaitState(a.sink(), "PAUSED");
         awaitState(b.sink(), "PAUSED");
         b.coll("races").updateOne(Filters.eq("_id", x), Updates.set("w", "B-x1"));       // older update of x
-        PeerItSupport.sleep(1_100); // the next writes get a later cluster second on both clusters
+        Waits.pause(Duration.ofMillis(1_100), "the next writes get a later cluster second on both clusters (a clock margin)");
         a.coll("races").deleteOne(Filters.eq("_id", x));                                  // newer delete of x
         a.coll("races").deleteOne(Filters.eq("_id", y));                                  // older delete of y
-        PeerItSupport.sleep(1_100);
+        Waits.pause(Duration.ofMillis(1_100), "the next write gets a later cluster second (a clock margin)");
         b.coll("races").updateOne(Filters.eq("_id", y), Updates.set("w", "B-y1"));       // newer update of y
         stack.rest().resume(a.sink());
         stack.rest().resume(b.sink());
@@ -167,7 +168,9 @@ class PeerReplicationIT {
             PeerItSupport.write(a.coll("stopped"), new BsonInt32(random.nextInt(100)), "A-s" + i, random);
             PeerItSupport.write(b.coll("stopped"), new BsonInt32(random.nextInt(100)), "B-s" + i, random);
         }
-        PeerItSupport.sleep(3_000);
+        // a quiet period, not a wait for state: A's sink applies B's writes meanwhile, and the clusters must still differ
+        // because nothing of A's reaches B while B's sink is stopped (there is no event for "nothing arrived")
+        Waits.quietPeriod(Duration.ofSeconds(3), "B's sink, stopped, applies none of A's writes");
         String whileStopped = PeerItSupport.differences(List.of(a, b), List.of("stopped"));
         assertThat(whileStopped).as("while the link is stopped the clusters differ").isNotEmpty();
         // A's heartbeats no longer come back through B (B's sink does not apply them): A's side of the link says so
@@ -257,7 +260,7 @@ class PeerReplicationIT {
         awaitState(b.source(), "PAUSED");
         a.coll("gap").insertOne(new BsonDocument("_id", z).append("w", new BsonString("A-z1")));   // older write of z
         a.coll("gap").insertOne(new BsonDocument("_id", new BsonString("after")).append("w", new BsonString("A-after")));
-        PeerItSupport.sleep(1_100); // B's writes get a later cluster second
+        Waits.pause(Duration.ofMillis(1_100), "B's writes get a later cluster second (a clock margin)");
         b.coll("gap").insertOne(new BsonDocument("_id", z).append("w", new BsonString("B-z1")));
         b.coll("gap").deleteOne(Filters.eq("_id", z));                                            // newer local delete
         // the current task's counters (an earlier test stopped B's sink: the statuses of its earlier task stay)
@@ -268,12 +271,10 @@ class PeerReplicationIT {
         // A's next write lands on B: B's sink has read A's write of z (one partition, in order)
         SinkItSupport.await("A's write after z applied on B", Duration.ofSeconds(30),
                 () -> b.coll("gap").countDocuments(Filters.eq("_id", "after")) == 1);
-        long watchUntil = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-        while (System.nanoTime() < watchUntil) {
-            assertThat(b.coll("gap").countDocuments(Filters.eq("_id", z))).as("z on B while B's own records of its delete "
-                    + "are not read: A's older write resurrected it").isZero();
-            PeerItSupport.sleep(50);
-        }
+        // a negative claim (A's older write does not resurrect z): watched for a bounded 2 s, there is no event to wait for
+        Waits.holdsThroughout("z absent on B", Duration.ofSeconds(2), Duration.ofMillis(50),
+                () -> assertThat(b.coll("gap").countDocuments(Filters.eq("_id", z))).as("z on B while B's own records of its delete "
+                        + "are not read: A's older write resurrected it").isZero());
         // the status document is rewritten every 2 s: wait for the one that counts the hold
         BsonDocument holding = awaitStatus(b, "counting A's write of z as held for B's own record of its delete",
                 s -> s.getDocument("counters").getInt64("heldForLocalDelete").getValue()

@@ -113,7 +113,7 @@ class RepairWhileStreamingIT {
                 assertThat(code).as("verify found the differences").isEqualTo(1);
                 // the repair may already be under way: its watermark documents share the collection with the signals
                 List<BsonDocument> signals = src.getCollection(RepairSignals.COLLECTION, BsonDocument.class).find().into(new ArrayList<>());
-                signals.removeIf(d -> RepairSignals.isWatermark(d.get("_id")));
+                signals.removeIf(s -> RepairSignals.isWatermark(s.get("_id")));
                 assertThat(signals).hasSize(1);
                 Set<BsonValue> listed = new java.util.HashSet<>(signals.get(0).getArray("ids").getValues());
                 Set<BsonValue> altered = new java.util.HashSet<>();

@@ -17,6 +17,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import dev.tideline.it.support.Waits;
 
 /** What the scale tests share: reading many change topics at once, and the worker's figures over JMX. */
 final class ScaleStack {
@@ -40,17 +41,18 @@ final class ScaleStack {
     /** Polls until {@code done} says so (it sees each change record once, decoded), or fails after {@code deadline}. */
     static void readChanges(KafkaConsumer<byte[], byte[]> consumer, Consumer<ChangeEvent> each, java.util.function.BooleanSupplier done,
                             String what, Duration deadline) {
-        long end = System.nanoTime() + deadline.toNanos();
-        while (!done.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("timed out waiting for " + what);
+        // the consumer's poll waits up to 200 ms itself: poll again at once
+        Waits.until(deadline, Duration.ofMillis(1), () -> {
+            if (done.getAsBoolean()) {
+                return true;
             }
             for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                 if (isChange(r)) {
                     each.accept(EnvelopeCodec.fromBson(EnvelopeCodec.readDocument(r.value())));
                 }
             }
-        }
+            return false;
+        }, Boolean::booleanValue, x -> "timed out after " + deadline + " waiting for " + what);
     }
 
     static boolean isChange(ConsumerRecord<byte[], byte[]> r) {
@@ -80,24 +82,7 @@ final class ScaleStack {
 
     /** Waits until a task attribute satisfies {@code ok}. */
     static void awaitAttribute(JmxReader jmx, String bean, String attribute, Predicate<Object> ok, Duration deadline) {
-        long end = System.nanoTime() + deadline.toNanos();
-        Object v = null;
-        while (System.nanoTime() < end) {
-            v = jmx.attribute(bean, attribute);
-            if (v != null && ok.test(v)) {
-                return;
-            }
-            sleep(250);
-        }
-        throw new AssertionError(bean + " " + attribute + " is " + v + " after " + deadline);
-    }
-
-    static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        Waits.until(deadline, Duration.ofMillis(250), () -> jmx.attribute(bean, attribute), v -> v != null && ok.test(v),
+                v -> bean + " " + attribute + " is " + (v instanceof Object[] a ? java.util.Arrays.toString(a) : v) + " after " + deadline);
     }
 }

@@ -32,6 +32,12 @@ import org.bson.BsonString;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
 import org.bson.RawBsonDocument;
+import dev.tideline.it.support.Waits;
+import dev.tideline.it.support.TestStack;
+import dev.tideline.it.support.TopicReader;
+import java.nio.file.Files;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
 
 /** What the sink ITs share: producing change records in both forms, connector configs, destination snapshots. */
 final class SinkItSupport {
@@ -113,17 +119,46 @@ final class SinkItSupport {
     }
 
     static void await(String what, Duration timeout, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout + " waiting for " + what);
+        Waits.until(timeout, Duration.ofMillis(250), condition::getAsBoolean, Boolean::booleanValue,
+                last -> "timed out after " + timeout + " waiting for " + what + " (the condition last held: " + last + ")");
+    }
+
+    /**
+     * Waits until the consumer group {@code group} (a sink connector's: {@code connect-<name>}) has committed,
+     * on every partition of {@code topics}, past the last record the topic holds now: the sink has taken,
+     * applied or reported everything written so far (Connect commits only what put() and preCommit let
+     * through). The target is the last record's offset + 1, not the end offset, which a transaction marker
+     * may pass.
+     */
+    static Map<TopicPartition, Long> awaitCommittedThroughEnd(String bootstrap, String group, List<String> topics, Duration timeout) {
+        Map<TopicPartition, Long> target = new HashMap<>();
+        for (String topic : topics) {
+            for (ConsumerRecord<byte[], byte[]> r : TopicReader.readToEnd(bootstrap, topic, Duration.ofSeconds(30))) {
+                target.merge(new TopicPartition(r.topic(), r.partition()), r.offset() + 1, Math::max);
             }
-            try {
-                Thread.sleep(250);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted waiting for " + what, e);
-            }
+        }
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            return Waits.until(timeout, Duration.ofMillis(250), () -> {
+                Map<TopicPartition, Long> committed = new HashMap<>();
+                admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
+                        .forEach((tp, o) -> {
+                            if (o != null) {
+                                committed.put(tp, o.offset());
+                            }
+                        });
+                return committed;
+            }, committed -> target.entrySet().stream().allMatch(e -> committed.getOrDefault(e.getKey(), -1L) >= e.getValue()),
+                    committed -> "group " + group + " did not commit through the last records of " + topics + " within " + timeout
+                            + "; last records end at " + target + ", last committed " + committed);
+        }
+    }
+
+    /** How many lines of worker-0's log contain every one of {@code parts} (the log is appended to across runs: compare counts). */
+    static long workerLogLines(TestStack stack, String... parts) {
+        try (var lines = Files.lines(stack.workDir().resolve("worker-0").resolve("worker-0.log"))) {
+            return lines.filter(l -> java.util.Arrays.stream(parts).allMatch(l::contains)).count();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 

@@ -16,6 +16,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
+import java.util.List;
 
 /**
  * A collection created after the sink started reaches the destination within seconds: the source
@@ -52,7 +53,12 @@ class SinkNewCollectionIT {
                 var firstControl = destination.client().getDatabase("newcoll_control").getCollection("first");
                 await("the existing collection at both destinations", Duration.ofMinutes(2),
                         () -> first.countDocuments() == 1 && firstControl.countDocuments() == 1);
-                Thread.sleep(6_000); // both sinks settled: any refresh due to their start is behind them
+                // both sinks settled: each has joined its group, read the existing topic and committed past its record,
+                // so any metadata refresh due to their start (subscription, group join) is behind them
+                for (String sink : List.of("newcoll-sink", "newcoll-sink-default-age")) {
+                    SinkItSupport.awaitCommittedThroughEnd(stack.bootstrapServers(), "connect-" + sink,
+                            List.of(PREFIX + "." + SOURCE_DB + ".first"), Duration.ofMinutes(1));
+                }
 
                 long created = System.nanoTime();
                 src.getCollection("later").insertOne(new Document("_id", 7).append("n", "created after the sinks started"));

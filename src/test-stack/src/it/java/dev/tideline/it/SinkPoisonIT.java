@@ -34,6 +34,7 @@ import org.bson.BsonTimestamp;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * Records the sink cannot apply: with errors.tolerance=all they land in the DLQ with their reason
@@ -198,17 +199,22 @@ class SinkPoisonIT {
             p.flush();
             await("A and B at the destination", Duration.ofSeconds(60), () -> snapshot(destination.client(), dest).size() == 2);
 
+            String[] heldLine = {"[task-thread-" + connector + "-0]", "refused by a unique index (duplicate key) are held and retried"};
+            long heldBefore = SinkItSupport.workerLogLines(stack, heldLine);
             p.send(person(topic, 1, "b", "x", 102)); // B takes x while A still holds it here
             p.flush();
             long sent = System.nanoTime();
-            Thread.sleep(4_000);
+            Waits.until("the sink's report that it holds B's write refused by the unique index (worker log)", Duration.ofSeconds(60),
+                    Duration.ofMillis(250), () -> SinkItSupport.workerLogLines(stack, heldLine), n -> n > heldBefore);
+            long heldAfter = Duration.ofNanos(System.nanoTime() - sent).toMillis();
             assertThat(email(dest, "b")).as("refused while A holds x").isEqualTo("z");
             p.send(person(topic, 0, "a", "y", 101)); // A frees x
             p.flush();
+            long freed = Duration.ofNanos(System.nanoTime() - sent).toMillis();
             await("B holds x", Duration.ofSeconds(60), () -> "x".equals(email(dest, "b")));
-            System.out.printf("unique swap between partitions: B's write refused (11000) and held, applied %d ms after it was "
-                    + "sent (A's change sent 4,000 ms after it); A=%s B=%s%n", Duration.ofNanos(System.nanoTime() - sent).toMillis(),
-                    email(dest, "a"), email(dest, "b"));
+            System.out.printf("unique swap between partitions: B's write refused (11000) and held (reported after %d ms), applied %d ms "
+                    + "after it was sent (A's change sent %d ms after it); A=%s B=%s%n", heldAfter,
+                    Duration.ofNanos(System.nanoTime() - sent).toMillis(), freed, email(dest, "a"), email(dest, "b"));
         }
         assertThat(email(dest, "a")).isEqualTo("y");
         assertThat(TopicReader.readAll(stack.bootstrapServers(), dlq, Duration.ofSeconds(3))).as("nothing in the DLQ").isEmpty();

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Set;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * What a task finds to capture: only real collections (a view in the database is neither captured nor
@@ -42,7 +43,9 @@ class SourceDiscoveryIT {
                 database.getCollection("orders").insertOne(new Document("_id", 2).append("open", true));
                 List<ChangeEvent> orders = SourceItSupport.changes(TopicReader.readUntil(stack.bootstrapServers(), "view." + db + ".orders",
                         rs -> SourceItSupport.changes(rs, true).size() >= 2, "the copy and the insert", Duration.ofSeconds(90)), true);
-                ScaleStack.sleep(3_000); // three more discoveries
+                // a quiet period, not a wait for state: the view must NOT get a topic, and nothing tells that a listing
+                // went by without one (discovery every second: three more listings meanwhile)
+                Waits.quietPeriod(Duration.ofSeconds(3), "three more discoveries, none of which may capture the view");
                 Set<String> topics = ScaleStack.topics(stack.bootstrapServers());
                 System.out.printf("VIEW: orders captured (%d changes); topics of the database: %s; status %s%n", orders.size(),
                         topics.stream().filter(t -> t.startsWith("view.")).sorted().toList(), stack.rest().status(connector));
@@ -73,8 +76,9 @@ class SourceDiscoveryIT {
                 proxy.refuse(); // MongoDB "down": the restarted task decides anew, while it cannot reach it
                 stack.rest().restartConnector(connector, true);
                 stack.rest().awaitRunning(connector, 1, Duration.ofSeconds(60));
-                ScaleStack.sleep(8_000); // several discoveries and probes time out meanwhile
-                assertThat(stack.rest().status(connector).toString()).doesNotContain("FAILED");
+                // several discoveries and probes time out meanwhile: never FAILED (a negative claim, watched throughout)
+                Waits.holdsThroughout("no FAILED connector or task while MongoDB is down", Duration.ofSeconds(8), Duration.ofMillis(500),
+                        () -> assertThat(stack.rest().status(connector).toString()).doesNotContain("FAILED"));
                 proxy.forward();
                 TopicReader.readUntil(stack.bootstrapServers(), "auto." + db + ".items", 1, Duration.ofSeconds(90));
                 database.getCollection("items").insertOne(new Document("_id", 1).append("updatedAt", new java.util.Date()));

@@ -22,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * Many collections in one database, one task: one change stream for all of them, so the task's
@@ -149,7 +150,8 @@ class SourceScaleIT {
                     stack.rest().awaitRunning(connector, 1, Duration.ofSeconds(60));
                     ScaleStack.awaitAttribute(jmx, ScaleStack.task(connector), "StreamedCollections", v -> ((Number) v).intValue() == n,
                             Duration.ofMinutes(5));
-                    ScaleStack.sleep(2_000); // the joins settle: the stream reads from the newest position on
+                    // a settle time: the stand-in does not say where the joined stream reads from
+                    Waits.pause(Duration.ofSeconds(2), "the joins settle: the stream reads from the newest position on");
                     int writes = 2_000;
                     long before = backend.oplogEntriesExamined();
                     for (int i = 0; i < writes; i++) {

@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * The capture latency of one busy collection while all the others of the task are idle: the time from
@@ -44,7 +45,7 @@ class SourceScaleLatencyBenchmark {
                 String task = ScaleStack.task(connector);
                 ScaleStack.awaitAttribute(jmx, task, "StreamedCollections", v -> ((Number) v).intValue() == COLLECTIONS,
                         Duration.ofMinutes(20));
-                ScaleStack.sleep(5_000);
+                Waits.pause(Duration.ofSeconds(5), "the benchmark's warm-up before it measures");
                 MongoCollection<Document> busy = database.getCollection(SourceScaleIT.name(0));
                 Map<Integer, Long> writtenAt = new ConcurrentHashMap<>();
                 List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
@@ -55,7 +56,7 @@ class SourceScaleLatencyBenchmark {
                         long due = start + i * 1_000_000_000L / RATE;
                         long wait = due - System.nanoTime();
                         if (wait > 0) {
-                            ScaleStack.sleep(wait / 1_000_000);
+                            Waits.pause(Duration.ofNanos(wait), "the writer's rate");
                         }
                         writtenAt.put(i, System.nanoTime());
                         busy.insertOne(new Document("_id", i));

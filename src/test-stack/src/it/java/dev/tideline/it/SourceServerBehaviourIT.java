@@ -27,6 +27,7 @@ import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * What real servers do that a task meets per collection, on the real worker with the built plugin:
@@ -163,7 +164,7 @@ class SourceServerBehaviourIT {
                 database.getCollection("orders").insertOne(new Document("_id", 5));
                 stack.rest().awaitCommittedToken(connector, orders, Duration.ofSeconds(60));
                 database.getCollection("orders").drop();
-                ScaleStack.sleep(300);
+                Waits.pause(Duration.ofMillis(300), "the kill lands shortly after the drop (the fault's timing)");
                 stack.killWorker();
                 stack.startWorker();
                 stack.rest().awaitRunning(connector, 1, Duration.ofSeconds(90));
@@ -207,7 +208,7 @@ class SourceServerBehaviourIT {
             }
             database.getCollection("slow").insertMany(docs);
             database.getCollection("other").insertOne(new Document("_id", 0));
-            ScaleStack.sleep(3_000); // a stream start (2 s before now) after the load: still in the oplog when the copies begin
+            Waits.pause(Duration.ofSeconds(3), "a stream start (2 s before now) after the load: still in the oplog when the copies begin (a clock margin)");
             Map<String, String> config = SourceItSupport.sourceConfig(mongo.uri(), db, "window", ValueFormat.BSON, 1);
             config.put("batch.size", "5"); // a slow copy: 4,000 round trips
             config.put("collection.exclude", db + "\\.noise");
@@ -226,7 +227,8 @@ class SourceServerBehaviourIT {
                         Duration.ofMinutes(3));
                 database.getCollection("other").insertOne(new Document("_id", 1));
                 changes(stack, "window." + db + ".other", 2);
-                ScaleStack.sleep(3_000);
+                // a quiet period, not a wait for state: the parked copy must not start again, and nothing tells that it did not
+                Waits.quietPeriod(Duration.ofSeconds(3), "a parked copy that would copy the collection again");
                 long copies = SourceItSupport.changes(TopicReader.readAll(stack.bootstrapServers(), "window." + slow.fullName(),
                         Duration.ofSeconds(2)), true).stream().filter(e -> e.op() == Op.READ).count();
                 List<String> control = controls(stack, "window.control", slow.fullName());
@@ -296,12 +298,7 @@ class SourceServerBehaviourIT {
     }
 
     private static void awaitStopped(TestStack stack, String connector) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!"STOPPED".equals(stack.rest().status(connector).path("connector").path("state").asText())) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not stopped: " + stack.rest().status(connector));
-            }
-            ScaleStack.sleep(200);
-        }
+        Waits.until(Duration.ofSeconds(60), Duration.ofMillis(200), () -> stack.rest().status(connector),
+                status -> "STOPPED".equals(status.path("connector").path("state").asText()), status -> "not stopped: " + status);
     }
 }

@@ -31,6 +31,7 @@ import org.bson.BsonDocument;
 import org.bson.ByteBuf;
 import org.bson.RawBsonDocument;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * The whole pair on the real worker: a mixed workload on a source MongoDB (with oplog) is captured by
@@ -129,14 +130,9 @@ class SourceToSinkIT {
 
     /** Like SinkItSupport.await, checking every {@code interval} (each check reads whole collections). */
     private static void awaitEvery(Duration interval, String what, Duration timeout, BooleanSupplier condition,
-                                   Supplier<String> state) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout + " waiting for " + what + "; " + state.get());
-            }
-            Thread.sleep(interval.toMillis());
-        }
+                                   Supplier<String> state) {
+        Waits.until(timeout, interval, condition::getAsBoolean, Boolean::booleanValue,
+                x -> "timed out after " + timeout + " waiting for " + what + "; " + state.get());
     }
 
     private static Map<String, String> sinkConfig(List<String> topics, String uri) {

@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * The connector and its tasks start while MongoDB is unreachable (here: a port with nothing listening,
@@ -51,13 +52,14 @@ class SourceUnreachableIT {
                     stack.rest().restartConnector(connector, true);
                     // the connector's start lists collections (times out after 2 s) and the tasks' captures fail
                     // and back off: watch them well past that; before, a start without MongoDB left it FAILED
-                    long watchUntil = System.nanoTime() + Duration.ofSeconds(12).toNanos();
-                    JsonNode status = null;
-                    while (System.nanoTime() < watchUntil) {
-                        status = stack.rest().statusOrEmpty(connector);
-                        assertThat(status.toString()).as("status while MongoDB is down").doesNotContain("FAILED");
-                        sleep(500);
-                    }
+                    // (a negative claim, "never FAILED", so a bounded window watched throughout)
+                    JsonNode[] last = new JsonNode[1];
+                    Waits.holdsThroughout("no FAILED connector or task while MongoDB is down", Duration.ofSeconds(12),
+                            Duration.ofMillis(500), () -> {
+                                last[0] = stack.rest().statusOrEmpty(connector);
+                                assertThat(last[0].toString()).as("status while MongoDB is down").doesNotContain("FAILED");
+                            });
+                    JsonNode status = last[0];
                     System.out.println("status after 12 s without MongoDB: " + status);
                     assertThat(status.path("connector").path("state").asText()).isEqualTo("RUNNING");
 
@@ -92,14 +94,5 @@ class SourceUnreachableIT {
             out.add(e.id().asInt32().getValue());
         }
         return out;
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -42,6 +42,7 @@ import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * Verify on a live pipeline: a Tideline source and sink on the real worker copy two collections, an
@@ -95,9 +96,12 @@ class VerifyDestinationIT {
                     rest.awaitCommittedToken("vfy-source", new Namespace(SOURCE_DB, c), Duration.ofMinutes(2));
                 }
 
+                long writesBefore = writer.writes.get();
                 writer.start();
                 Altered altered = alter(dst);
-                Thread.sleep(1_000);
+                // the writes under way before the run (~200/s): a count of them, not a time
+                Waits.until("200 writes at the source before the run", Duration.ofMinutes(1), Duration.ofMillis(20),
+                        writer.writes::get, w -> w >= writesBefore + 200);
 
                 // 1. while the source keeps writing
                 long started = System.nanoTime();

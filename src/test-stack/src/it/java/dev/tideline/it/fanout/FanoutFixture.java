@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import dev.tideline.it.support.Waits;
 
 /** An embedded gateway on the shared stack's broker, reading one test's topics. */
 public final class FanoutFixture implements AutoCloseable {
@@ -73,18 +74,8 @@ public final class FanoutFixture implements AutoCloseable {
 
     /** Waits until the gateway has published at least {@code n} changes in total. */
     public void awaitPublished(long n, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (gateway.stats().changesPublished.sum() < n) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("the gateway published " + gateway.stats().changesPublished.sum() + " changes, expected " + n);
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
+        Waits.until(timeout, Duration.ofMillis(50), () -> gateway.stats().changesPublished.sum(), published -> published >= n,
+                published -> "the gateway published " + published + " changes within " + timeout + ", expected " + n);
     }
 
     @Override

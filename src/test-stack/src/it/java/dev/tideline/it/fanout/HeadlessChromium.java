@@ -21,6 +21,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
+import dev.tideline.it.support.Waits;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * Debian's {@code chromium}, headless, opened on one page and driven through the DevTools
@@ -65,21 +67,25 @@ public final class HeadlessChromium implements AutoCloseable {
         }
         GatewayProcess.drain(err);
         URI base = URI.create(browserWs.replaceFirst("^ws://", "http://"));
-        String pageWs = null;
+        String[] page = new String[1];
         HttpClient http = HttpClient.newHttpClient();
-        while (pageWs == null && System.nanoTime() < deadline) {
-            String list = http.send(HttpRequest.newBuilder(base.resolve("/json/list")).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
-            for (var v : BsonDocument.parse("{\"l\":" + list + "}").getArray("l")) {
-                BsonDocument target = v.asDocument();
-                if ("page".equals(target.getString("type").getValue())) {
-                    pageWs = target.getString("webSocketDebuggerUrl").getValue();
+        Duration left = Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime()));
+        try {
+            Waits.await("chromium's page target", left, Duration.ofMillis(100)).until(() -> {
+                String list = http.send(HttpRequest.newBuilder(base.resolve("/json/list")).build(),
+                        HttpResponse.BodyHandlers.ofString()).body();
+                for (var v : BsonDocument.parse("{\"l\":" + list + "}").getArray("l")) {
+                    BsonDocument target = v.asDocument();
+                    if ("page".equals(target.getString("type").getValue())) {
+                        page[0] = target.getString("webSocketDebuggerUrl").getValue();
+                    }
                 }
-            }
-            if (pageWs == null) {
-                Thread.sleep(100);
-            }
+                return page[0] != null;
+            });
+        } catch (ConditionTimeoutException e) {
+            // reported below
         }
+        String pageWs = page[0];
         if (pageWs == null) {
             p.destroyForcibly();
             throw new IllegalStateException("chromium opened no page");
@@ -136,20 +142,16 @@ public final class HeadlessChromium implements AutoCloseable {
     /** Evaluates until the value contains {@code expected}; returns how long it took. */
     public Duration awaitContains(String expression, String expected, Duration timeout) throws Exception {
         long start = System.nanoTime();
-        String last = "";
-        while (System.nanoTime() - start < timeout.toNanos()) {
+        Waits.until(timeout, Duration.ofMillis(100), () -> {
             try {
-                last = evaluate(expression);
+                return evaluate(expression);
             } catch (AssertionError notYet) {
                 // the page is still loading: the elements the expression reads are not there yet
-                last = notYet.getMessage();
+                return notYet.getMessage();
             }
-            if (last.contains(expected)) {
-                return Duration.ofNanos(System.nanoTime() - start);
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("the page never showed '" + expected + "' within " + timeout.toSeconds() + " s; it shows: " + last);
+        }, last -> last.contains(expected),
+                last -> "the page never showed '" + expected + "' within " + timeout.toSeconds() + " s; it shows: " + last);
+        return Duration.ofNanos(System.nanoTime() - start);
     }
 
     @Override

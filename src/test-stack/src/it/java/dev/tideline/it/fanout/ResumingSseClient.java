@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.BsonDocument;
+import dev.tideline.it.support.Waits;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * A subscriber that does what the JavaScript client does, minus its safety net: when the stream
@@ -102,9 +104,10 @@ public final class ResumingSseClient implements AutoCloseable {
     }
 
     public void awaitChanges(int n, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (changes.size() < n && System.nanoTime() < deadline) {
-            pause(50);
+        try {
+            Waits.await(n + " changes", timeout, Duration.ofMillis(50)).until(() -> changes.size() >= n);
+        } catch (ConditionTimeoutException e) {
+            // the caller checks what arrived against what it expected: its assertion says what is missing
         }
     }
 

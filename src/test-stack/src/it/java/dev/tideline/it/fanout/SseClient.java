@@ -14,12 +14,15 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.bson.BsonDocument;
+import dev.tideline.it.support.Waits;
 
 /**
  * A Server-Sent Events subscriber for tests: records every event with the time it arrived. The
  * connection is read on a thread of its own until {@link #close()}.
  */
 public final class SseClient implements AutoCloseable {
+    /** How often the waits look at what arrived. */
+    private static final Duration POLL = Duration.ofMillis(20);
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
 
     /** One event: {@code data} is JSON. */
@@ -117,25 +120,14 @@ public final class SseClient implements AutoCloseable {
 
     /** Waits until at least {@code n} events of the type arrived; returns them. */
     public List<Event> await(String type, int n, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (events(type).size() < n) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("waited " + timeout.toSeconds() + " s for " + n + " '" + type + "' events, got "
-                        + events(type).size() + "; all events: " + summary());
-            }
-            sleep();
-        }
-        return events(type);
+        return Waits.until(timeout, POLL, () -> events(type), got -> got.size() >= n,
+                got -> "waited " + timeout.toSeconds() + " s for " + n + " '" + type + "' events, got "
+                        + got.size() + "; all events: " + summary());
     }
 
     public void awaitEnded(Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!ended) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("the gateway did not end the stream within " + timeout.toSeconds() + " s");
-            }
-            sleep();
-        }
+        Waits.until(timeout, POLL, () -> ended, Boolean::booleanValue,
+                x -> "the gateway did not end the stream within " + timeout.toSeconds() + " s; events: " + summary());
     }
 
     /** The id of the last event received: what a browser sends back as Last-Event-ID. */
@@ -150,15 +142,6 @@ public final class SseClient implements AutoCloseable {
             sb.append(e.type()).append('[').append(e.id()).append("] ");
         }
         return sb.toString();
-    }
-
-    private static void sleep() {
-        try {
-            Thread.sleep(20);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 
     @Override

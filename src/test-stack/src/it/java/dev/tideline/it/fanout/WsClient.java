@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
+import dev.tideline.it.support.Waits;
 
 /** A WebSocket subscriber for tests: each text frame is {@code {"event","id","data"}}. */
 public final class WsClient implements AutoCloseable {
@@ -35,18 +36,9 @@ public final class WsClient implements AutoCloseable {
 
     /** The {@code data} of the frames of one event type, once at least {@code n} arrived. */
     public List<BsonDocument> await(String event, int n, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            List<BsonDocument> got = frames.stream().filter(f -> f.getString("event").getValue().equals(event))
-                    .map(f -> f.getDocument("data")).toList();
-            if (got.size() >= n) {
-                return got;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("waited for " + n + " '" + event + "' frames, got " + frames);
-            }
-            Thread.sleep(20);
-        }
+        return Waits.until(timeout, Duration.ofMillis(20), () -> frames.stream()
+                        .filter(f -> f.getString("event").getValue().equals(event)).map(f -> f.getDocument("data")).toList(),
+                got -> got.size() >= n, got -> "waited " + timeout + " for " + n + " '" + event + "' frames, got " + frames);
     }
 
     @Override

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Random;
 import org.apache.kafka.common.IsolationLevel;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * The Kafka broker restarted under a running pipeline, its data kept: a clean shutdown, then (from
@@ -31,7 +32,7 @@ class BrokerRestartFaultIT {
             writer.start();
             StringBuilder faults = new StringBuilder();
             for (int round = 0; round < FaultRounds.rounds(); round++) {
-                Pipeline.sleep(2_000 + random.nextInt(4_000));
+                Waits.pause(Duration.ofMillis(2_000 + random.nextInt(4_000)), "the round's random time of the restart");
                 boolean hard = round % 2 == 1;
                 long at = System.nanoTime();
                 stack.restartBroker(hard);

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Random;
 import org.apache.kafka.common.IsolationLevel;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * KIP-618 exactly-once: on a worker with {@code exactly.once.source.support=enabled}, a source with
@@ -45,7 +46,7 @@ class ExactlyOnceFaultIT {
             TopicReader.readUntil(stack.bootstrapServers(), p.topic, preload, Duration.ofMinutes(4), IsolationLevel.READ_COMMITTED);
             writer.start();
             for (int round = 0; round < FaultRounds.rounds(); round++) {
-                Pipeline.sleep(2_000 + random.nextInt(6_000));
+                Waits.pause(Duration.ofMillis(2_000 + random.nextInt(6_000)), "the round's random time of the kill");
                 eos.kill();
                 kills++;
                 System.out.printf("FAULTS eos: round %d, kill -9 while streaming after %d writes%n", round + 1, writer.writes());

@@ -23,6 +23,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * A worker that crash-loops in the first seconds of a new source connector: kill -9 of the worker
@@ -102,19 +103,25 @@ class FirstCommitKillFaultIT {
 
     /** Polls the change topic until a record of a task run not seen before arrives; returns its producer id. */
     static String awaitNewProducer(KafkaConsumer<byte[], byte[]> watch, Set<String> seen) {
-        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-        while (System.nanoTime() < deadline) {
+        String[] found = new String[1];
+        long[] read = {0};
+        // the consumer's poll waits up to 20 ms itself: poll again at once
+        Waits.until(Duration.ofMinutes(3), Duration.ofMillis(1), () -> {
             for (ConsumerRecord<byte[], byte[]> r : watch.poll(Duration.ofMillis(20))) {
+                read[0]++;
                 Header producer = r.headers().lastHeader(EventHeaders.PRODUCER);
                 if (producer != null) {
                     String id = new String(producer.value(), StandardCharsets.UTF_8);
                     if (seen.add(id)) {
-                        return id;
+                        found[0] = id;
+                        return true;
                     }
                 }
             }
-        }
-        throw new AssertionError("no record of a new task run within 3 minutes");
+            return false;
+        }, Boolean::booleanValue, x -> "no record of a new task run within 3 minutes (" + read[0] + " records read, producers seen: "
+                + seen + ")");
+        return found[0];
     }
 
     /** Offset records the worker has written for the connector (every commit writes one per partition it moved). */

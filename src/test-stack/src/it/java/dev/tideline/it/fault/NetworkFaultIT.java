@@ -17,6 +17,7 @@ import java.util.Random;
 import java.util.stream.Stream;
 import org.apache.kafka.common.IsolationLevel;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * The network to the source and to the destination cut (connections reset and refused, or
@@ -44,16 +45,16 @@ class NetworkFaultIT {
             writer.start();
             StringBuilder faults = new StringBuilder();
             for (int round = 0; round < FaultRounds.rounds(); round++) {
-                Pipeline.sleep(3_000);
+                Pipeline.awaitWrites(writer::writes, writer.writes(), Pipeline.STRETCH_OF_WRITES, "streaming before the source's cut");
                 int s = FaultRounds.outageSeconds(random);
                 toSource.refuse(); // every connection reset, the port closed
-                Pipeline.sleep(s * 1000L);
+                Waits.pause(Duration.ofSeconds(s), "the source's outage length");
                 toSource.forward();
                 faults.append("source refused ").append(s).append(" s; ");
-                Pipeline.sleep(3_000);
+                Pipeline.awaitWrites(writer::writes, writer.writes(), Pipeline.STRETCH_OF_WRITES, "streaming before the destination's cut");
                 int d = FaultRounds.outageSeconds(random);
                 toDest.blackHole(); // writes sent, never answered
-                Pipeline.sleep(d * 1000L);
+                Waits.pause(Duration.ofSeconds(d), "the destination's outage length");
                 toDest.forward();
                 faults.append("destination black-holed ").append(d).append(" s; ");
                 System.out.printf("FAULTS net: round %d, %s after %d writes%n", round + 1, faults, writer.writes());
@@ -80,9 +81,10 @@ class NetworkFaultIT {
             p.startSink(stack.rest(), dest.uri(), Map.of());
             p.startSource(stack.rest(), toSource.mongoUri(), Map.of());
             writer.start();
-            Pipeline.sleep(3_000);
+            Pipeline.awaitWrites(writer::writes, writer.writes(), Pipeline.STRETCH_OF_WRITES, "streaming before the black hole");
+            long swallowedBefore = toSource.swallowedBytes();
             toSource.blackHole();
-            Pipeline.sleep(5_000); // the stream's getMore is now waiting on a socket that will never answer
+            awaitSwallowed(toSource, swallowedBefore); // the stream's getMore is now waiting on a socket that will never answer
 
             long stopAt = System.nanoTime();
             stack.rest().stop(p.sourceConnector());
@@ -93,11 +95,11 @@ class NetworkFaultIT {
             stack.rest().resume(p.sourceConnector()); // still black-holed: the connector must come up and wait
             awaitConnectorState(stack, p.sourceConnector(), Duration.ofSeconds(60));
             long resumeMillis = Duration.ofNanos(System.nanoTime() - restartAt).toMillis();
-            Pipeline.sleep(5_000);
+            Waits.pause(Duration.ofSeconds(5), "the black hole lasts on while the resumed connector waits");
             toSource.forward();
             long healedAt = System.nanoTime();
             stack.rest().awaitRunning(p.sourceConnector(), 1, Duration.ofSeconds(120));
-            Pipeline.sleep(3_000);
+            Pipeline.awaitWrites(writer::writes, writer.writes(), Pipeline.STRETCH_OF_WRITES, "streaming after the healing");
             writer.stop();
             p.awaitDestination(dest.client(), writer.expected(), Pipeline.CONVERGE);
             long recoveredMillis = Duration.ofNanos(System.nanoTime() - healedAt).toMillis();
@@ -138,22 +140,24 @@ class NetworkFaultIT {
             writer.write(100);
             p.awaitDestination(dest.client(), writer.expected(), Pipeline.CONVERGE);
 
+            long swallowedBefore = toSource.swallowedBytes();
             toSource.blackHole();
-            writer.write(100); // the stream's getMore now waits on a socket that will never answer
-            Pipeline.sleep(2_000);
+            writer.write(100);
+            awaitSwallowed(toSource, swallowedBefore); // the stream's getMore now waits on a socket that will never answer
             long putAt = System.nanoTime();
             HttpResponse<String> refused = stack.rest().tryPutConnector(p.sourceConnector(),
                     p.sourceConfig(toSource.mongoUri(), Map.of("batch.size", "500")));
             long refusedMillis = Duration.ofNanos(System.nanoTime() - putAt).toMillis();
-            Pipeline.sleep(2_000);
+            Waits.pause(Duration.ofSeconds(2), "the black hole lasts on after the refused PUT");
             toSource.forward();
             long healedAt = System.nanoTime();
             p.awaitDestination(dest.client(), writer.expected(), Pipeline.CONVERGE);
             long recoveredMillis = Duration.ofNanos(System.nanoTime() - healedAt).toMillis();
 
+            swallowedBefore = toSource.swallowedBytes();
             toSource.blackHole();
             writer.write(100);
-            Pipeline.sleep(2_000);
+            awaitSwallowed(toSource, swallowedBefore);
             long repointAt = System.nanoTime();
             stack.rest().putConnector(p.sourceConnector(), p.sourceConfig(healthy.mongoUri(), Map.of("batch.size", "500")));
             awaitTaskConfig(stack, p.sourceConnector(), healthy.mongoUri(), STOP_BOUND);
@@ -183,15 +187,16 @@ class NetworkFaultIT {
 
     /** Waits until the connector's task runs with the given source address (the reconfiguration reached it). */
     private static void awaitTaskConfig(TestStack stack, String connector, String uri, Duration deadline) {
-        long end = System.nanoTime() + deadline.toNanos();
-        while (System.nanoTime() < end) {
-            List<Map<String, String>> tasks = stack.rest().taskConfigs(connector);
-            if (!tasks.isEmpty() && tasks.stream().allMatch(t -> uri.equals(t.get("mongodb.uri")))) {
-                return;
-            }
-            Pipeline.sleep(200);
-        }
-        throw new AssertionError(connector + "'s tasks not reconfigured to " + uri + " within " + deadline);
+        Waits.until(deadline, Duration.ofMillis(200), () -> stack.rest().taskConfigs(connector),
+                tasks -> !tasks.isEmpty() && tasks.stream().allMatch(t -> uri.equals(t.get("mongodb.uri"))),
+                tasks -> connector + "'s tasks not reconfigured to " + uri + " within " + deadline + "; last task configs' addresses: "
+                        + (tasks == null ? null : tasks.stream().map(t -> t.get("mongodb.uri")).toList()));
+    }
+
+    /** Waits until the black-holed proxy has swallowed bytes since {@code before}: the task's request went out and hangs. */
+    private static void awaitSwallowed(TcpProxy proxy, long before) {
+        Waits.until("bytes swallowed by the black hole (more than " + before + ")", Duration.ofSeconds(60), Duration.ofMillis(50),
+                proxy::swallowedBytes, n -> n > before);
     }
 
     /**
@@ -209,14 +214,9 @@ class NetworkFaultIT {
     }
 
     private static void awaitState(TestStack stack, String connector, String state, Duration deadline) {
-        long end = System.nanoTime() + deadline.toNanos();
-        while (System.nanoTime() < end) {
-            if (state.equals(stack.rest().statusOrEmpty(connector).path("connector").path("state").asText())) {
-                return;
-            }
-            Pipeline.sleep(200);
-        }
-        throw new AssertionError(connector + " not " + state + " within " + deadline + ": " + stack.rest().statusOrEmpty(connector));
+        Waits.until(deadline, Duration.ofMillis(200), () -> stack.rest().statusOrEmpty(connector),
+                status -> state.equals(status.path("connector").path("state").asText()),
+                status -> connector + " not " + state + " within " + deadline + ": " + status);
     }
 
     /** The connector itself RUNNING (its tasks may wait for the network). */

@@ -23,6 +23,8 @@ import org.apache.kafka.common.header.Header;
 import org.bson.BsonTimestamp;
 import org.bson.Document;
 import org.bson.RawBsonDocument;
+import dev.tideline.it.support.Waits;
+import java.util.function.LongSupplier;
 
 /**
  * One source collection → Tideline source → its topic → Tideline sink → one destination collection,
@@ -120,16 +122,23 @@ final class Pipeline {
 
     /** As above; without {@code deletesToo}, documents deleted at the source may remain (they are reported apart). */
     void awaitDestination(MongoClient dest, Map<Integer, Document> expected, Duration deadline, boolean deletesToo) {
-        long end = System.nanoTime() + deadline.toNanos();
-        while (System.nanoTime() < end) {
-            Differences d = differences(dest, expected);
-            if (d.missingOrStale() == 0 && (!deletesToo || d.notDeleted() == 0)) {
-                return;
-            }
-            sleep(500);
-        }
-        Differences d = differences(dest, expected);
-        throw new AssertionError("the destination did not reach the source's state within " + deadline + ": " + d);
+        Waits.until(deadline, Duration.ofMillis(500), () -> differences(dest, expected),
+                d -> d.missingOrStale() == 0 && (!deletesToo || d.notDeleted() == 0),
+                d -> "the destination did not reach the source's state within " + deadline + ": " + d);
+    }
+
+    /**
+     * Writes the application does while a fault lasts (the worker down, ...) or after the last one: a count of
+     * writes observed, not a fixed time (at the writers' pace here, about 1.5 s).
+     */
+    static final long WRITES_WHILE_DOWN = 500;
+    /** A stretch of writes (about 3 s at the writers' pace): streaming under way before a fault, or the last after the faults. */
+    static final long STRETCH_OF_WRITES = 1_000;
+
+    /** Waits until the writer has done {@code more} writes after {@code since} (a value of its count). */
+    static long awaitWrites(LongSupplier writes, long since, long more, String why) {
+        return Waits.until(since + more + " writes (" + more + " more: " + why + ")", Duration.ofMinutes(2), Duration.ofMillis(20),
+                writes::getAsLong, w -> w >= since + more);
     }
 
     /** Missing or stale documents (lost) and documents that should be gone (not deleted). */
@@ -319,7 +328,7 @@ final class Pipeline {
      */
     Tally finish(String scenario, String faults, String bootstrap, IsolationLevel isolation, MongoClient dest,
                  SourceWriter writer, long startedNanos) {
-        sleep(3_000);
+        awaitWrites(writer::writes, writer.writes(), STRETCH_OF_WRITES, "the last stretch after the faults");
         writer.stop();
         awaitDestination(dest, writer.expected(), CONVERGE);
         Tally t = tally(scenario, faults, bootstrap, isolation, dest, writer, startedNanos);
@@ -334,15 +343,6 @@ final class Pipeline {
             if (!"RUNNING".equals(state)) {
                 throw new AssertionError("task 0 of " + connector + " is " + state + ": " + rest.status(connector));
             }
-        }
-    }
-
-    static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
         }
     }
 }

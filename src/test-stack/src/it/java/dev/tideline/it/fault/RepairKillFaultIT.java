@@ -30,6 +30,7 @@ import org.bson.BsonValue;
 import org.bson.RawBsonDocument;
 import org.bson.types.ObjectId;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * kill -9 of the worker in the middle of a whole-collection repair, while the application keeps
@@ -83,7 +84,8 @@ class RepairKillFaultIT {
                 killed = true;
                 RepairProgress committed = lastCommitted(stack.bootstrapServers());
                 long writesAtKill = writer.writes();
-                Thread.sleep(1_500); // the application goes on while the worker is down
+                Pipeline.awaitWrites(writer::writes, writesAtKill, Pipeline.WRITES_WHILE_DOWN,
+                        "the application goes on while the worker is down");
                 stack.startWorker();
                 killed = false;
                 rest.awaitRunning(P.sourceConnector(), 1, Duration.ofSeconds(120));
@@ -136,11 +138,9 @@ class RepairKillFaultIT {
         return SourceOffset.repair(all.get(all.size() - 1).offset());
     }
 
-    private static RepairProgress awaitProgress(ConnectRest rest, Namespace ns, java.util.function.Predicate<RepairProgress> ok, String what)
-            throws InterruptedException {
-        RepairProgress[] seen = new RepairProgress[1];
-        await(what + " in the committed offset", Duration.ofMinutes(3), () -> ok.test(seen[0] = progress(rest, ns)));
-        return seen[0];
+    private static RepairProgress awaitProgress(ConnectRest rest, Namespace ns, java.util.function.Predicate<RepairProgress> ok, String what) {
+        return Waits.until(Duration.ofMinutes(3), Duration.ofMillis(200), () -> progress(rest, ns), ok,
+                last -> "timed out after 3 minutes waiting for " + what + " in the committed offset; last progress: " + last);
     }
 
     private static List<String> differences(Map<BsonValue, BsonDocument> expected, MongoFixture destination) {
@@ -158,13 +158,8 @@ class RepairKillFaultIT {
         return diffs;
     }
 
-    private static void await(String what, Duration timeout, java.util.function.BooleanSupplier done) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!done.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout + " waiting for " + what);
-            }
-            Thread.sleep(200);
-        }
+    private static void await(String what, Duration timeout, java.util.function.BooleanSupplier done) {
+        Waits.until(timeout, Duration.ofMillis(200), done::getAsBoolean, Boolean::booleanValue,
+                x -> "timed out after " + timeout + " waiting for " + what);
     }
 }

@@ -15,6 +15,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * {@code initial.sync=skip} and a worker that crash-loops in the first seconds: kill -9 of the worker
@@ -63,7 +64,8 @@ class SkipStartKillFaultIT {
             int beforeFirstCommit = 1;
             int attempts = 1;
             while (true) {
-                Pipeline.sleep(1_500); // the application writes on while the worker is down
+                Pipeline.awaitWrites(writer::writes, writer.writes(), Pipeline.WRITES_WHILE_DOWN,
+                        "the application writes on while the worker is down");
                 stack.startWorker();
                 stack.rest().awaitRunning(p.sourceConnector(), 1, Duration.ofSeconds(120));
                 stack.rest().awaitRunning(p.sinkConnector(), 1, Duration.ofSeconds(120));
@@ -84,7 +86,7 @@ class SkipStartKillFaultIT {
                 committed = committedAfter;
             }
             assertThat(beforeFirstCommit).as("kills before the first offset commit").isEqualTo(KILLS);
-            Pipeline.sleep(3_000);
+            Pipeline.awaitWrites(writer::writes, writer.writes(), Pipeline.STRETCH_OF_WRITES, "the last stretch after the kills");
             writer.stop();
             p.awaitDestination(dest.client(), writer.expected(), Pipeline.CONVERGE);
             Pipeline.Differences d = p.differences(dest.client(), writer.expected());
@@ -101,14 +103,8 @@ class SkipStartKillFaultIT {
     }
 
     private static BsonDocument awaitStart(MongoFixture source, Pipeline p) {
-        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-        while (System.nanoTime() < deadline) {
-            BsonDocument d = source.client().getDatabase(p.db).getCollection("_tideline_starts", BsonDocument.class).find().first();
-            if (d != null) {
-                return d;
-            }
-            Pipeline.sleep(100);
-        }
-        throw new AssertionError("the source kept no start in " + p.db + "._tideline_starts within 2 minutes");
+        return Waits.until(Duration.ofMinutes(2), Duration.ofMillis(100),
+                () -> source.client().getDatabase(p.db).getCollection("_tideline_starts", BsonDocument.class).find().first(),
+                java.util.Objects::nonNull, d -> "the source kept no start in " + p.db + "._tideline_starts within 2 minutes");
     }
 }

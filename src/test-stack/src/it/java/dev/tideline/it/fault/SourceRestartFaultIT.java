@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.common.IsolationLevel;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * The source server restarted with its data kept while the application writes: the server goes away
@@ -41,10 +42,10 @@ class SourceRestartFaultIT {
             writer.start();
             StringBuilder faults = new StringBuilder();
             for (int round = 0; round < FaultRounds.rounds(); round++) {
-                Pipeline.sleep(4_000);
+                Pipeline.awaitWrites(writer::writes, writer.writes(), Pipeline.STRETCH_OF_WRITES, "writing again before the restart");
                 toSource.refuse(); // the server's port goes away with it
                 server.shutdownNow();
-                Pipeline.sleep(3_000);
+                Waits.pause(Duration.ofSeconds(3), "the source server's outage length");
                 server = restarted(data);
                 toSource.retarget(server.getLocalAddress().getPort());
                 toSource.forward();

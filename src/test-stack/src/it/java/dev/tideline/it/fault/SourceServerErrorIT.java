@@ -25,6 +25,8 @@ import java.util.function.ToLongFunction;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.IsolationLevel;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * Server errors answered by the source to the connector's reads while the application writes: the
@@ -146,14 +148,14 @@ class SourceServerErrorIT {
             // what the copy cannot see: documents deleted in the gap, still at the destination
             int deletedInTheGap = p.differences(dest.client(), writer.expected()).notDeleted();
             // older than the margin a copy's stream start keeps (2 s), so that start stays inside what the oplog holds
-            Pipeline.sleep(5_000);
+            Waits.pause(Duration.ofSeconds(5), "older than the margin a copy's stream start keeps (a clock margin)");
             rollTheOplogPast(backend, GAP_ENTRIES_KEPT);
             stack.rest().resume(p.sourceConnector());
             stack.rest().awaitRunning(p.sourceConnector(), 1, Duration.ofSeconds(90));
             long historyLost = awaitHistoryLostNotices(stack, p, 0);
             long resumedAt = System.nanoTime();
             writer.start(); // and the application goes on writing through the copy: changes the sweep must keep
-            Pipeline.sleep(3_000);
+            Pipeline.awaitWrites(writer::writes, writer.writes(), Pipeline.STRETCH_OF_WRITES, "writes through the copy");
             writer.stop();
             p.awaitDestination(dest.client(), writer.expected(), Duration.ofMinutes(3));
             long equalMillis = Duration.ofNanos(System.nanoTime() - resumedAt).toMillis();
@@ -217,21 +219,17 @@ class SourceServerErrorIT {
         int injectedBefore = backend.injected();
         backend.failNext(p.db, Set.of("getMore", "aggregate"), MongoErrors.SHUTDOWN_IN_PROGRESS, "ShutdownInProgress",
                 Integer.MAX_VALUE);
-        long end = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-        long writesAtTheOutage = -1;
-        while (writesAtTheOutage < 0 || writer.writes() - writesAtTheOutage < 4L * GAP_ENTRIES_KEPT) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("the outage did not happen within 2 minutes (" + (backend.injected() - injectedBefore)
-                        + " reads failed, " + (writesAtTheOutage < 0 ? 0 : writer.writes() - writesAtTheOutage) + " writes since)");
+        long[] writesAtTheOutage = {-1};
+        Waits.until(Duration.ofMinutes(2), Duration.ofMillis(20), () -> {
+            if (writesAtTheOutage[0] < 0 && backend.injected() > injectedBefore) {
+                writesAtTheOutage[0] = writer.writes(); // the stream's position is at most here now
             }
-            if (writesAtTheOutage < 0 && backend.injected() > injectedBefore) {
-                writesAtTheOutage = writer.writes(); // the stream's position is at most here now
-            }
-            Pipeline.sleep(20);
-        }
+            return writesAtTheOutage[0] >= 0 && writer.writes() - writesAtTheOutage[0] >= 4L * GAP_ENTRIES_KEPT;
+        }, Boolean::booleanValue, x -> "the outage did not happen within 2 minutes (" + (backend.injected() - injectedBefore)
+                + " reads failed, " + (writesAtTheOutage[0] < 0 ? 0 : writer.writes() - writesAtTheOutage[0]) + " writes since)");
         rollTheOplogPast(backend, GAP_ENTRIES_KEPT);
         int notDeleted = p.differences(dest.client(), writer.expected()).notDeleted();
-        Pipeline.sleep(AFTER_THE_ROLL_MS);
+        Waits.pause(Duration.ofMillis(AFTER_THE_ROLL_MS), "the outage goes on after the roll (its length)");
         backend.disarm();
         return new Outage(backend.injected() - injectedBefore, notDeleted);
     }
@@ -258,39 +256,35 @@ class SourceServerErrorIT {
     }
 
     private static void awaitStopped(TestStack stack, String connector) {
-        long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!"STOPPED".equals(stack.rest().statusOrEmpty(connector).path("connector").path("state").asText())) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError(connector + " not STOPPED within 60 s");
-            }
-            Pipeline.sleep(200);
-        }
+        Waits.until(Duration.ofSeconds(60), Duration.ofMillis(200), () -> stack.rest().statusOrEmpty(connector),
+                status -> "STOPPED".equals(status.path("connector").path("state").asText()),
+                status -> connector + " not STOPPED within 60 s: " + status);
     }
 
     /** Arms the fault and waits until the connector has run into all of it, then gives it time to reopen. */
     private static void injectAndAwait(FaultInjectingBackend backend, Pipeline p, Injection i, int times, Set<String> commands) {
         int before = backend.injected();
         backend.failNext(p.db, commands, i.code(), i.name(), times);
-        long end = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-        while (!backend.spent()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("the connector did not read again after " + i.name() + " within 2 minutes ("
+        Waits.until(Duration.ofMinutes(2), Duration.ofMillis(100), backend::spent, Boolean::booleanValue,
+                x -> "the connector did not read again after " + i.name() + " within 2 minutes ("
                         + (backend.injected() - before) + " of " + times + " delivered)");
-            }
-            Pipeline.sleep(100);
-        }
         System.out.printf("FAULTS errors: %d %s delivered %d time(s)%n", i.code(), i.name(), backend.injected() - before);
-        Pipeline.sleep(2_000);
+        // reopened: a read of the pipeline's database goes through again after the last injected error
+        long through = backend.readsLetThrough(p.db);
+        Waits.until("a read of " + p.db + " let through after " + i.name() + " (the connector reopened; more than " + through + ")",
+                Duration.ofMinutes(2), Duration.ofMillis(100), () -> backend.readsLetThrough(p.db), n -> n > through);
     }
 
     /** The history_lost notices since {@code before}, once there is at least one (the policy announces itself). */
     private static long awaitHistoryLostNotices(TestStack stack, Pipeline p, long before) {
-        long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        long now;
-        while ((now = historyLostNotices(stack, p) - before) == 0 && System.nanoTime() < end) {
-            Pipeline.sleep(500);
+        long[] now = {0};
+        try {
+            Waits.await("a history_lost notice", Duration.ofSeconds(60), Duration.ofMillis(500))
+                    .until(() -> (now[0] = historyLostNotices(stack, p) - before) != 0);
+        } catch (ConditionTimeoutException e) {
+            // none: the caller's assertion on the count says so
         }
-        return now;
+        return now[0];
     }
 
     private static long historyLostNotices(TestStack stack, Pipeline p) {

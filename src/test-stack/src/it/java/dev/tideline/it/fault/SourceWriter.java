@@ -13,6 +13,8 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.bson.Document;
+import dev.tideline.it.support.Waits;
+import java.time.Duration;
 
 /**
  * The application writing at the source while faults happen: inserts of new ids, updates and deletes
@@ -141,24 +143,16 @@ final class SourceWriter implements AutoCloseable {
     }
 
     private void retrying(Runnable write) {
-        long deadline = System.nanoTime() + 180_000_000_000L;
-        while (true) {
+        // a write the server refuses (it may be restarting) is tried again every 200 ms until it is done
+        Waits.until(Duration.ofMinutes(3), Duration.ofMillis(200), () -> {
             try {
                 write.run();
-                return;
+                return null;
             } catch (MongoException e) {
                 retries.incrementAndGet();
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("the test's own write kept failing for 3 minutes", e);
-                }
-                try {
-                    Thread.sleep(200);
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    throw new AssertionError("interrupted", ie);
-                }
+                return e;
             }
-        }
+        }, java.util.Objects::isNull, e -> "the test's own write kept failing for 3 minutes; last error: " + e);
     }
 
     @Override

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Random;
 import org.apache.kafka.common.IsolationLevel;
 import org.junit.jupiter.api.Test;
+import dev.tideline.it.support.Waits;
 
 /**
  * kill -9 of the Connect worker running both connectors, at random points of the stream and of a
@@ -56,11 +57,11 @@ class WorkerKillFaultIT {
             TopicReader.readUntil(stack.bootstrapServers(), p.topic, preload, Duration.ofMinutes(4));
             writer.start();
             for (int round = 0; round < rounds; round++) {
-                Pipeline.sleep(2_000 + random.nextInt(6_000));
+                Waits.pause(Duration.ofMillis(2_000 + random.nextInt(6_000)), "the round's random time of the kill");
                 stack.killWorker();
                 kills++;
                 System.out.printf("FAULTS kill: round %d, kill -9 while streaming after %d writes%n", round + 1, writer.writes());
-                Pipeline.sleep(random.nextInt(3_000)); // the writer goes on while nothing captures
+                Waits.pause(Duration.ofMillis(random.nextInt(3_000)), "the outage's random length: the writer goes on while nothing captures");
                 stack.startWorker();
                 awaitBoth(stack, p);
             }
@@ -87,7 +88,7 @@ class WorkerKillFaultIT {
             p.startSink(stack.rest(), dest.uri(), Map.of());
             p.startSource(stack.rest(), source.uri(), Map.of());
             writer.start();
-            Pipeline.sleep(3_000);
+            Pipeline.awaitWrites(writer::writes, writer.writes(), Pipeline.STRETCH_OF_WRITES, "streaming under way before the kill");
             int victim = workerIndexOf(stack, p.sourceConnector(), extra);
             int survivor = victim == 0 ? extra : 0;
             stack.killWorker(victim);
@@ -123,17 +124,10 @@ class WorkerKillFaultIT {
     }
 
     private static void awaitTaskOn(TestStack stack, int index, String connector, String url, Duration deadline) {
-        long end = System.nanoTime() + deadline.toNanos();
         String hostPort = url.replace("http://", "");
-        JsonNode status = null;
-        while (System.nanoTime() < end) {
-            status = stack.rest(index).statusOrEmpty(connector);
+        Waits.until(deadline, Duration.ofMillis(500), () -> stack.rest(index).statusOrEmpty(connector), status -> {
             JsonNode task = status.path("tasks").path(0);
-            if (hostPort.equals(task.path("worker_id").asText()) && "RUNNING".equals(task.path("state").asText())) {
-                return;
-            }
-            Pipeline.sleep(500);
-        }
-        throw new AssertionError("task 0 of " + connector + " did not move to " + hostPort + " within " + deadline + ": " + status);
+            return hostPort.equals(task.path("worker_id").asText()) && "RUNNING".equals(task.path("state").asText());
+        }, status -> "task 0 of " + connector + " did not move to " + hostPort + " within " + deadline + ": " + status);
     }
 }

@@ -20,7 +20,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * The Connect REST API as tests use it. Calls that fail throw {@link IllegalStateException} with
@@ -56,26 +58,19 @@ public final class ConnectRest {
      * when the connector or a task is FAILED, and on timeout, with the status JSON in the message.
      */
     public void awaitRunning(String name, int expectedTasks, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        String last = "(no status yet: the connector is unknown)";
-        while (true) {
+        Waits.until(timeout, Duration.ofMillis(200), () -> {
             HttpResponse<String> response = send("GET", "/connectors/" + enc(name) + "/status", null, Set.of(200, 404));
-            if (response.statusCode() == 200) {
-                JsonNode status = parse(response.body());
-                last = status.toPrettyString();
-                if (hasFailed(status)) {
-                    throw new AssertionError("connector " + name + " FAILED:\n" + last);
-                }
-                if (isRunning(status, expectedTasks)) {
-                    return;
-                }
+            if (response.statusCode() != 200) {
+                return null;
             }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("connector " + name + " not RUNNING with " + expectedTasks
-                        + " RUNNING task(s) within " + timeout + "; last status:\n" + last);
+            JsonNode status = parse(response.body());
+            if (hasFailed(status)) {
+                throw new AssertionError("connector " + name + " FAILED:\n" + status.toPrettyString());
             }
-            sleep(200);
-        }
+            return status;
+        }, status -> status != null && isRunning(status, expectedTasks),
+                status -> "connector " + name + " not RUNNING with " + expectedTasks + " RUNNING task(s) within " + timeout
+                        + "; last status:\n" + (status == null ? "(no status yet: the connector is unknown)" : status.toPrettyString()));
     }
 
     private static boolean hasFailed(JsonNode status) {
@@ -188,18 +183,10 @@ public final class ConnectRest {
     /** Waits until the offset the worker has committed for one collection of a Tideline source matches. */
     public SourceOffset awaitSourceOffset(String name, Namespace ns, Predicate<SourceOffset> condition, String what,
                                           Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            Optional<SourceOffset> offset = sourceOffset(name, ns);
-            if (offset.isPresent() && condition.test(offset.get())) {
-                return offset.get();
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("no offset with " + what + " committed for " + ns + " by " + name + " within "
-                        + timeout + "; last offset: " + offset.orElse(null));
-            }
-            sleep(200);
-        }
+        return Waits.until(timeout, Duration.ofMillis(200), () -> sourceOffset(name, ns),
+                offset -> offset.isPresent() && condition.test(offset.get()),
+                offset -> "no offset with " + what + " committed for " + ns + " by " + name + " within "
+                        + timeout + "; last offset: " + (offset == null ? null : offset.orElse(null))).get();
     }
 
     /** PATCH /connectors/{name}/offsets; the raw answer, since tests check refusals too. */
@@ -257,33 +244,39 @@ public final class ConnectRest {
      * is expected: the group's transient state, not the test's concern. Raw calls return them as is.
      */
     private HttpResponse<String> send(String method, String path, String body, Set<Integer> expected) {
-        long deadline = System.nanoTime() + CONFLICT_RETRY.toNanos();
-        while (true) {
-            HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + path))
-                    .timeout(REQUEST_TIMEOUT)
-                    .header("Content-Type", "application/json")
-                    .header("Accept", "application/json")
-                    .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-                    .build();
-            HttpResponse<String> response;
-            try {
-                response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-            } catch (IOException e) {
-                throw new UncheckedIOException(method + " " + baseUrl + path + " failed", e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted during " + method + " " + path, e);
-            }
-            if (isGroupInTransition(response) && expected != null && !expected.contains(response.statusCode())
-                    && System.nanoTime() < deadline) {
-                sleep(250);
-                continue;
-            }
-            if (expected != null && !expected.contains(response.statusCode())) {
-                throw new IllegalStateException(method + " " + baseUrl + path + " answered " + response.statusCode()
-                        + " (expected " + expected + "): " + response.body());
-            }
-            return response;
+        AtomicReference<HttpResponse<String>> last = new AtomicReference<>();
+        try {
+            Waits.await(method + " " + path + " answered past the group's transition", CONFLICT_RETRY, Duration.ofMillis(250))
+                    .until(() -> {
+                        HttpResponse<String> response = sendOnce(method, path, body);
+                        last.set(response);
+                        return !(isGroupInTransition(response) && expected != null && !expected.contains(response.statusCode()));
+                    });
+        } catch (ConditionTimeoutException stillInTransition) {
+            // the last answer is judged below like any other
+        }
+        HttpResponse<String> response = last.get();
+        if (expected != null && !expected.contains(response.statusCode())) {
+            throw new IllegalStateException(method + " " + baseUrl + path + " answered " + response.statusCode()
+                    + " (expected " + expected + "): " + response.body());
+        }
+        return response;
+    }
+
+    private HttpResponse<String> sendOnce(String method, String path, String body) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + path))
+                .timeout(REQUEST_TIMEOUT)
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json")
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .build();
+        try {
+            return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(method + " " + baseUrl + path + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted during " + method + " " + path, e);
         }
     }
 
@@ -310,15 +303,6 @@ public final class ConnectRest {
             return JSON.readTree(body);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("not JSON: " + body, e);
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
         }
     }
 }

@@ -15,6 +15,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * One Connect distributed worker in a child JVM. Its properties are {@code config/worker.properties}
@@ -144,31 +146,33 @@ final class ConnectWorker {
      * read the config topic; before that, requests such as PUT /connectors/x/config would fail.
      */
     private void awaitReady() {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        String last = "no answer";
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException(name + " exited during start-up\n" + process.diagnostics(80));
-            }
-            try {
-                HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(url() + "/health"))
-                        .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
-                if (response.statusCode() == 200) {
-                    return;
+        AtomicReference<String> last = new AtomicReference<>("no answer");
+        try {
+            Waits.await(name + " GET /health 200", START_TIMEOUT, Duration.ofMillis(250)).until(() -> {
+                if (!process.isAlive()) {
+                    throw new IllegalStateException(name + " exited during start-up\n" + process.diagnostics(80));
                 }
-                last = response.statusCode() + " " + response.body();
-            } catch (IOException e) {
-                last = e.toString();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for " + name, e);
-            }
-            sleep(250);
+                try {
+                    HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(url() + "/health"))
+                            .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
+                    if (response.statusCode() == 200) {
+                        return true;
+                    }
+                    last.set(response.statusCode() + " " + response.body());
+                } catch (IOException e) {
+                    last.set(e.toString());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while waiting for " + name, e);
+                }
+                return false;
+            });
+        } catch (ConditionTimeoutException e) {
+            String diagnostics = process.diagnostics(80);
+            process.stop();
+            throw new IllegalStateException(name + " did not become ready within " + START_TIMEOUT
+                    + " (last /health answer: " + last.get() + ")\n" + diagnostics, e);
         }
-        String diagnostics = process.diagnostics(80);
-        process.stop();
-        throw new IllegalStateException(name + " did not become ready within " + START_TIMEOUT
-                + " (last /health answer: " + last + ")\n" + diagnostics);
     }
 
     /** kill -9: no graceful group leave, no final offset flush. */
@@ -181,15 +185,6 @@ final class ConnectWorker {
     void stop() {
         if (process != null) {
             process.stop();
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
         }
     }
 }

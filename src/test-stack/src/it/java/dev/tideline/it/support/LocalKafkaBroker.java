@@ -15,6 +15,8 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Uuid;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * A real KRaft broker (combined broker + controller, one node) in a child JVM, bound to
@@ -117,52 +119,61 @@ final class LocalKafkaBroker implements KafkaBackend {
      * only starts once the port accepts connections: before that it logs a warning per retry.
      */
     private void awaitReady() {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        Exception last = awaitPortOpen(deadline);
+        long started = System.nanoTime();
+        AtomicReference<Exception> last = new AtomicReference<>(awaitPortOpen());
+        Duration left = START_TIMEOUT.minusNanos(System.nanoTime() - started);
         try (Admin admin = Admin.create(Map.of(
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000,
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 2000))) {
-            while (System.nanoTime() < deadline) {
-                if (!process.isAlive()) {
-                    throw new IllegalStateException("the broker exited during start-up\n" + process.diagnostics(60));
-                }
-                try {
-                    admin.describeCluster().nodes().get(2, TimeUnit.SECONDS);
-                    return;
-                } catch (ExecutionException | TimeoutException e) {
-                    last = e;
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("interrupted while waiting for the broker", e);
-                }
-            }
+            // each describeCluster waits up to 2 s itself: probe again at once
+            Waits.await("the broker answers describeCluster", left.compareTo(Duration.ofMillis(1)) < 0 ? Duration.ofMillis(1) : left, Duration.ofMillis(1))
+                    .until(() -> {
+                        if (!process.isAlive()) {
+                            throw new IllegalStateException("the broker exited during start-up\n" + process.diagnostics(60));
+                        }
+                        try {
+                            admin.describeCluster().nodes().get(2, TimeUnit.SECONDS);
+                            return true;
+                        } catch (ExecutionException | TimeoutException e) {
+                            last.set(e);
+                            return false;
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            throw new IllegalStateException("interrupted while waiting for the broker", e);
+                        }
+                    });
+            return;
+        } catch (ConditionTimeoutException e) {
+            String diagnostics = process.diagnostics(60);
+            process.stop();
+            throw new IllegalStateException("the broker did not answer within " + START_TIMEOUT
+                    + " (last error: " + last.get() + ")\n" + diagnostics, e);
         }
-        String diagnostics = process.diagnostics(60);
-        process.stop();
-        throw new IllegalStateException("the broker did not answer within " + START_TIMEOUT
-                + " (last error: " + last + ")\n" + diagnostics);
     }
 
-    /** Null once the port accepts a TCP connection, else the last connect error at the deadline. */
-    private Exception awaitPortOpen(long deadline) {
+    /** Null once the port accepts a TCP connection, else the last connect error (start-up time out, or the process gone). */
+    private Exception awaitPortOpen() {
         int port = Integer.parseInt(bootstrapServers.substring(bootstrapServers.lastIndexOf(':') + 1));
-        IOException last = null;
-        while (System.nanoTime() < deadline && process.isAlive()) {
-            try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 500);
-                return null;
-            } catch (IOException e) {
-                last = e;
-            }
-            try {
-                Thread.sleep(200);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for the broker", e);
-            }
+        AtomicReference<IOException> last = new AtomicReference<>();
+        try {
+            Waits.await("the broker's port " + port + " accepts connections", START_TIMEOUT, Duration.ofMillis(200)).until(() -> {
+                if (!process.isAlive()) {
+                    return true; // the describeCluster loop reports the exit with the broker's diagnostics
+                }
+                try (Socket socket = new Socket()) {
+                    socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 500);
+                    last.set(null);
+                    return true;
+                } catch (IOException e) {
+                    last.set(e);
+                    return false;
+                }
+            });
+        } catch (ConditionTimeoutException e) {
+            // the last connect error is returned
         }
-        return last;
+        return last.get();
     }
 
     @Override

@@ -15,6 +15,7 @@ import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * Reads a whole topic from the beginning, all partitions, without a consumer group (nothing is
@@ -22,6 +23,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  */
 public final class TopicReader {
     private static final Duration POLL = Duration.ofMillis(200);
+    /** Between two reads: none, the consumer's poll waits up to {@link #POLL} itself. */
+    private static final Duration READ_AGAIN = Duration.ofMillis(1);
 
     private TopicReader() {
     }
@@ -34,19 +37,20 @@ public final class TopicReader {
     /** As {@link #readUntil(String, String, int, Duration)}; READ_COMMITTED hides aborted and open transactions. */
     public static List<ConsumerRecord<byte[], byte[]>> readUntil(String bootstrap, String topic, int atLeast, Duration deadline,
                                                                  IsolationLevel isolation) {
-        long end = System.nanoTime() + deadline.toNanos();
+        long started = System.nanoTime();
         List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap, isolation)) {
-            if (!assignFromBeginning(consumer, topic, end)) {
+            if (!assignFromBeginning(consumer, topic, deadline)) {
                 throw new AssertionError("topic " + topic + " does not exist after " + deadline + " (wanted " + atLeast + " records)");
             }
-            while (records.size() < atLeast) {
-                if (System.nanoTime() > end) {
-                    throw new AssertionError("read " + records.size() + " of at least " + atLeast + " records from "
-                            + topic + " within " + deadline);
+            // the consumer's poll waits up to POLL itself: read again at once
+            Waits.until(left(deadline, started), READ_AGAIN, () -> {
+                if (records.size() < atLeast) {
+                    consumer.poll(POLL).forEach(records::add);
                 }
-                consumer.poll(POLL).forEach(records::add);
-            }
+                return records.size();
+            }, read -> read >= atLeast, read -> "read " + records.size() + " of at least " + atLeast + " records from "
+                    + topic + " within " + deadline);
         }
         return records;
     }
@@ -58,26 +62,23 @@ public final class TopicReader {
      */
     public static List<ConsumerRecord<byte[], byte[]>> readUntil(String bootstrap, String topic, Predicate<List<ConsumerRecord<byte[], byte[]>>> done,
                                                                  String what, Duration deadline) {
-        long end = System.nanoTime() + deadline.toNanos();
+        long started = System.nanoTime();
         List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap, IsolationLevel.READ_UNCOMMITTED)) {
-            if (!assignFromBeginning(consumer, topic, end)) {
+            if (!assignFromBeginning(consumer, topic, deadline)) {
                 throw new AssertionError("topic " + topic + " does not exist after " + deadline + " (waiting for " + what + ")");
             }
-            int asked = -1;
-            while (true) {
+            int[] asked = {-1};
+            Waits.until(left(deadline, started), READ_AGAIN, () -> {
                 int before = records.size();
                 consumer.poll(POLL).forEach(records::add);
-                if (records.size() == before && asked != records.size()) {
-                    asked = records.size();
-                    if (done.test(records)) {
-                        return records;
-                    }
+                if (records.size() == before && asked[0] != records.size()) {
+                    asked[0] = records.size();
+                    return done.test(records);
                 }
-                if (System.nanoTime() > end) {
-                    throw new AssertionError(topic + ": no " + what + " within " + deadline + " (" + records.size() + " records read)");
-                }
-            }
+                return false;
+            }, Boolean::booleanValue, x -> topic + ": no " + what + " within " + deadline + " (" + records.size() + " records read)");
+            return records;
         }
     }
 
@@ -90,7 +91,7 @@ public final class TopicReader {
                                                                IsolationLevel isolation) {
         List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap, isolation)) {
-            if (!assignFromBeginning(consumer, topic, System.nanoTime() + quiet.toNanos())) {
+            if (!assignFromBeginning(consumer, topic, quiet)) {
                 return records;
             }
             long quietUntil = System.nanoTime() + quiet.toNanos();
@@ -112,47 +113,49 @@ public final class TopicReader {
     public static List<ConsumerRecord<byte[], byte[]>> readToEnd(String bootstrap, String topic, Duration wait) {
         List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap, IsolationLevel.READ_UNCOMMITTED)) {
-            if (!assignFromBeginning(consumer, topic, System.nanoTime() + wait.toNanos())) {
+            if (!assignFromBeginning(consumer, topic, wait)) {
                 return records;
             }
             Map<TopicPartition, Long> ends = consumer.endOffsets(consumer.assignment(), Duration.ofSeconds(30));
-            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-            while (ends.entrySet().stream().anyMatch(e -> consumer.position(e.getKey()) < e.getValue())) {
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("could not read " + topic + " to its end offsets " + ends + " within 2 minutes");
-                }
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
-                    if (r.offset() < ends.get(new TopicPartition(r.topic(), r.partition()))) {
-                        records.add(r);
+            Waits.until(Duration.ofMinutes(2), READ_AGAIN, () -> {
+                if (ends.entrySet().stream().anyMatch(e -> consumer.position(e.getKey()) < e.getValue())) {
+                    for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
+                        if (r.offset() < ends.get(new TopicPartition(r.topic(), r.partition()))) {
+                            records.add(r);
+                        }
                     }
                 }
-            }
+                return ends.entrySet().stream().allMatch(e -> consumer.position(e.getKey()) >= e.getValue());
+            }, Boolean::booleanValue, x -> "could not read " + topic + " to its end offsets " + ends + " within 2 minutes");
         }
         return records;
     }
 
-    /** False if the topic did not exist before {@code endNanos}. */
-    private static boolean assignFromBeginning(KafkaConsumer<byte[], byte[]> consumer, String topic, long endNanos) {
-        while (true) {
-            List<PartitionInfo> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(5));
-            if (partitions != null && !partitions.isEmpty()) {
+    /** False if the topic did not appear within {@code wait}. */
+    private static boolean assignFromBeginning(KafkaConsumer<byte[], byte[]> consumer, String topic, Duration wait) {
+        try {
+            Waits.await("topic " + topic + " exists", wait, POLL).until(() -> {
+                List<PartitionInfo> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(5));
+                if (partitions == null || partitions.isEmpty()) {
+                    return false;
+                }
                 List<TopicPartition> assigned = partitions.stream()
                         .map(p -> new TopicPartition(p.topic(), p.partition()))
                         .collect(Collectors.toList());
                 consumer.assign(assigned);
                 consumer.seekToBeginning(assigned);
                 return true;
-            }
-            if (System.nanoTime() > endNanos) {
-                return false;
-            }
-            try {
-                Thread.sleep(POLL.toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for topic " + topic, e);
-            }
+            });
+            return true;
+        } catch (ConditionTimeoutException e) {
+            return false;
         }
+    }
+
+    /** What is left of {@code deadline} since {@code startedNanos} (at least a millisecond: one more look). */
+    private static Duration left(Duration deadline, long startedNanos) {
+        Duration left = deadline.minusNanos(System.nanoTime() - startedNanos);
+        return left.compareTo(READ_AGAIN) < 0 ? READ_AGAIN : left;
     }
 
     private static KafkaConsumer<byte[], byte[]> consumer(String bootstrap, IsolationLevel isolation) {

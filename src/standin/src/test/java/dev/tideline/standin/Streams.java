@@ -5,6 +5,9 @@ import com.mongodb.client.model.changestream.ChangeStreamDocument;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.Document;
+import java.time.Duration;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /** Reading change streams in the stand-in's tests. */
 final class Streams {
@@ -14,12 +17,17 @@ final class Streams {
     /** Up to {@code n} events, waiting at most 20 s for them. */
     static List<ChangeStreamDocument<Document>> take(MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor, int n) {
         List<ChangeStreamDocument<Document>> out = new ArrayList<>();
-        long deadline = System.currentTimeMillis() + 20_000;
-        while (out.size() < n && System.currentTimeMillis() < deadline) {
-            ChangeStreamDocument<Document> e = cursor.tryNext();
-            if (e != null) {
-                out.add(e);
-            }
+        try {
+            Awaitility.await(n + " change events").atMost(Duration.ofSeconds(20)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(1)).pollInSameThread().until(() -> {
+                ChangeStreamDocument<Document> e = cursor.tryNext();
+                if (e != null) {
+                    out.add(e);
+                }
+                return out.size() >= n;
+            });
+        } catch (ConditionTimeoutException e) {
+            // fewer than n: the caller's assertion on what came says what is missing
         }
         return out;
     }
