@@ -39,21 +39,43 @@ class FirstCommitKillFaultIT {
 
     @Test
     void killsBeforeTheFirstOffsetCommitLeaveNothingStaleAtTheDestination() {
+        crashLoop("firstcommit", 3_000, false);
+    }
+
+    /**
+     * The same crash loop on a source that is empty when the connector starts (its collection does not exist yet):
+     * the first run has nothing to copy and streams from its start; the application begins writing only once the
+     * connector runs, and each kill comes right after that run's first record.
+     */
+    @Test
+    void killsBeforeTheFirstOffsetCommitOfAnEmptySourceLoseNothing() {
+        crashLoop("firstempty", 0, true);
+    }
+
+    private static void crashLoop(String name, int preload, boolean writeOnceRunning) {
         TestStack stack = TestStack.shared();
         long seed = FaultRounds.seed();
-        Pipeline p = new Pipeline("firstcommit");
+        Pipeline p = new Pipeline(name);
         try (MongoFixture source = MongoFixture.withOplog(); MongoFixture dest = MongoFixture.withOplog();
              SourceWriter writer = new SourceWriter(p.sourceCollection(source.client()), seed, 2);
              KafkaConsumer<byte[], byte[]> watch = consumer(stack.bootstrapServers())) {
             long started = System.nanoTime();
-            writer.preload(3_000);
+            if (preload > 0) {
+                writer.preload(preload);
+            }
             p.startSink(stack.rest(), dest.uri(), Map.of());
-            writer.start();
+            if (!writeOnceRunning) {
+                writer.start();
+            }
             watch.subscribe(List.of(p.topic));
             Set<String> producers = new HashSet<>();
             long committedBefore = committedOffsets(stack.bootstrapServers(), p.sourceConnector());
             // not waiting for RUNNING: the kill must come right after the task's first record
             stack.rest().putConnector(p.sourceConnector(), p.sourceConfig(source.uri(), Map.of("batch.size", "200")));
+            if (writeOnceRunning) {
+                stack.rest().awaitRunning(p.sourceConnector(), 1, Duration.ofSeconds(120));
+                writer.start();
+            }
             int beforeFirstCommit = 0;
             int attempts = 0;
             while (beforeFirstCommit < KILLS && attempts < ATTEMPTS) {
@@ -65,8 +87,8 @@ class FirstCommitKillFaultIT {
                 if (first) {
                     beforeFirstCommit++;
                 }
-                System.out.printf("FAULTS first-commit: kill %d (run of producer %s) after %d writes: offsets committed by this run: %d%s%n",
-                        attempts, producer.substring(0, 8), writer.writes(), committedAfter - committedBefore,
+                System.out.printf("FAULTS %s: kill %d (run of producer %s) after %d writes: offsets committed by this run: %d%s%n",
+                        name, attempts, producer.substring(0, 8), writer.writes(), committedAfter - committedBefore,
                         first ? " (before the first commit)" : " (too late: does not count)");
                 committedBefore = committedAfter; // nothing commits while the worker is down
                 stack.startWorker();
@@ -74,11 +96,11 @@ class FirstCommitKillFaultIT {
                 stack.rest().awaitRunning(p.sinkConnector(), 1, Duration.ofSeconds(120));
             }
             assertThat(beforeFirstCommit).as("kills before the first offset commit").isEqualTo(KILLS);
-            Pipeline.Tally t = p.finish("kill -9 before 1st commit", attempts + " x kill -9, " + beforeFirstCommit
-                    + " before the first offset commit (seed " + seed + ")", stack.bootstrapServers(), IsolationLevel.READ_UNCOMMITTED,
-                    dest.client(), writer, started);
+            Pipeline.Tally t = p.finish("kill -9 before 1st commit" + (preload == 0 ? ", empty source" : ""), attempts + " x kill -9, "
+                    + beforeFirstCommit + " before the first offset commit (seed " + seed + ")", stack.bootstrapServers(),
+                    IsolationLevel.READ_UNCOMMITTED, dest.client(), writer, started);
             Pipeline.Comparison byteForByte = p.compare(source.client(), dest.client());
-            System.out.println("FAULTS first-commit: source vs destination: " + byteForByte + "; markers " + markerCount(p, stack));
+            System.out.println("FAULTS " + name + ": source vs destination: " + byteForByte + "; markers " + markerCount(p, stack));
             assertThat(t.lostInTopic()).as("lost in the topic").isZero();
             assertThat(t.lostAtDestination() + t.notDeleted()).as("lost or not deleted at the destination").isZero();
             assertThat(byteForByte.differing()).as("documents that differ").isEmpty();
