@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Supplier;
 import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
@@ -247,9 +248,14 @@ public final class SourceOffset {
      */
     public static Map<String, Object> withPeerClock(Map<String, Object> offset, BsonTimestamp clock) {
         long value = clock.getValue();
+        return plus(offset, K_PEER_CLOCK, () -> value);
+    }
+
+    /** The offset with one more key, its value made only when Connect reads the map (at the record's commit). */
+    private static Map<String, Object> plus(Map<String, Object> offset, String key, Supplier<Object> value) {
         return new DeferredOffsetMap(() -> {
             Map<String, Object> m = new HashMap<>(offset);
-            m.put(K_PEER_CLOCK, value);
+            m.put(key, value.get());
             return m;
         });
     }
@@ -279,11 +285,7 @@ public final class SourceOffset {
         if (progress.isEmpty()) {
             return offset;
         }
-        return new DeferredOffsetMap(() -> {
-            Map<String, Object> m = new HashMap<>(offset);
-            m.put(K_REPAIR, progress.toDocument().toJson(CANONICAL));
-            return m;
-        });
+        return plus(offset, K_REPAIR, () -> progress.toDocument().toJson(CANONICAL));
     }
 
     /**
