@@ -21,7 +21,7 @@ class VerifyDocsTest {
     @Test
     void theSettingsTableIsGeneratedFromTheConfigDef() throws IOException {
         String page = Files.readString(PAGE, StandardCharsets.UTF_8);
-        assertThat(page).as("docs/verify.md is stale: run VerifyConfigReference (see its javadoc)")
+        assertThat(page).as("docs/verify.md is stale: run ./docs/generate")
                 .isEqualTo(VerifyConfigReference.withTable(page));
         for (String key : VerifyConfig.CONFIG_DEF.names()) {
             assertThat(page).contains("`" + key + "`");
