@@ -13,7 +13,7 @@ import dev.tideline.event.Namespace;
 import dev.tideline.event.ValueFormat;
 import dev.tideline.it.SinkItSupport.Workload;
 import dev.tideline.it.support.ConnectRest;
-import dev.tideline.standin.MongoFixture;
+import dev.tideline.it.support.ClassMongo;
 import dev.tideline.it.support.TestStack;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -23,26 +23,15 @@ import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.bson.RawBsonDocument;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Change records in both forms, produced straight into topics, applied by the sink on the real worker. */
 class SinkApplyIT {
     private static final Duration CONVERGE = Duration.ofMinutes(3);
-    private static TestStack stack;
-    private static MongoFixture destination;
-
-    @BeforeAll
-    static void start() {
-        stack = TestStack.shared();
-        destination = MongoFixture.withOplog();
-    }
-
-    @AfterAll
-    static void close() {
-        destination.close();
-    }
+    private static final TestStack stack = TestStack.shared();
+    @RegisterExtension
+    static final ClassMongo destination = new ClassMongo();
 
     @Test
     void bsonFormIsAppliedByteIdenticallyAndAReplayFromOffsetZeroChangesNothing() throws Exception {

@@ -11,30 +11,19 @@ import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.ValueFormat;
 import dev.tideline.it.SinkItSupport.Workload;
-import dev.tideline.standin.MongoFixture;
+import dev.tideline.it.support.ClassMongo;
 import dev.tideline.it.support.TestStack;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** kill -9 of the worker in the middle of applying, then a restart: the destination converges, nothing lost. */
 class SinkCrashIT {
-    private static TestStack stack;
-    private static MongoFixture destination;
-
-    @BeforeAll
-    static void start() {
-        stack = TestStack.shared();
-        destination = MongoFixture.withOplog();
-    }
-
-    @AfterAll
-    static void close() {
-        destination.close();
-    }
+    private static final TestStack stack = TestStack.shared();
+    @RegisterExtension
+    static final ClassMongo destination = new ClassMongo();
 
     @Test
     void destinationConvergesAfterTheWorkerIsKilledMidBatch() {

@@ -14,7 +14,7 @@ import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
 import dev.tideline.event.ValueFormat;
-import dev.tideline.standin.MongoFixture;
+import dev.tideline.it.support.ClassMongo;
 import dev.tideline.it.support.TestStack;
 import dev.tideline.it.support.TopicReader;
 import java.nio.charset.StandardCharsets;
@@ -31,9 +31,8 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonTimestamp;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.tideline.it.support.Waits;
 
 /**
@@ -42,19 +41,9 @@ import dev.tideline.it.support.Waits;
  */
 class SinkPoisonIT {
     private static final Namespace SOURCE = new Namespace("shop", "orders");
-    private static TestStack stack;
-    private static MongoFixture destination;
-
-    @BeforeAll
-    static void start() {
-        stack = TestStack.shared();
-        destination = MongoFixture.withOplog();
-    }
-
-    @AfterAll
-    static void close() {
-        destination.close();
-    }
+    private static final TestStack stack = TestStack.shared();
+    @RegisterExtension
+    static final ClassMongo destination = new ClassMongo();
 
     private static ChangeEvent insert(int id, String name, int t) {
         return new ChangeEvent(Op.INSERT, SOURCE, new BsonInt32(id),

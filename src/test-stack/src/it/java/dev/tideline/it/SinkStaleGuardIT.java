@@ -10,7 +10,7 @@ import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
 import dev.tideline.event.ValueFormat;
-import dev.tideline.standin.MongoFixture;
+import dev.tideline.it.support.ClassMongo;
 import dev.tideline.it.support.TestStack;
 import java.time.Duration;
 import java.util.List;
@@ -22,27 +22,16 @@ import org.bson.BsonString;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
 import org.bson.RawBsonDocument;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The stale-write guard on the real worker: late changes (older cluster time) lose to what the destination holds. */
 class SinkStaleGuardIT {
     private static final Namespace SOURCE = new Namespace("shop", "orders");
     private static final Namespace MARKERS = new Namespace("shop", "markers");
-    private static TestStack stack;
-    private static MongoFixture destination;
-
-    @BeforeAll
-    static void start() {
-        stack = TestStack.shared();
-        destination = MongoFixture.withOplog();
-    }
-
-    @AfterAll
-    static void close() {
-        destination.close();
-    }
+    private static final TestStack stack = TestStack.shared();
+    @RegisterExtension
+    static final ClassMongo destination = new ClassMongo();
 
     private static ChangeEvent change(Op op, int id, String name, int seconds) {
         BsonDocument doc = op == Op.DELETE ? null

@@ -14,7 +14,7 @@ import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
 import dev.tideline.event.ValueFormat;
 import dev.tideline.it.support.ConnectRest;
-import dev.tideline.standin.MongoFixture;
+import dev.tideline.it.support.ClassMongo;
 import dev.tideline.it.support.TestStack;
 import dev.tideline.it.support.TopicReader;
 import java.nio.charset.StandardCharsets;
@@ -41,9 +41,8 @@ import org.bson.BsonString;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
 import org.bson.RawBsonDocument;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Records are untrusted input, on the real worker: ids that would act as query operators or patterns,
@@ -65,22 +64,12 @@ class SinkUntrustedRecordsIT {
             new Namespace("admin", "users"), new Namespace("config", "settings"));
     private static final String POISON = "poison";
 
-    private static TestStack stack;
-    private static MongoFixture destination;
+    private static final TestStack stack = TestStack.shared();
+    @RegisterExtension
+    static final ClassMongo destination = new ClassMongo();
 
     /** One harmful record: its label, the form it travels in, and a word its refusal must contain. */
     private record Poison(String kind, String topic, ProducerRecord<byte[], byte[]> record, String expect) {
-    }
-
-    @BeforeAll
-    static void start() {
-        stack = TestStack.shared();
-        destination = MongoFixture.withOplog();
-    }
-
-    @AfterAll
-    static void close() {
-        destination.close();
     }
 
     @Test
