@@ -151,7 +151,7 @@ final class CollectionRepairs implements AutoCloseable {
                     run = p.isRunning(r.signal()) ? new RepairRun(client, capture, connector, chunkSize, c, r, p.epoch(), p.lastId())
                             : new RepairRun(client, capture, connector, chunkSize, c, r, null, null);
                     log.info("Repair {} of {} ({}) {}", r.signal(), c.ns(), r.scope().describe(),
-                            run.last() == null ? "starts" : "resumes after _id " + run.last());
+                            run.sentUpTo() == null ? "starts" : "resumes after _id " + run.sentUpTo());
                     c.metrics().repairStarted(r.signal().toString());
                 }
                 long copiedBefore = run.copied();
@@ -167,7 +167,7 @@ final class CollectionRepairs implements AutoCloseable {
                 if (System.currentTimeMillis() - lastLogMs >= PROGRESS_EVERY_MS) {
                     lastLogMs = System.currentTimeMillis();
                     log.info("Repair {} of {}: {} chunk(s), {} document(s) copied again, {} deleted, up to _id {}", r.signal(), c.ns(),
-                            run.chunks(), run.copied(), run.deleted(), run.last());
+                            run.chunks(), run.copied(), run.deleted(), run.sentUpTo());
                 }
                 backoff.reset();
             } catch (InterruptedException e) {

@@ -90,8 +90,9 @@ final class RepairRun {
         return client.getDatabase(db).getCollection(RepairSignals.COLLECTION, BsonDocument.class);
     }
 
-    BsonValue last() {
-        return last;
+    /** The last {@code _id} of the last chunk sent (null before the first): where the repair stands. */
+    BsonValue sentUpTo() {
+        return closedLast;
     }
 
     int chunks() {
