@@ -101,12 +101,7 @@ public final class Waits {
         if (length.isNegative() || length.isZero()) {
             return;
         }
-        try {
-            Thread.sleep(length.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted during a pause (" + why + ")", e);
-        }
+        sleep(length, "a pause (" + why + ")");
     }
 
     /**
@@ -120,11 +115,15 @@ public final class Waits {
         if (why == null || why.isBlank()) {
             throw new IllegalArgumentException("say what the quiet period gives the chance to happen");
         }
+        sleep(period, "the quiet period (" + why + ")");
+    }
+
+    private static void sleep(Duration length, String during) {
         try {
-            Thread.sleep(period.toMillis());
+            Thread.sleep(length.toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted during the quiet period (" + why + ")", e);
+            throw new IllegalStateException("interrupted during " + during, e);
         }
     }
 }
