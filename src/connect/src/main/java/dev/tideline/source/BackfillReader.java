@@ -43,6 +43,10 @@ import org.slf4j.LoggerFactory;
  * {@code begin} marker went out before its first document): the Tideline sink then removes what the
  * copy did not find, so a copy converges the destination whether it is the first, one after a crash
  * before any offset was committed, or one after a lost history.
+ *
+ * <p>A chunk of a copy split across tasks ({@link CopyPlan}) is read the same way over its {@code _id}
+ * range, and ends with the chunk's done offset instead: its owner sends the complete marker once every
+ * chunk is copied.
  */
 final class BackfillReader implements CollectionReader {
     private static final Logger log = LoggerFactory.getLogger(BackfillReader.class);
@@ -57,6 +61,8 @@ final class BackfillReader implements CollectionReader {
     private final BsonTimestamp streamStart;
     private final BackfillProgress progress;
     private final int markerPartitions;
+    /** the chunk of a split copy this reads, or null for the whole collection */
+    private final CopyPlan.Chunk chunk;
     private final java.util.concurrent.ThreadFactory threads;
     private BsonValue lastId;
     private ReadAhead<RawBsonDocument> cursor;
@@ -66,10 +72,11 @@ final class BackfillReader implements CollectionReader {
     /**
      * @param from             the backfill position to continue from
      * @param markerPartitions the partitions of the change topic the complete marker goes to
+     * @param chunk            the chunk of a split copy to read, or null for the whole collection
      * @param threads          where the read-ahead thread comes from
      */
     BackfillReader(MongoClient client, Namespace ns, BsonDocument filter, int batchSize, SourceOffset from, int markerPartitions,
-                   BackfillProgress progress, java.util.concurrent.ThreadFactory threads) {
+                   CopyPlan.Chunk chunk, BackfillProgress progress, java.util.concurrent.ThreadFactory threads) {
         this.client = client;
         this.threads = threads;
         this.collection = client.getDatabase(ns.db()).getCollection(ns.coll(), RawBsonDocument.class)
@@ -78,11 +85,12 @@ final class BackfillReader implements CollectionReader {
         this.filter = filter;
         this.batchSize = batchSize;
         this.markerPartitions = markerPartitions;
+        this.chunk = chunk;
         this.streamStart = from.startAt();
         this.lastId = from.lastId();
         this.progress = progress;
         this.lastLogMs = System.currentTimeMillis();
-        log.info("Backfill of {} {} (stream start {}, estimated {} documents)", ns,
+        log.info("Backfill of {}{} {} (stream start {}, estimated {} documents)", ns, describeChunk(),
                 lastId == null ? "starts" : "resumes after _id " + lastId, streamStart, progress.estimatedTotal());
     }
 
@@ -92,7 +100,9 @@ final class BackfillReader implements CollectionReader {
             return List.of();
         }
         if (cursor == null) {
-            BsonDocument query = IdOrder.and(filter, IdOrder.after(lastId));
+            BsonDocument range = chunk == null ? IdOrder.after(lastId)
+                    : IdOrder.and(lastId == null ? IdOrder.atOrAfter(chunk.from()) : IdOrder.after(lastId), IdOrder.before(chunk.to()));
+            BsonDocument query = IdOrder.and(filter, range);
             cursor = new ReadAhead<>(threads, batchSize, () -> openCausally(query));
         }
         ReadAhead.Batch<RawBsonDocument> batch = cursor.next();
@@ -106,7 +116,12 @@ final class BackfillReader implements CollectionReader {
         }
         int copied = out.size();
         progress.copied(copied);
-        if (batch.last()) {
+        if (batch.last() && chunk != null) {
+            finished = true;
+            // the chunk's last offset: its owner ends the copy once every chunk's is committed (records acknowledged)
+            out.add(new Captured.Heartbeat(SourceOffset.chunkDone(streamStart, lastId)));
+            log.info("Backfill of {}{} done: {}", ns, describeChunk(), progress.describe());
+        } else if (batch.last()) {
             finished = true;
             // after the last copy on every partition, before the switch to streaming is committed: a restart
             // in between copies nothing more and sends the marker again, which the sink applies idempotently
@@ -117,9 +132,14 @@ final class BackfillReader implements CollectionReader {
             log.info("Backfill of {} done: {}", ns, progress.describe());
         } else if (now - lastLogMs >= PROGRESS_EVERY_MS) {
             lastLogMs = now;
-            log.info("Backfill of {}: {}", ns, progress.describe());
+            log.info("Backfill of {}{}: {}", ns, describeChunk(), progress.describe());
         }
         return out;
+    }
+
+    private String describeChunk() {
+        return chunk == null ? "" : " chunk " + chunk.index() + " [" + (chunk.from() == null ? "start" : chunk.from()) + ", "
+                + (chunk.to() == null ? "end" : chunk.to()) + ")";
     }
 
     /** The copy's cursor in a causally consistent session that reads after the stream start; both closed together. */

@@ -39,6 +39,11 @@ final class CaptureMetrics {
         metrics.opened(phase.name().toLowerCase(Locale.ROOT), backfill);
     }
 
+    /** This task copied its chunks of a split copy of a collection another task captures. */
+    void chunksCopied() {
+        metrics.opened("chunks-copied", null);
+    }
+
     /** The backfill is done and the stream takes over: a re-copy after lost history is complete. */
     void streaming() {
         metrics.streaming();

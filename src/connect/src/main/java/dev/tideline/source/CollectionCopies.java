@@ -7,12 +7,19 @@ import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.source.StartPlanner.Phase;
 import dev.tideline.source.config.SourceConfig;
+import com.mongodb.client.MongoCollection;
+import dev.tideline.mongo.BsonOrder;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonTimestamp;
+import org.bson.BsonValue;
+import org.bson.RawBsonDocument;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,15 +30,24 @@ import org.slf4j.LoggerFactory;
  * instead of taking a later one), copies, ends with {@code resnapshot.complete}, and hands the
  * collection to its database's change stream at the start it took.
  *
+ * <p>A collection of at least {@code backfill.split.min.documents} is copied by all the connector's
+ * tasks at once: its owner cuts it into {@code _id} chunks ({@link CopyPlan}) and commits them with the
+ * begin marker; every task copies its chunks ({@link SplitCopies}) and the owner ends the copy once
+ * every chunk's last offset is committed.
+ *
  * <p>Failures stay with the collection: transient ones resume the copy after its last handed-over
  * {@code _id} with back-off; refused credentials fail the task; anything else parks the collection.
  */
 final class CollectionCopies implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(CollectionCopies.class);
+    private static final BsonDocument BY_ID = new BsonDocument("_id", new BsonInt32(1));
 
     /** What a finished copy leads to, and how a failure is reported. */
     interface Owner {
         void copied(CapturedCollection c, BsonTimestamp streamStart);
+
+        /** A copy split across tasks has begun (or goes on after a restart): its owner ends it once every chunk is copied. */
+        void split(CapturedCollection c, CopyPlan plan);
 
         void park(CapturedCollection c, String reason);
 
@@ -43,15 +59,18 @@ final class CollectionCopies implements AutoCloseable {
     private final Publisher publisher;
     private final TaskThreads threads;
     private final Owner owner;
+    private final int tasks;
     private final ThreadPoolExecutor pool;
     private volatile boolean stopped;
 
-    CollectionCopies(MongoClient client, SourceConfig config, Publisher publisher, TaskThreads threads, Owner owner) {
+    /** @param tasks the connector's task count: a large copy is split into as many chunks */
+    CollectionCopies(MongoClient client, SourceConfig config, Publisher publisher, TaskThreads threads, Owner owner, int tasks) {
         this.client = client;
         this.config = config;
         this.publisher = publisher;
         this.threads = threads;
         this.owner = owner;
+        this.tasks = tasks;
         int n = config.capture().backfillMaxConcurrent();
         this.pool = new ThreadPoolExecutor(n, n, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threads.factory("copy"));
         this.pool.allowCoreThreadTimeOut(true); // no copy, no thread
@@ -63,6 +82,21 @@ final class CollectionCopies implements AutoCloseable {
         pool.execute(() -> copy(c, from));
     }
 
+    /**
+     * One chunk of a split copy, on the same pool as the task's own copies (a chunk waits its turn like
+     * a copy). {@code chunkCapture} publishes under the chunk's partition; {@code done} runs once its last
+     * record is handed over.
+     *
+     * @param from the chunk's stored position, or null to start it
+     */
+    void submitChunk(CapturedCollection chunkCapture, CopyPlan plan, CopyPlan.Chunk chunk, SourceOffset from, Runnable done) {
+        pool.execute(() -> {
+            if (copyRange(chunkCapture, from != null ? from : SourceOffset.backfill(plan.streamStart(), null), chunk)) {
+                done.run();
+            }
+        });
+    }
+
     int running() {
         return pool.getActiveCount();
     }
@@ -72,25 +106,91 @@ final class CollectionCopies implements AutoCloseable {
     }
 
     private void copy(CapturedCollection c, SourceOffset start) {
+        SourceOffset from = start;
+        Backoff backoff = new Backoff(1_000, 30_000);
+        while (!stopped) {
+            try {
+                if (from == null) {
+                    BsonTimestamp streamStart = ServerClock.streamStart(client.getDatabase(c.ns().db()));
+                    CopyPlan plan = plan(c, streamStart);
+                    from = plan.chunks() > 1 ? SourceOffset.backfillSplit(plan) : SourceOffset.backfill(streamStart, null);
+                }
+                if (from.lastId() == null) {
+                    // announces the copy on every partition and commits its stream start (and its chunks) before
+                    // anything is copied; sent again after a restart before the first copy, which the sink takes idempotently
+                    publisher.publish(c, List.of(new Captured.Marker(new ResnapshotMarker(ResnapshotMarker.Stage.BEGIN, c.ns(),
+                            from.startAt(), markerPartitions(c)), from)));
+                }
+                break;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                if (!failed(c, e, backoff, null)) {
+                    return;
+                }
+            }
+        }
+        if (stopped) {
+            return;
+        }
+        if (from.split() != null) {
+            owner.split(c, from.split());
+        } else if (copyRange(c, from, null)) {
+            owner.copied(c, from.startAt());
+        }
+    }
+
+    /** How a new copy of {@code c} is split: into one chunk per task when it is large enough (never in peer mode). */
+    private CopyPlan plan(CapturedCollection c, BsonTimestamp streamStart) {
+        long minDocuments = config.capture().backfillSplitMinDocuments();
+        if (tasks < 2 || minDocuments <= 0 || config.peer().clusterId().isPresent()) {
+            // peer mode: a copy's records are stamped by the owner's origin labeler, which keeps its clock in the
+            // collection's own offset, so its copies stay with it
+            return new CopyPlan(streamStart, List.of());
+        }
+        MongoCollection<RawBsonDocument> coll = client.getDatabase(c.ns().db()).getCollection(c.ns().coll(), RawBsonDocument.class);
+        long estimated = coll.estimatedDocumentCount();
+        int chunks = CopyPlan.chunkCount(estimated, tasks, minDocuments);
+        List<BsonValue> bounds = new ArrayList<>();
+        for (long at : CopyPlan.boundPositions(estimated, chunks)) {
+            // the id at that position in _id order: one index walk on the server, no document read
+            RawBsonDocument found = coll.find().sort(BY_ID).projection(BY_ID).skip((int) Math.min(at, Integer.MAX_VALUE)).limit(1).first();
+            if (found == null) {
+                break; // fewer documents than estimated: fewer chunks
+            }
+            BsonValue id = found.get("_id");
+            if (bounds.isEmpty() || BsonOrder.COMPARATOR.compare(bounds.get(bounds.size() - 1), id) < 0) {
+                bounds.add(id);
+            }
+        }
+        CopyPlan plan = new CopyPlan(streamStart, bounds);
+        if (plan.chunks() > 1) {
+            log.info("Copy of {} (about {} documents) split into {} chunks for {} tasks, at _ids {}", c.ns(), estimated, plan.chunks(),
+                    tasks, bounds);
+        }
+        return plan;
+    }
+
+    private int markerPartitions(CapturedCollection c) {
+        return config.topics().markerPartitions().forTopic(c.records().topic());
+    }
+
+    /**
+     * Copies {@code chunk} (null: the whole collection) from {@code start}, resuming after transient
+     * failures; true once its last record is handed over, false when stopped or given up (reported).
+     */
+    private boolean copyRange(CapturedCollection c, SourceOffset start, CopyPlan.Chunk chunk) {
         Backoff backoff = new Backoff(1_000, 30_000);
         SourceOffset from = start;
         while (!stopped) {
             BackfillReader reader = null;
             try {
-                if (from == null) {
-                    from = SourceOffset.backfill(ServerClock.streamStart(client.getDatabase(c.ns().db())), null);
-                }
-                int partitions = config.topics().markerPartitions().forTopic(c.records().topic());
-                if (from.lastId() == null) {
-                    // announces the copy on every partition and commits its stream start before anything is copied
-                    publisher.publish(c, List.of(new Captured.Marker(new ResnapshotMarker(ResnapshotMarker.Stage.BEGIN, c.ns(),
-                            from.startAt(), partitions), from)));
-                }
                 BackfillProgress progress = new BackfillProgress(
                         client.getDatabase(c.ns().db()).getCollection(c.ns().coll()).estimatedDocumentCount(), System.currentTimeMillis());
                 c.metrics().opened(Phase.BACKFILL, progress);
-                reader = new BackfillReader(client, c.ns(), c.filter(), config.capture().batchSize(), from, partitions, progress,
-                        threads.factory("copy-read"));
+                reader = new BackfillReader(client, c.ns(), c.filter(), config.capture().batchSize(), from, markerPartitions(c), chunk,
+                        progress, threads.factory("copy-read"));
                 while (!stopped) {
                     List<Captured> batch = reader.next();
                     publisher.publish(c, batch);
@@ -99,38 +199,15 @@ final class CollectionCopies implements AutoCloseable {
                     }
                     backoff.reset();
                     if (reader.finished()) {
-                        owner.copied(c, from.startAt());
-                        return;
+                        return true;
                     }
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return;
+                return false;
             } catch (RuntimeException e) {
-                if (stopped) {
-                    return;
-                }
-                ErrorClass kind = MongoErrors.classify(e);
-                if (kind == ErrorClass.HISTORY_LOST) {
-                    kind = ErrorClass.RETRIABLE; // a lost find cursor: the query is simply run again after the last copied _id
-                }
-                c.metrics().failed(kind, e);
-                if (kind == ErrorClass.RETRIABLE) {
-                    long delay = backoff.next();
-                    log.warn("Copy of {} interrupted by a transient error (attempt {}), resuming in {} ms after {}: {}", c.ns(),
-                            backoff.attempts(), delay, from == null || from.lastId() == null ? "its start" : "_id " + from.lastId(),
-                            e.toString());
-                    if (!sleep(delay)) {
-                        return;
-                    }
-                } else if (kind == ErrorClass.AUTH) {
-                    owner.fail(new ConnectException("Copy of " + c.ns() + " failed: authentication or authorization refused by the "
-                            + "source (" + e.getMessage() + "). Check the user and password in mongodb.uri and that the user may "
-                            + "read the collection (find) and open change streams (changeStream).", e));
-                    return;
-                } else {
-                    owner.park(c, "its copy failed: " + e);
-                    return;
+                if (!failed(c, e, backoff, from)) {
+                    return false;
                 }
             } finally {
                 if (reader != null) {
@@ -138,6 +215,37 @@ final class CollectionCopies implements AutoCloseable {
                 }
             }
         }
+        return false;
+    }
+
+    /**
+     * A copy's failure: true when it is transient and the copy goes on after a back-off; false when the task
+     * stops, its credentials were refused (the task fails) or the collection is parked.
+     */
+    private boolean failed(CapturedCollection c, RuntimeException e, Backoff backoff, SourceOffset from) {
+        if (stopped) {
+            return false;
+        }
+        ErrorClass kind = MongoErrors.classify(e);
+        if (kind == ErrorClass.HISTORY_LOST) {
+            kind = ErrorClass.RETRIABLE; // a lost find cursor: the query is simply run again after the last copied _id
+        }
+        c.metrics().failed(kind, e);
+        if (kind == ErrorClass.RETRIABLE) {
+            long delay = backoff.next();
+            log.warn("Copy of {} interrupted by a transient error (attempt {}), resuming in {} ms after {}: {}", c.ns(),
+                    backoff.attempts(), delay, from == null || from.lastId() == null ? "its start" : "_id " + from.lastId(),
+                    e.toString());
+            return sleep(delay);
+        }
+        if (kind == ErrorClass.AUTH) {
+            owner.fail(new ConnectException("Copy of " + c.ns() + " failed: authentication or authorization refused by the "
+                    + "source (" + e.getMessage() + "). Check the user and password in mongodb.uri and that the user may "
+                    + "read the collection (find) and open change streams (changeStream).", e));
+            return false;
+        }
+        owner.park(c, "its copy failed: " + e);
+        return false;
     }
 
     private boolean sleep(long ms) {

@@ -10,6 +10,7 @@ import dev.tideline.event.ValueFormat;
 import dev.tideline.peer.PeerHeaders;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.connect.header.ConnectHeaders;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.bson.BsonDateTime;
@@ -33,7 +34,8 @@ public final class RecordFactory {
     private final String tenantField;
     private final boolean tombstones;
     private final String producer;
-    private long seq;
+    /** shared with the factories of its copy's chunks ({@link #forChunk}), so the collection's sequence has no repeats */
+    private final AtomicLong seq;
     private PeerOriginTagger peer;
     /** Where the collection's repairs stand: carried in every record's offset (see {@link RepairProgress}). */
     private volatile RepairProgress repair = RepairProgress.NONE;
@@ -41,16 +43,35 @@ public final class RecordFactory {
 
     public RecordFactory(Namespace ns, String topic, String heartbeatTopic, String controlTopic, ValueFormat format,
                          String tenantField, boolean tombstones, String producer) {
+        this(ns, SourceOffset.partition(ns), topic, heartbeatTopic, controlTopic, RecordForm.of(format), tenantField, tombstones,
+                producer, new AtomicLong());
+    }
+
+    private RecordFactory(Namespace ns, Map<String, Object> partition, String topic, String heartbeatTopic, String controlTopic,
+                          RecordForm form, String tenantField, boolean tombstones, String producer, AtomicLong seq) {
         this.ns = ns;
         this.nsName = ns.fullName();
-        this.partition = SourceOffset.partition(ns);
+        this.partition = partition;
         this.topic = topic;
         this.heartbeatTopic = heartbeatTopic;
         this.controlTopic = controlTopic;
-        this.form = RecordForm.of(format);
+        this.form = form;
         this.tenantField = tenantField;
         this.tombstones = tombstones;
         this.producer = producer;
+        this.seq = seq;
+    }
+
+    /**
+     * The records of one chunk of a split copy ({@link CopyPlan}): the same topic and form, the chunk's
+     * source partition (its own offsets), and this factory's sequence. Never in peer mode (a split copy
+     * is not: see {@link CollectionCopies}).
+     */
+    RecordFactory forChunk(Map<String, Object> chunkPartition) {
+        if (peer != null) {
+            throw new IllegalStateException("a copy in peer mode is not split: its records are stamped by the collection's labeler");
+        }
+        return new RecordFactory(ns, chunkPartition, topic, heartbeatTopic, controlTopic, form, tenantField, tombstones, producer, seq);
     }
 
     /** Peer mode: every change gets its origin, version and stamp from the tagger (see {@link PeerOriginTagger}). */
@@ -151,7 +172,7 @@ public final class RecordFactory {
                 headers.addString(PeerHeaders.MAC, tagged.mac());
             }
         }
-        headers.addString(EventHeaders.SEQ, Long.toString(++seq));
+        headers.addString(EventHeaders.SEQ, Long.toString(seq.incrementAndGet()));
         Object key = form.key(e.id());
         Long timestamp = e.wallTimeMillis() > 0 ? e.wallTimeMillis() : null;
         out.add(new SourceRecord(partition, offset, topic, null, form.keySchema(), key, form.valueSchema(), form.value(e),

@@ -3,10 +3,12 @@ package dev.tideline.source;
 import dev.tideline.event.Namespace;
 import dev.tideline.source.stream.StreamPosition;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
@@ -22,7 +24,10 @@ import org.bson.json.JsonWriterSettings;
  *   <li>{@code BACKFILL}: copying existing documents in {@code _id} order; {@code lastId} is the last
  *       copied id (null before the first), {@code startAt} the stream position taken BEFORE the copy
  *       began, so every write made during the copy is replayed by the stream afterwards. Every copy ends
- *       with a {@code resnapshot.complete} marker (also after a restart mid-copy).</li>
+ *       with a {@code resnapshot.complete} marker (also after a restart mid-copy). A copy split across
+ *       tasks ({@link CopyPlan}) keeps its chunks' bounds in {@code split} here, and each chunk its own
+ *       {@code lastId} (and {@code chunkDone} once copied) under a chunk partition
+ *       {@code {db, coll, copyAt, chunk}}.</li>
  *   <li>{@code STREAM}: in the change stream; {@code token} is the resume token of the collection's last
  *       event (or a later post-batch token) and {@code ct} that position's cluster time, so positions of
  *       collections read through one stream always compare ({@link StreamPosition}); or {@code startAt}
@@ -44,6 +49,9 @@ public final class SourceOffset {
     // partition keys
     static final String P_DB = "db";
     static final String P_COLL = "coll";
+    /** a chunk of a copy split across tasks: the copy's stream start (a BSON timestamp value) and the chunk's index */
+    static final String P_COPY_AT = "copyAt";
+    static final String P_CHUNK = "chunk";
     // offset keys
     static final String K_VERSION = "v";
     static final String K_PHASE = "phase";
@@ -62,6 +70,10 @@ public final class SourceOffset {
     static final String K_PEER_CLOCK = "peerClock";
     /** where the collection's repairs stand (Extended JSON of a document), see RepairProgress */
     static final String K_REPAIR = "repair";
+    /** BACKFILL of a copy split across tasks: the chunks' bounds (Extended JSON array of _ids), see CopyPlan */
+    static final String K_SPLIT = "split";
+    /** BACKFILL of one chunk of a split copy: the chunk is copied whole (its records are all acknowledged) */
+    static final String K_CHUNK_DONE = "chunkDone";
 
     private static final JsonWriterSettings CANONICAL = JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
     private static final String WRAP = "v";
@@ -85,6 +97,9 @@ public final class SourceOffset {
     /** The token's cluster time (STREAM with a token), or null when stored by version 1 and unreadable from the token. */
     private final BsonTimestamp clusterTime;
     private final boolean copied;
+    /** BACKFILL split across tasks: the bounds between its chunks; null when one task copies it whole. */
+    private final List<BsonValue> split;
+    private final boolean chunkDone;
 
     private SourceOffset(Phase phase, BsonDocument token, BsonTimestamp startAt, BsonValue lastId, BsonValue scanKey, BsonValue scanId) {
         this(phase, token, null, startAt, lastId, scanKey, scanId, null, null, false);
@@ -92,6 +107,12 @@ public final class SourceOffset {
 
     private SourceOffset(Phase phase, BsonDocument token, BsonTimestamp clusterTime, BsonTimestamp startAt, BsonValue lastId,
                          BsonValue scanKey, BsonValue scanId, BsonValue deleteAt, BsonValue deleteId, boolean copied) {
+        this(phase, token, clusterTime, startAt, lastId, scanKey, scanId, deleteAt, deleteId, copied, null, false);
+    }
+
+    private SourceOffset(Phase phase, BsonDocument token, BsonTimestamp clusterTime, BsonTimestamp startAt, BsonValue lastId,
+                         BsonValue scanKey, BsonValue scanId, BsonValue deleteAt, BsonValue deleteId, boolean copied,
+                         List<BsonValue> split, boolean chunkDone) {
         this.phase = Objects.requireNonNull(phase);
         this.token = token;
         this.clusterTime = clusterTime;
@@ -102,6 +123,8 @@ public final class SourceOffset {
         this.deleteAt = deleteAt;
         this.deleteId = deleteId;
         this.copied = copied;
+        this.split = split == null ? null : List.copyOf(split);
+        this.chunkDone = chunkDone;
     }
 
     public static SourceOffset backfill(BsonTimestamp streamStart, BsonValue lastCopiedId) {
@@ -114,6 +137,32 @@ public final class SourceOffset {
             throw new IllegalStateException("only a backfill position moves by copied ids, this is " + this);
         }
         return backfill(startAt, lastCopiedId);
+    }
+
+    /**
+     * A copy split across tasks, as its owner commits it with the copy's begin marker: the stream start
+     * and the bounds between the chunks ({@link CopyPlan}); each chunk keeps its own offset under
+     * {@link #chunkPartition}.
+     */
+    public static SourceOffset backfillSplit(CopyPlan plan) {
+        return new SourceOffset(Phase.BACKFILL, null, null, plan.streamStart(), null, null, null, null, null, false, plan.bounds(),
+                false);
+    }
+
+    /** The split copy this backfill is, or null when one task copies the collection whole. */
+    public CopyPlan split() {
+        return split == null ? null : new CopyPlan(startAt, split);
+    }
+
+    /** One chunk of a split copy, copied whole up to {@code lastCopiedId} (null: the chunk was empty). */
+    public static SourceOffset chunkDone(BsonTimestamp streamStart, BsonValue lastCopiedId) {
+        return new SourceOffset(Phase.BACKFILL, null, null, Objects.requireNonNull(streamStart, "streamStart"), lastCopiedId, null,
+                null, null, null, false, null, true);
+    }
+
+    /** Whether this is a chunk's offset after its last copy. */
+    public boolean isChunkDone() {
+        return chunkDone;
     }
 
     /** Stream from an operation time, before any event was seen. */
@@ -217,6 +266,22 @@ public final class SourceOffset {
         p.put(P_DB, ns.db());
         p.put(P_COLL, ns.coll());
         return p;
+    }
+
+    /**
+     * The source partition of chunk {@code index} of the copy of {@code ns} that started at {@code copyStart}:
+     * a later copy of the same collection has other partitions, so it never reads an earlier copy's chunks.
+     */
+    public static Map<String, Object> chunkPartition(Namespace ns, BsonTimestamp copyStart, int index) {
+        Map<String, Object> p = partition(ns);
+        p.put(P_COPY_AT, copyStart.getValue());
+        p.put(P_CHUNK, index);
+        return p;
+    }
+
+    /** Whether a source partition is a chunk's of a split copy (else it is a collection's). */
+    public static boolean isChunkPartition(Map<String, ?> partition) {
+        return partition != null && partition.containsKey(P_CHUNK);
     }
 
     /** The namespace of a source partition. @throws InvalidOffsetException naming the bad key */
@@ -340,6 +405,12 @@ public final class SourceOffset {
         if (copied) {
             m.put(K_COPIED, true);
         }
+        if (split != null) {
+            m.put(K_SPLIT, encode(new BsonArray(split)));
+        }
+        if (chunkDone) {
+            m.put(K_CHUNK_DONE, true);
+        }
         return m;
     }
 
@@ -402,7 +473,25 @@ public final class SourceOffset {
                 if (resnap != null && !(resnap instanceof Boolean)) {
                     throw new InvalidOffsetException("offset key '" + K_RESNAPSHOT + "' must be true or false, got " + resnap);
                 }
-                return backfill(startAt, optionalValue(m, K_LAST_ID));
+                Object done = m.get(K_CHUNK_DONE);
+                if (done != null && !(done instanceof Boolean)) {
+                    throw new InvalidOffsetException("offset key '" + K_CHUNK_DONE + "' must be true or false, got " + done);
+                }
+                BsonValue splitBounds = optionalValue(m, K_SPLIT);
+                if (splitBounds != null && !splitBounds.isArray()) {
+                    throw new InvalidOffsetException("offset key '" + K_SPLIT + "' must be an Extended JSON text like {\"v\": [<_id>...]}, "
+                            + "got " + m.get(K_SPLIT));
+                }
+                List<BsonValue> bounds = splitBounds == null ? null : splitBounds.asArray().getValues();
+                if (bounds != null) {
+                    try {
+                        new CopyPlan(startAt, bounds);
+                    } catch (IllegalArgumentException e) {
+                        throw new InvalidOffsetException("offset key '" + K_SPLIT + "': " + e.getMessage());
+                    }
+                }
+                return new SourceOffset(Phase.BACKFILL, null, null, startAt, optionalValue(m, K_LAST_ID), null, null, null, null,
+                        false, bounds, Boolean.TRUE.equals(done));
             case STREAM: {
                 Object token = m.get(K_TOKEN);
                 if (token != null) {

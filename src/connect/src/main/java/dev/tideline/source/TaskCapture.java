@@ -59,6 +59,11 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
     private final Coordinator coordinator;
     private final CollectionCopies copies;
     private final CollectionRepairs repairs;
+    private final SplitCopies splitCopies;
+    /** every collection the last listing found (this task's and the others'), for the split copies */
+    private volatile List<Namespace> listed = List.of();
+    /** the metrics of collections this task copies chunks of without capturing them */
+    private final Map<Namespace, CaptureMetrics> chunkMetrics = new ConcurrentHashMap<>();
     private final StreamSupport streamSupport = new StreamSupport();
     private final SkipStarts skipStarts;
     private final Backoff discoveryBackoff;
@@ -81,7 +86,8 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
         this.connections = connections;
         this.publisher = new Publisher(queue);
         this.coordinator = new Coordinator(threads, queue::fail);
-        this.copies = new CollectionCopies(client, config, publisher, threads, new CopyOwner());
+        this.copies = new CollectionCopies(client, config, publisher, threads, new CopyOwner(), ownership.count());
+        this.splitCopies = new SplitCopies(ownership, offsets, copies, publisher, new SplitCapture(), this::markerPartitions);
         this.repairs = new CollectionRepairs(client, new CollectionRepairs.Capture(collections::get, ownership::owns, this::streamOf,
                 c -> config.topics().markerPartitions().forTopic(c.records().topic())), connector, config.repair().chunkSize(), threads);
         this.discoveryBackoff = new Backoff(1_000, Math.max(1_000, config.selection().discoveryIntervalMs()));
@@ -90,6 +96,25 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
 
     void start() {
         coordinator.schedule(this::discover, 0);
+        if (ownership.count() > 1 && config.capture().backfillSplitMinDocuments() > 0 && config.peer().clusterId().isEmpty()) {
+            coordinator.schedule(this::pollSplitCopies, SplitCopies.POLL_MS);
+        }
+    }
+
+    private void pollSplitCopies() throws InterruptedException {
+        try {
+            splitCopies.poll();
+        } catch (RuntimeException e) {
+            if (coordinator.closed()) {
+                return;
+            }
+            log.warn("Could not read the split copies' offsets this round ({}); again in {} ms", e.toString(), SplitCopies.POLL_MS);
+        }
+        coordinator.schedule(this::pollSplitCopies, SplitCopies.POLL_MS);
+    }
+
+    private int markerPartitions(CapturedCollection c) {
+        return config.topics().markerPartitions().forTopic(c.records().topic());
     }
 
     /** Lists the collections, starts the new ones of this task; runs on the coordinator thread. */
@@ -104,6 +129,7 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
                 skipStarts.beforeListing();
             }
             List<Namespace> listed = CollectionDiscovery.list(client, config.selection());
+            this.listed = List.copyOf(listed);
             for (Namespace ns : listed) {
                 if (ownership.owns(ns) && !collections.containsKey(ns)) {
                     mine.add(ns);
@@ -166,10 +192,14 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
         return found == null ? new HashMap<>() : found;
     }
 
-    private void begin(Namespace ns, Map<String, Object> storedMap, boolean useStreams) throws InterruptedException {
-        RecordFactory records = new RecordFactory(ns, config.topics().namer().topicFor(ns), config.topics().heartbeatTopic(),
+    private RecordFactory recordsFor(Namespace ns) {
+        return new RecordFactory(ns, config.topics().namer().topicFor(ns), config.topics().heartbeatTopic(),
                 config.topics().controlTopic(), config.capture().outputFormat(), config.capture().tenantField(),
                 config.capture().deleteTombstone(), producer);
+    }
+
+    private void begin(Namespace ns, Map<String, Object> storedMap, boolean useStreams) throws InterruptedException {
+        RecordFactory records = recordsFor(ns);
         if (config.peer().clusterId().isPresent()) {
             // the origin labeler resumes from the clock kept in the collection's offset
             records.withPeerTagging(new PeerOriginTagger(config.peer(), client.getDatabase(ns.db()), ns.coll(), storedMap));
@@ -312,6 +342,11 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
         }
 
         @Override
+        public void split(CapturedCollection c, CopyPlan plan) {
+            splitCopies.ownerSplit(c, plan);
+        }
+
+        @Override
         public void park(CapturedCollection c, String reason) {
             TaskCapture.this.park(c, reason);
         }
@@ -319,6 +354,34 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
         @Override
         public void fail(ConnectException e) {
             queue.fail(e);
+        }
+    }
+
+    /** What the split copies need of this task. */
+    private final class SplitCapture implements SplitCopies.Capture {
+        @Override
+        public List<Namespace> listed() {
+            return listed;
+        }
+
+        @Override
+        public CapturedCollection owned(Namespace ns) {
+            return collections.get(ns);
+        }
+
+        @Override
+        public CapturedCollection chunkCapture(Namespace ns, Map<String, Object> partition, SourceOffset stored) {
+            CapturedCollection c = collections.get(ns);
+            if (c != null) {
+                return new CapturedCollection(ns, c.records().forChunk(partition), c.metrics(), c.filter(), stored);
+            }
+            CaptureMetrics cm = chunkMetrics.computeIfAbsent(ns, n -> new CaptureMetrics(metrics.collection(n.fullName(), n.db())));
+            return new CapturedCollection(ns, recordsFor(ns).forChunk(partition), cm, config.capture().filterFor(ns), stored);
+        }
+
+        @Override
+        public void copied(CapturedCollection c, CopyPlan plan) {
+            new CopyOwner().copied(c, plan.streamStart());
         }
     }
 

@@ -27,9 +27,14 @@ public record TaskOwnership(int index, int count) {
     }
 
     public boolean owns(Namespace ns) {
+        return ownerOf(ns) == index;
+    }
+
+    /** The index of the task that captures {@code ns}. */
+    public int ownerOf(Namespace ns) {
         CRC32 crc = new CRC32();
         crc.update(ns.fullName().getBytes(StandardCharsets.UTF_8));
-        return crc.getValue() % count == index;
+        return (int) (crc.getValue() % count);
     }
 
     /** The task config of task {@code index} of {@code count}. */

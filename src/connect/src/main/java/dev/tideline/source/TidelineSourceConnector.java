@@ -104,8 +104,8 @@ public class TidelineSourceConnector extends SourceConnector {
                 } catch (InvalidOffsetException bad) {
                     throw new InvalidOffsetException("offset of " + ns + ": " + bad.getMessage());
                 }
-            } else {
-                resetDbs.add(ns.db());
+            } else if (!SourceOffset.isChunkPartition(e.getKey())) {
+                resetDbs.add(ns.db()); // a chunk of a split copy is no start of its own
             }
         }
         String name = connectorConfig.get(CONNECTOR_NAME);

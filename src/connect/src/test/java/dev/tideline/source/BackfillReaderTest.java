@@ -60,8 +60,50 @@ class BackfillReaderTest {
     }
 
     private static BackfillReader reader(Namespace ns, BsonDocument filter, int batch, SourceOffset from, int partitions, long estimate) {
-        return new BackfillReader(mongo.client, ns, filter, batch, from, partitions, new BackfillProgress(estimate,
+        return new BackfillReader(mongo.client, ns, filter, batch, from, partitions, null, new BackfillProgress(estimate,
                 System.currentTimeMillis()), THREADS);
+    }
+
+    private static BackfillReader chunkReader(Namespace ns, CopyPlan.Chunk chunk, SourceOffset from) {
+        return new BackfillReader(mongo.client, ns, new BsonDocument(), 100, from, 3, chunk, new BackfillProgress(0,
+                System.currentTimeMillis()), THREADS);
+    }
+
+    @Test
+    void theChunksOfASplitCopyHoldEveryIdOnceAndEachEndsWithItsDoneOffsetOnly() throws InterruptedException {
+        // ids of several types: MongoDB orders numbers before strings before ObjectIds, and a range's $lt/$gte
+        // compare only within a type, so the chunk bounds must take in the other types by $type (IdOrder)
+        Namespace mixed = new Namespace("b", "mixed");
+        List<Document> docs = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            docs.add(new Document("_id", i));
+            docs.add(new Document("_id", "s" + (1000 + i)));
+            docs.add(new Document("_id", new org.bson.types.ObjectId()));
+        }
+        mongo.db("b").getCollection("mixed").insertMany(docs);
+        CopyPlan plan = new CopyPlan(START, List.of(new BsonInt32(150), new org.bson.BsonString("s1100"), new org.bson.BsonString("s1250")));
+        List<org.bson.BsonValue> seen = new ArrayList<>();
+        for (int i = 0; i < plan.chunks(); i++) {
+            List<Captured> all = readAll(chunkReader(mixed, plan.chunk(i), SourceOffset.backfill(START, null))).stream()
+                    .flatMap(List::stream).toList();
+            List<org.bson.BsonValue> ids = all.stream().filter(c -> c instanceof Captured.Change)
+                    .map(c -> ((Captured.Change) c).event().id()).toList();
+            seen.addAll(ids);
+            assertThat(all.stream().filter(c -> c instanceof Captured.Marker)).as("chunk %d sends no marker", i).isEmpty();
+            Captured last = all.get(all.size() - 1);
+            assertThat(last).isEqualTo(new Captured.Heartbeat(SourceOffset.chunkDone(START, ids.get(ids.size() - 1))));
+            assertThat(last.offset().isChunkDone()).isTrue();
+        }
+        assertThat(seen).hasSize(900).doesNotHaveDuplicates();
+        assertThat(seen.subList(0, 150)).allMatch(v -> v.isInt32() && v.asInt32().getValue() < 150);
+    }
+
+    @Test
+    void aChunkResumedAfterItsLastCopiedIdStaysInsideItsRange() throws InterruptedException {
+        CopyPlan plan = new CopyPlan(START, List.of(new BsonInt32(1_000), new BsonInt32(2_000)));
+        List<Integer> ids = copiedIds(readAll(chunkReader(NS, plan.chunk(1), SourceOffset.backfill(START, new BsonInt32(1_499)))));
+
+        assertThat(ids).hasSize(500).isSorted().startsWith(1_500).endsWith(1_999);
     }
 
     @Test

@@ -35,6 +35,10 @@ class SourceOffsetTest {
                 Arguments.of("backfill after string", SourceOffset.backfill(START, new BsonString("order-42 ✓"))),
                 Arguments.of("backfill after int64", SourceOffset.backfill(START, new BsonInt64(5L))),
                 Arguments.of("backfill after int32", SourceOffset.backfill(START, new BsonInt32(5))),
+                Arguments.of("backfill split across tasks", SourceOffset.backfillSplit(new CopyPlan(START,
+                        java.util.List.of(new BsonInt32(5), new BsonString("k"), new BsonObjectId(new ObjectId("65f1a2b3c4d5e6f708192a3b")))))),
+                Arguments.of("a chunk copied whole", SourceOffset.chunkDone(START, new BsonString("k"))),
+                Arguments.of("an empty chunk copied", SourceOffset.chunkDone(START, null)),
                 Arguments.of("stream with token", SourceOffset.streamAfter(TOKEN)),
                 Arguments.of("stream with an unreadable token and its cluster time", SourceOffset.streamAt(
                         dev.tideline.source.stream.StreamPosition.afterToken(new BsonDocument("_data", new BsonBinary(new byte[] {7})),
@@ -247,5 +251,43 @@ class SourceOffsetTest {
         Map<String, Object> m = valid(SourceOffset.streamAfterCopy(START));
         m.put(SourceOffset.K_COPIED, "yes");
         assertRejected(m, "'" + SourceOffset.K_COPIED + "'");
+    }
+
+    @Test
+    void aSplitCopyKeepsItsPlanAndAChunkItsEnd() {
+        CopyPlan plan = new CopyPlan(START, java.util.List.of(new BsonInt32(5), new BsonString("k")));
+        SourceOffset split = SourceOffset.fromMap(SourceOffset.backfillSplit(plan).toMap());
+
+        assertThat(split.split()).isEqualTo(plan);
+        assertThat(split.startAt()).isEqualTo(START);
+        assertThat(split.lastId()).isNull();
+        assertThat(SourceOffset.backfill(START, null).split()).isNull();
+        assertThat(SourceOffset.fromMap(SourceOffset.chunkDone(START, new BsonInt32(9)).toMap()).isChunkDone()).isTrue();
+        assertThat(SourceOffset.backfill(START, new BsonInt32(9)).isChunkDone()).isFalse();
+    }
+
+    @Test
+    void rejectsASplitThatIsNotAnArrayOfIdsAndAChunkFlagThatIsNotABoolean() {
+        Map<String, Object> m = valid(SourceOffset.backfill(START, null));
+        m.put(SourceOffset.K_SPLIT, "{\"v\": 5}");
+        assertRejected(m, "'" + SourceOffset.K_SPLIT + "'");
+        m.put(SourceOffset.K_SPLIT, "{\"v\": [{\"$numberInt\": \"7\"}, {\"$numberInt\": \"3\"}]}");
+        assertThatThrownBy(() -> SourceOffset.fromMap(m)).isInstanceOf(InvalidOffsetException.class)
+                .hasMessageContaining("'" + SourceOffset.K_SPLIT + "'");
+        Map<String, Object> d = valid(SourceOffset.backfill(START, null));
+        d.put(SourceOffset.K_CHUNK_DONE, "yes");
+        assertRejected(d, "'" + SourceOffset.K_CHUNK_DONE + "'");
+    }
+
+    @Test
+    void aChunksPartitionIsItsCollectionsPlusTheCopyAndTheChunk() {
+        Namespace ns = new Namespace("shop", "orders");
+        Map<String, Object> chunk = SourceOffset.chunkPartition(ns, START, 2);
+
+        assertThat(SourceOffset.namespace(chunk)).isEqualTo(ns);
+        assertThat(SourceOffset.isChunkPartition(chunk)).isTrue();
+        assertThat(SourceOffset.isChunkPartition(SourceOffset.partition(ns))).isFalse();
+        assertThat(chunk).isNotEqualTo(SourceOffset.chunkPartition(ns, new BsonTimestamp(START.getTime() + 1, 0), 2))
+                .isNotEqualTo(SourceOffset.chunkPartition(ns, START, 1));
     }
 }

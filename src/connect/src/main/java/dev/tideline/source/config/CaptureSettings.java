@@ -32,6 +32,7 @@ public final class CaptureSettings {
     public static final String MAX_AWAIT_MS = "change.stream.max.await.ms";
     public static final String LARGE_EVENT_POLICY = "large.event.policy";
     public static final String BACKFILL_MAX_CONCURRENT = "backfill.max.concurrent";
+    public static final String BACKFILL_SPLIT_MIN_DOCUMENTS = "backfill.split.min.documents";
 
     public enum Mode { AUTO, CHANGE_STREAM, SCAN }
 
@@ -58,6 +59,7 @@ public final class CaptureSettings {
     private final int maxAwaitMs;
     private final LargeEventPolicy largeEventPolicy;
     private final int backfillMaxConcurrent;
+    private final long backfillSplitMinDocuments;
 
     CaptureSettings(AbstractConfig c) {
         mode = switch (MODES.canonical(c.getString(MODE))) {
@@ -78,6 +80,7 @@ public final class CaptureSettings {
         maxAwaitMs = c.getInt(MAX_AWAIT_MS);
         largeEventPolicy = LargeEventPolicy.valueOf(LARGE_EVENTS.canonical(c.getString(LARGE_EVENT_POLICY)).toUpperCase(java.util.Locale.ROOT));
         backfillMaxConcurrent = c.getInt(BACKFILL_MAX_CONCURRENT);
+        backfillSplitMinDocuments = c.getLong(BACKFILL_SPLIT_MIN_DOCUMENTS);
     }
 
     static void define(ConfigDef def) {
@@ -165,6 +168,19 @@ public final class CaptureSettings {
                         + "threads. The change streams take one connection and one thread per database, whatever the number "
                         + "of collections.",
                 GROUP, ++order, Width.SHORT, "Concurrent backfills");
+        def.define(BACKFILL_SPLIT_MIN_DOCUMENTS, Type.LONG, 500_000L, ConfigDef.Range.atLeast(0), Importance.MEDIUM,
+                "A collection of at least this many documents (estimated) is copied by all the connector's tasks at once "
+                        + "(with tasks.max > 1): its owner cuts it into one _id range per task and each task copies one, "
+                        + "resumably. The tasks coordinate through the connector's committed offsets, so such a copy starts "
+                        + "on the other tasks and ends up to offset.flush.interval.ms (a worker setting) after its chunks: "
+                        + "keep that interval short (seconds) where large copies matter. 0: every collection is copied by "
+                        + "its own task alone. Not in peer mode (peer.cluster.id), whose copies stay with their task.",
+                GROUP, ++order, Width.SHORT, "Split copies from (documents)");
+    }
+
+    /** The estimated size from which a copy is split across the tasks; 0: never. */
+    public long backfillSplitMinDocuments() {
+        return backfillSplitMinDocuments;
     }
 
     public Mode mode() {
