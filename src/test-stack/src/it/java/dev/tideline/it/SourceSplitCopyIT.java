@@ -83,14 +83,14 @@ class SourceSplitCopyIT {
                 rest.putConnector("scp-source", config);
                 rest.putConnector("scp-sink", SinkItSupport.sinkConfig(TOPIC, destination.uri(), DEST_DB, ValueFormat.BSON));
                 rest.awaitRunning("scp-source", TASKS, Duration.ofSeconds(90));
-                SourceOffset streaming = rest.awaitSourceOffset("scp-source", ns, o -> o.phase() == SourceOffset.Phase.STREAM,
+                rest.awaitSourceOffset("scp-source", ns, o -> o.phase() == SourceOffset.Phase.STREAM,
                         "the switch to streaming after the split copy", Duration.ofMinutes(4));
                 long copyMs = (System.nanoTime() - started) / 1_000_000;
                 long writesDuring = writer.writes();
                 writer.stop();
 
                 // every chunk's offset is committed as done, under the copy's own chunk partitions
-                List<SourceOffset> chunks = chunkOffsets(rest, ns, streaming.startAt().getValue());
+                List<SourceOffset> chunks = chunkOffsets(rest, ns);
                 assertThat(chunks).as("one chunk per task").hasSize(TASKS).allMatch(SourceOffset::isChunkDone);
 
                 List<ConsumerRecord<byte[], byte[]>> records = TopicReader.readAll(stack.bootstrapServers(), TOPIC, Duration.ofSeconds(5));
@@ -154,16 +154,15 @@ class SourceSplitCopyIT {
         }
     }
 
-    /** The committed offsets of the copy's chunks (partitions with the copy's start and a chunk index). */
+    /** The committed offsets of the collection's chunks (partitions of its split copies). */
     @SuppressWarnings("unchecked")
-    private static List<SourceOffset> chunkOffsets(ConnectRest rest, Namespace ns, long copyAt) {
+    private static List<SourceOffset> chunkOffsets(ConnectRest rest, Namespace ns) {
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
         List<SourceOffset> found = new ArrayList<>();
         for (JsonNode o : rest.offsets("scp-source").path("offsets")) {
-            Map<String, Object> partition = new com.fasterxml.jackson.databind.ObjectMapper().convertValue(o.get("partition"), Map.class);
-            for (int i = 0; i < TASKS + 1; i++) {
-                if (partition.equals(SourceOffset.chunkPartition(ns, new org.bson.BsonTimestamp(copyAt), i))) {
-                    found.add(SourceOffset.fromMap(new com.fasterxml.jackson.databind.ObjectMapper().convertValue(o.get("offset"), Map.class)));
-                }
+            Map<String, Object> partition = json.convertValue(o.get("partition"), Map.class);
+            if (SourceOffset.isChunkPartition(partition) && SourceOffset.namespace(partition).equals(ns)) {
+                found.add(SourceOffset.fromMap(json.convertValue(o.get("offset"), Map.class)));
             }
         }
         return found;

@@ -1,0 +1,118 @@
+package dev.tideline.bench;
+
+import dev.tideline.event.Namespace;
+import dev.tideline.it.support.TestStack;
+import dev.tideline.source.SourceOffset;
+import dev.tideline.standin.MongoFixture;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The initial copy of one collection by 1, 2 and 4 tasks, in one run ({@code mvn -B -Pcopy-bench verify};
+ * not a test): each on a fresh stand-in holding the same documents, written before the connector with
+ * the oplog off (a copy is the only way to read them), with {@code backfill.split.min.documents=1} so
+ * that every run with more than one task splits the copy. Prints, per task count: the time from the
+ * connector's creation to the last copied document in Kafka, the rate from the first read of the
+ * collection, and the time until the switch to streaming is committed (the split copy's end: every
+ * chunk's offset committed, then the complete marker).
+ *
+ * <p>Options (system properties): {@code copy.bench.docs} (500,000 documents of 1 KB),
+ * {@code copy.bench.tasks} (1,2,4), {@code copy.bench.partitions} (the topic's partitions, 4),
+ * {@code copy.bench.out} (target/copy-bench). The worker commits offsets every second (the test stack's
+ * {@code offset.flush.interval.ms}), which bounds how late a split copy starts on the other tasks and ends.
+ */
+public final class CopyTasksBenchmark {
+    private static final Duration STALL = Duration.ofSeconds(90);
+
+    private CopyTasksBenchmark() {
+    }
+
+    record Run(int tasks, long copiedMs, double docsPerSecond, long streamingMs) {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int docs = Integer.getInteger("copy.bench.docs", 500_000);
+        int partitions = Integer.getInteger("copy.bench.partitions", 4);
+        List<Integer> taskCounts = Arrays.stream(System.getProperty("copy.bench.tasks", "1,2,4").split(","))
+                .map(String::trim).map(Integer::parseInt).toList();
+        Path out = Path.of(System.getProperty("copy.bench.out", "target/copy-bench")).toAbsolutePath();
+        Files.createDirectories(out);
+        BenchContext.log("copy benchmark: " + docs + " documents of " + BenchDocs.BYTES + " bytes, tasks " + taskCounts + ", topic of "
+                + partitions + " partitions; " + Runtime.getRuntime().availableProcessors() + " cores");
+        TestStack stack = TestStack.start(out.resolve("stack"));
+        List<Run> runs = new ArrayList<>();
+        boolean ok = true;
+        try (TopicCounter topics = new TopicCounter(stack.bootstrapServers())) {
+            for (int tasks : taskCounts) {
+                try {
+                    runs.add(copy(stack, topics, docs, tasks, partitions));
+                } catch (RuntimeException e) {
+                    ok = false;
+                    BenchContext.log("FAILED with " + tasks + " task(s): " + e);
+                }
+            }
+        }
+        StringBuilder table = new StringBuilder(String.format("Initial copy of one collection (%,d x %d B) on %d cores%n",
+                docs, BenchDocs.BYTES, Runtime.getRuntime().availableProcessors()));
+        table.append(String.format("%-6s %14s %16s %18s %10s%n", "tasks", "copied (ms)", "docs/s", "streaming at (ms)", "vs 1 task"));
+        double base = runs.stream().filter(r -> r.tasks() == 1).mapToDouble(Run::docsPerSecond).findFirst().orElse(Double.NaN);
+        for (Run r : runs) {
+            table.append(String.format("%-6d %14d %16.0f %18d %9.2fx%n", r.tasks(), r.copiedMs(), r.docsPerSecond(), r.streamingMs(),
+                    r.docsPerSecond() / base));
+        }
+        System.out.println();
+        System.out.println(table);
+        Files.writeString(out.resolve("results.txt"), table.toString());
+        System.exit(ok ? 0 : 1);
+    }
+
+    private static Run copy(TestStack stack, TopicCounter topics, int docs, int tasks, int partitions) {
+        FirstReadBackend backend = new FirstReadBackend();
+        try (MongoFixture mongo = MongoFixture.inProcess(backend, false)) {
+            BenchContext.fill(mongo.client(), docs);
+            mongo.server().orElseThrow().enableOplog();
+            String name = "copy-" + tasks + "-tasks-" + System.currentTimeMillis() % 100_000;
+            String topic = ConnectorConfigs.topic(name);
+            stack.createTopic(topic, partitions);
+            Map<String, String> config = ConnectorConfigs.source(Contender.TIDELINE, mongo.uri(), name, new ConnectorConfigs.CopyExisting());
+            config.put("tasks.max", Integer.toString(tasks));
+            config.put("backfill.split.min.documents", "1");
+            config.put("resnapshot.marker.partitions", Integer.toString(partitions));
+            long start = System.nanoTime();
+            stack.rest().putConnector(name, config);
+            try {
+                // the copies, plus one begin marker per partition (the complete markers come after the last copy)
+                Progress.Result r = Progress.await(tasks + " task(s) copying " + docs + " documents", start, () -> topics.count(topic),
+                        docs + partitions, STALL, () -> null, null, 0);
+                long firstRead = backend.firstReadNanos();
+                double rate = firstRead == 0 ? Double.NaN : dev.tideline.bench.Stats.perSecond(docs, r.endNanos() - firstRead);
+                Namespace ns = new Namespace(ConnectorConfigs.DB, ConnectorConfigs.COLL);
+                long deadline = System.nanoTime() + STALL.toNanos();
+                while (true) {
+                    Optional<SourceOffset> o = stack.rest().sourceOffset(name, ns);
+                    if (o.isPresent() && o.get().phase() == SourceOffset.Phase.STREAM) {
+                        break;
+                    }
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("the copy with " + tasks + " task(s) did not switch to streaming");
+                    }
+                    Progress.sleep(100);
+                }
+                long streamingMs = (System.nanoTime() - start) / 1_000_000;
+                Run run = new Run(tasks, r.elapsed().toMillis(), rate, streamingMs);
+                BenchContext.log(String.format("%d task(s): %,d documents in Kafka after %d ms (%.0f docs/s from the first read), "
+                        + "streaming committed after %d ms", tasks, docs, run.copiedMs(), rate, streamingMs));
+                return run;
+            } finally {
+                stack.rest().deleteConnector(name);
+                Progress.sleep(2_000);
+            }
+        }
+    }
+}
