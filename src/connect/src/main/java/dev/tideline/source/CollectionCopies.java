@@ -91,7 +91,7 @@ final class CollectionCopies implements AutoCloseable {
      */
     void submitChunk(CapturedCollection chunkCapture, CopyPlan plan, CopyPlan.Chunk chunk, SourceOffset from, Runnable done) {
         pool.execute(() -> {
-            if (copyRange(chunkCapture, from != null ? from : SourceOffset.backfill(plan.streamStart(), null), chunk)) {
+            if (copyRange(chunkCapture, from != null ? from : SourceOffset.backfill(plan.streamStart(), null), chunk, plan.chunks())) {
                 done.run();
             }
         });
@@ -106,7 +106,8 @@ final class CollectionCopies implements AutoCloseable {
     }
 
     private void copy(CapturedCollection c, SourceOffset start) {
-        SourceOffset from = start;
+        // a split copy left by a run before peer mode was turned on: copied again whole, stamped by the owner
+        SourceOffset from = start != null && start.split() != null && config.peer().clusterId().isPresent() ? null : start;
         Backoff backoff = new Backoff(1_000, 30_000);
         while (!stopped) {
             try {
@@ -136,7 +137,7 @@ final class CollectionCopies implements AutoCloseable {
         }
         if (from.split() != null) {
             owner.split(c, from.split());
-        } else if (copyRange(c, from, null)) {
+        } else if (copyRange(c, from, null, 1)) {
             owner.copied(c, from.startAt());
         }
     }
@@ -179,15 +180,18 @@ final class CollectionCopies implements AutoCloseable {
     /**
      * Copies {@code chunk} (null: the whole collection) from {@code start}, resuming after transient
      * failures; true once its last record is handed over, false when stopped or given up (reported).
+     *
+     * @param share how many such chunks the collection has: each is expected to hold that share of it
      */
-    private boolean copyRange(CapturedCollection c, SourceOffset start, CopyPlan.Chunk chunk) {
+    private boolean copyRange(CapturedCollection c, SourceOffset start, CopyPlan.Chunk chunk, int share) {
         Backoff backoff = new Backoff(1_000, 30_000);
         SourceOffset from = start;
         while (!stopped) {
             BackfillReader reader = null;
             try {
                 BackfillProgress progress = new BackfillProgress(
-                        client.getDatabase(c.ns().db()).getCollection(c.ns().coll()).estimatedDocumentCount(), System.currentTimeMillis());
+                        client.getDatabase(c.ns().db()).getCollection(c.ns().coll()).estimatedDocumentCount() / share,
+                        System.currentTimeMillis());
                 c.metrics().opened(Phase.BACKFILL, progress);
                 reader = new BackfillReader(client, c.ns(), c.filter(), config.capture().batchSize(), from, markerPartitions(c), chunk,
                         progress, threads.factory("copy-read"));

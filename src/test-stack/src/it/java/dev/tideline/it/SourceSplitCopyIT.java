@@ -96,6 +96,7 @@ class SourceSplitCopyIT {
                 List<ConsumerRecord<byte[], byte[]>> records = TopicReader.readAll(stack.bootstrapServers(), TOPIC, Duration.ofSeconds(5));
                 Map<String, List<BsonValue>> copiedBy = new TreeMap<>();
                 Map<BsonValue, Integer> copies = new HashMap<>();
+                Map<String, List<BsonValue>> inOrder = new TreeMap<>();
                 Map<Integer, List<String>> perPartition = new TreeMap<>();
                 for (ConsumerRecord<byte[], byte[]> r : records) {
                     Optional<ResnapshotMarker> marker = ResnapshotMarker.fromHeaders(h -> text(r, h));
@@ -104,7 +105,9 @@ class SourceSplitCopyIT {
                     } else if (SourceItSupport.isChange(r)) {
                         ChangeEvent e = SourceItSupport.decode(r, true);
                         if (e.op() == Op.READ) {
-                            copiedBy.computeIfAbsent(SourceItSupport.header(r, EventHeaders.PRODUCER), p -> new ArrayList<>()).add(e.id());
+                            String producer = SourceItSupport.header(r, EventHeaders.PRODUCER);
+                            copiedBy.computeIfAbsent(producer, p -> new ArrayList<>()).add(e.id());
+                            inOrder.computeIfAbsent(producer + "/" + r.partition(), p -> new ArrayList<>()).add(e.id());
                             copies.merge(e.id(), 1, Integer::sum);
                             perPartition.computeIfAbsent(r.partition(), p -> new ArrayList<>()).add("copy");
                         }
@@ -121,11 +124,15 @@ class SourceSplitCopyIT {
                 assertThat(perPartition).hasSize(PARTITIONS);
                 assertThat(copiedBy).as("each task copies a range: one producer per chunk").hasSize(TASKS);
                 // each producer's ids form one range, and the ranges do not overlap
+                for (Map.Entry<String, List<BsonValue>> e : inOrder.entrySet()) {
+                    List<BsonValue> sorted = new ArrayList<>(e.getValue());
+                    sorted.sort(BsonOrder.COMPARATOR);
+                    assertThat(e.getValue()).as("a chunk is copied in _id order (producer/partition %s)", e.getKey()).isEqualTo(sorted);
+                }
                 List<BsonValue[]> ranges = new ArrayList<>();
                 for (List<BsonValue> ids : copiedBy.values()) {
                     List<BsonValue> sorted = new ArrayList<>(ids);
                     sorted.sort(BsonOrder.COMPARATOR);
-                    assertThat(ids).as("a chunk is copied in _id order").isEqualTo(sorted);
                     ranges.add(new BsonValue[] {sorted.get(0), sorted.get(sorted.size() - 1)});
                 }
                 ranges.sort((a, b) -> BsonOrder.COMPARATOR.compare(a[0], b[0]));
