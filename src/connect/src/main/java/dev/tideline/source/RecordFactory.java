@@ -43,7 +43,7 @@ public final class RecordFactory {
 
     public RecordFactory(Namespace ns, String topic, String heartbeatTopic, String controlTopic, ValueFormat format,
                          String tenantField, boolean tombstones, String producer) {
-        this(ns, SourceOffset.partition(ns), topic, heartbeatTopic, controlTopic, RecordForm.of(format), tenantField, tombstones,
+        this(ns, SourcePartition.of(ns), topic, heartbeatTopic, controlTopic, RecordForm.of(format), tenantField, tombstones,
                 producer, new AtomicLong());
     }
 

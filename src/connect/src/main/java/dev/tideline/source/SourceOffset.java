@@ -1,6 +1,5 @@
 package dev.tideline.source;
 
-import dev.tideline.event.Namespace;
 import dev.tideline.source.stream.StreamPosition;
 import java.util.HashMap;
 import java.util.List;
@@ -12,13 +11,13 @@ import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
-import org.bson.json.JsonMode;
 import org.bson.json.JsonParseException;
 import org.bson.json.JsonWriterSettings;
 
 /**
- * Where capture of one collection stands: the ONE class that knows the source partition and offset
- * keys. Offsets are versioned maps of strings and longs (what Connect stores as JSON).
+ * Where capture of one collection stands: the ONE class that knows the offset keys (the partitions'
+ * are {@link SourcePartition}'s). Offsets are versioned maps of strings and longs (what Connect stores
+ * as JSON).
  *
  * <ul>
  *   <li>{@code BACKFILL}: copying existing documents in {@code _id} order; {@code lastId} is the last
@@ -26,8 +25,8 @@ import org.bson.json.JsonWriterSettings;
  *       began, so every write made during the copy is replayed by the stream afterwards. Every copy ends
  *       with a {@code resnapshot.complete} marker (also after a restart mid-copy). A copy split across
  *       tasks ({@link CopyPlan}) keeps its chunks' bounds in {@code split} here, and each chunk its own
- *       {@code lastId} (and {@code chunkDone} once copied) under a chunk partition
- *       {@code {db, coll, copyAt, chunk}}.</li>
+ *       {@code lastId} (and {@code chunkDone} once copied) under its chunk's partition
+ *       ({@link SourcePartition#chunk}).</li>
  *   <li>{@code STREAM}: in the change stream; {@code token} is the resume token of the collection's last
  *       event (or a later post-batch token) and {@code ct} that position's cluster time, so positions of
  *       collections read through one stream always compare ({@link StreamPosition}); or {@code startAt}
@@ -46,12 +45,6 @@ public final class SourceOffset {
     /** The first release's offsets, still read (see the class comment). */
     static final int VERSION_1 = 1;
 
-    // partition keys
-    static final String P_DB = "db";
-    static final String P_COLL = "coll";
-    /** a chunk of a copy split across tasks: the copy's stream start (a BSON timestamp value) and the chunk's index */
-    static final String P_COPY_AT = "copyAt";
-    static final String P_CHUNK = "chunk";
     // offset keys
     static final String K_VERSION = "v";
     static final String K_PHASE = "phase";
@@ -75,8 +68,7 @@ public final class SourceOffset {
     /** BACKFILL of one chunk of a split copy: the chunk is copied whole (its records are all acknowledged) */
     static final String K_CHUNK_DONE = "chunkDone";
 
-    private static final JsonWriterSettings CANONICAL = JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
-    private static final String WRAP = "v";
+    private static final JsonWriterSettings CANONICAL = OffsetValues.CANONICAL;
 
     public enum Phase {
         BACKFILL, STREAM, SCAN;
@@ -257,46 +249,6 @@ public final class SourceOffset {
         return deleteId;
     }
 
-    /** The source partition of a collection: {@code {db, coll}}, never derived from the connection string. */
-    public static Map<String, Object> partition(Namespace ns) {
-        // Connect keys stored offsets by the partition's JSON bytes, and reads edited ones (PATCH) back
-        // through a default HashMap: a partition must serialize in that map's order, or an edit lands
-        // under other bytes and the task never sees it (PartitionKeyTest).
-        Map<String, Object> p = new HashMap<>();
-        p.put(P_DB, ns.db());
-        p.put(P_COLL, ns.coll());
-        return p;
-    }
-
-    /**
-     * The source partition of chunk {@code index} of the copy of {@code ns} that started at {@code copyStart}:
-     * a later copy of the same collection has other partitions, so it never reads an earlier copy's chunks.
-     */
-    public static Map<String, Object> chunkPartition(Namespace ns, BsonTimestamp copyStart, int index) {
-        Map<String, Object> p = partition(ns);
-        p.put(P_COPY_AT, copyStart.getValue());
-        p.put(P_CHUNK, index);
-        return p;
-    }
-
-    /** Whether a source partition is a chunk's of a split copy (else it is a collection's). */
-    public static boolean isChunkPartition(Map<String, ?> partition) {
-        return partition != null && partition.containsKey(P_CHUNK);
-    }
-
-    /** The namespace of a source partition. @throws InvalidOffsetException naming the bad key */
-    public static Namespace namespace(Map<String, ?> partition) {
-        Object db = partition == null ? null : partition.get(P_DB);
-        Object coll = partition == null ? null : partition.get(P_COLL);
-        if (!(db instanceof String d) || d.isEmpty()) {
-            throw new InvalidOffsetException("source partition key '" + P_DB + "' must be the database name (a string), got " + db);
-        }
-        if (!(coll instanceof String c) || c.isEmpty()) {
-            throw new InvalidOffsetException("source partition key '" + P_COLL + "' must be the collection name (a string), got " + coll);
-        }
-        return new Namespace(d, c);
-    }
-
     /**
      * This offset as a record's source offset: the same map as {@link #toMap()}, built only when first
      * read. Connect stores only the offset of the last acknowledged record of a partition at each
@@ -388,25 +340,25 @@ public final class SourceOffset {
             m.put(K_START_AT, startAt.getValue());
         }
         if (lastId != null) {
-            m.put(K_LAST_ID, encode(lastId));
+            m.put(K_LAST_ID, OffsetValues.encode(lastId));
         }
         if (scanKey != null) {
-            m.put(K_SCAN_KEY, encode(scanKey));
+            m.put(K_SCAN_KEY, OffsetValues.encode(scanKey));
         }
         if (scanId != null) {
-            m.put(K_SCAN_ID, encode(scanId));
+            m.put(K_SCAN_ID, OffsetValues.encode(scanId));
         }
         if (deleteAt != null) {
-            m.put(K_DELETE_AT, encode(deleteAt));
+            m.put(K_DELETE_AT, OffsetValues.encode(deleteAt));
         }
         if (deleteId != null) {
-            m.put(K_DELETE_ID, encode(deleteId));
+            m.put(K_DELETE_ID, OffsetValues.encode(deleteId));
         }
         if (copied) {
             m.put(K_COPIED, true);
         }
         if (split != null) {
-            m.put(K_SPLIT, encode(new BsonArray(split)));
+            m.put(K_SPLIT, OffsetValues.encode(new BsonArray(split)));
         }
         if (chunkDone) {
             m.put(K_CHUNK_DONE, true);
@@ -477,7 +429,7 @@ public final class SourceOffset {
                 if (done != null && !(done instanceof Boolean)) {
                     throw new InvalidOffsetException("offset key '" + K_CHUNK_DONE + "' must be true or false, got " + done);
                 }
-                BsonValue splitBounds = optionalValue(m, K_SPLIT);
+                BsonValue splitBounds = OffsetValues.optional(m, K_SPLIT);
                 if (splitBounds != null && !splitBounds.isArray()) {
                     throw new InvalidOffsetException("offset key '" + K_SPLIT + "' must be an Extended JSON text like {\"v\": [<_id>...]}, "
                             + "got " + m.get(K_SPLIT));
@@ -490,7 +442,7 @@ public final class SourceOffset {
                         throw new InvalidOffsetException("offset key '" + K_SPLIT + "': " + e.getMessage());
                     }
                 }
-                return new SourceOffset(Phase.BACKFILL, null, null, startAt, optionalValue(m, K_LAST_ID), null, null, null, null,
+                return new SourceOffset(Phase.BACKFILL, null, null, startAt, OffsetValues.optional(m, K_LAST_ID), null, null, null, null,
                         false, bounds, Boolean.TRUE.equals(done));
             case STREAM: {
                 Object token = m.get(K_TOKEN);
@@ -520,32 +472,8 @@ public final class SourceOffset {
                 return Boolean.TRUE.equals(copiedFlag) ? streamAfterCopy(startAt) : streamFrom(startAt);
             }
             default:
-                return scan(optionalValue(m, K_SCAN_KEY), optionalValue(m, K_SCAN_ID),
-                        optionalValue(m, K_DELETE_AT), optionalValue(m, K_DELETE_ID));
-        }
-    }
-
-    private static String encode(BsonValue value) {
-        return new BsonDocument(WRAP, value).toJson(CANONICAL);
-    }
-
-    private static BsonValue optionalValue(Map<String, ?> m, String key) {
-        Object raw = m.get(key);
-        if (raw == null) {
-            return null;
-        }
-        if (!(raw instanceof String s)) {
-            throw new InvalidOffsetException("offset key '" + key + "' must be an Extended JSON text like {\"v\": ...}, got " + raw);
-        }
-        try {
-            BsonValue value = BsonDocument.parse(s).get(WRAP);
-            if (value == null) {
-                throw new InvalidOffsetException("offset key '" + key + "' must be an Extended JSON text like {\"v\": ...}, got " + s);
-            }
-            return value;
-        } catch (JsonParseException | org.bson.BsonInvalidOperationException | IllegalArgumentException
-                 | java.time.DateTimeException e) {
-            throw new InvalidOffsetException("offset key '" + key + "' is not Extended JSON: " + e.getMessage());
+                return scan(OffsetValues.optional(m, K_SCAN_KEY), OffsetValues.optional(m, K_SCAN_ID),
+                        OffsetValues.optional(m, K_DELETE_AT), OffsetValues.optional(m, K_DELETE_ID));
         }
     }
 

@@ -95,9 +95,9 @@ final class SplitCopies {
             }
         }
         if (!others.isEmpty()) {
-            Map<Map<String, Object>, Map<String, Object>> stored = read(others.stream().map(SourceOffset::partition).toList());
+            Map<Map<String, Object>, Map<String, Object>> stored = read(others.stream().map(SourcePartition::of).toList());
             for (Namespace ns : others) {
-                Map<String, Object> offset = stored.get(SourceOffset.partition(ns));
+                Map<String, Object> offset = stored.get(SourcePartition.of(ns));
                 CopyPlan plan = planOf(offset);
                 if (plan != null) {
                     startChunks(ns, plan, ownership.ownerOf(ns));
@@ -131,7 +131,7 @@ final class SplitCopies {
         if (mine.isEmpty()) {
             return;
         }
-        List<Map<String, Object>> partitions = mine.stream().map(ch -> SourceOffset.chunkPartition(ns, plan.streamStart(), ch.index())).toList();
+        List<Map<String, Object>> partitions = mine.stream().map(ch -> SourcePartition.chunk(ns, plan.streamStart(), ch.index())).toList();
         Map<Map<String, Object>, Map<String, Object>> stored = read(partitions);
         for (int i = 0; i < mine.size(); i++) {
             CopyPlan.Chunk chunk = mine.get(i);
@@ -174,7 +174,7 @@ final class SplitCopies {
         }
         List<Map<String, Object>> partitions = new ArrayList<>();
         for (int i = 0; i < plan.chunks(); i++) {
-            partitions.add(SourceOffset.chunkPartition(ns, plan.streamStart(), i));
+            partitions.add(SourcePartition.chunk(ns, plan.streamStart(), i));
         }
         Map<Map<String, Object>, Map<String, Object>> stored = read(partitions);
         List<Integer> waiting = new ArrayList<>();

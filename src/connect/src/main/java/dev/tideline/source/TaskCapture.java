@@ -2,7 +2,6 @@ package dev.tideline.source;
 
 import com.mongodb.client.MongoClient;
 import dev.tideline.event.Namespace;
-import dev.tideline.health.CaptureGauges;
 import dev.tideline.health.SourceTaskMetrics;
 import dev.tideline.mongo.Backoff;
 import dev.tideline.mongo.ErrorClass;
@@ -43,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * <p>Lost history is decided per collection: a copy that outlived the oplog window is parked with what
  * to do (copying again would only outlive it again); otherwise {@code lost.history.policy} applies.
  */
-final class TaskCapture implements CaptureGauges, AutoCloseable {
+final class TaskCapture implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TaskCapture.class);
 
     private final SourceConfig config;
@@ -91,7 +90,7 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
         this.repairs = new CollectionRepairs(client, new CollectionRepairs.Capture(collections::get, ownership::owns, this::streamOf,
                 c -> config.topics().markerPartitions().forTopic(c.records().topic())), connector, config.repair().chunkSize(), threads);
         this.discoveryBackoff = new Backoff(1_000, Math.max(1_000, config.selection().discoveryIntervalMs()));
-        metrics.gauges(this);
+        metrics.gauges(new TaskGauges(streams, copies, collections, threads, connections));
     }
 
     void start() {
@@ -144,7 +143,7 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
                 log.info("Task {} of {}: {} new collection(s) to capture: {}", ownership.index(), ownership.count(), mine.size(),
                         mine.size() <= 20 ? mine : mine.subList(0, 20) + " ...");
                 for (Namespace ns : mine) {
-                    begin(ns, stored.get(SourceOffset.partition(ns)), useStreams);
+                    begin(ns, stored.get(SourcePartition.of(ns)), useStreams);
                 }
                 if (useStreams && config.repair().enabled()) {
                     // signals not done yet (a repair that was running resumes): read once its collections are known
@@ -187,7 +186,7 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
 
     private Map<Map<String, Object>, Map<String, Object>> storedOffsets(List<Namespace> namespaces) {
         List<Map<String, Object>> partitions = new ArrayList<>();
-        namespaces.forEach(ns -> partitions.add(SourceOffset.partition(ns)));
+        namespaces.forEach(ns -> partitions.add(SourcePartition.of(ns)));
         Map<Map<String, Object>, Map<String, Object>> found = offsets.offsets(partitions);
         return found == null ? new HashMap<>() : found;
     }
@@ -383,44 +382,6 @@ final class TaskCapture implements CaptureGauges, AutoCloseable {
         public void copied(CapturedCollection c, CopyPlan plan) {
             new CopyOwner().copied(c, plan.streamStart());
         }
-    }
-
-    // ---- gauges
-
-    @Override
-    public int changeStreams() {
-        return (int) streams.values().stream().filter(DatabaseStream::isOpen).count();
-    }
-
-    @Override
-    public int backfillsRunning() {
-        return copies.running();
-    }
-
-    @Override
-    public int backfillsQueued() {
-        return copies.queued();
-    }
-
-    @Override
-    public int streamedCollections() {
-        return streams.values().stream().mapToInt(DatabaseStream::members).sum();
-    }
-
-    @Override
-    public String[] parkedCollections() {
-        return collections.values().stream().filter(c -> c.state() == CapturedCollection.State.PARKED)
-                .map(c -> c.ns().fullName()).sorted().toArray(String[]::new);
-    }
-
-    @Override
-    public int threads() {
-        return threads.alive();
-    }
-
-    @Override
-    public int mongoConnections() {
-        return connections.getAsInt();
     }
 
     /** Stops everything without waiting (see {@link #awaitStop}); a thread blocked on a dead socket ends at its read timeout. */

@@ -97,14 +97,14 @@ public class TidelineSourceConnector extends SourceConnector {
     public boolean alterOffsets(Map<String, String> connectorConfig, Map<Map<String, ?>, Map<String, ?>> offsets) {
         Set<String> resetDbs = new TreeSet<>();
         for (Map.Entry<Map<String, ?>, Map<String, ?>> e : offsets.entrySet()) {
-            Namespace ns = SourceOffset.namespace(e.getKey());
+            Namespace ns = SourcePartition.namespace(e.getKey());
             if (e.getValue() != null) {
                 try {
                     SourceOffset.fromMap(e.getValue());
                 } catch (InvalidOffsetException bad) {
                     throw new InvalidOffsetException("offset of " + ns + ": " + bad.getMessage());
                 }
-            } else if (!SourceOffset.isChunkPartition(e.getKey())) {
+            } else if (!SourcePartition.isChunk(e.getKey())) {
                 resetDbs.add(ns.db()); // a chunk of a split copy is no start of its own
             }
         }

@@ -33,17 +33,17 @@ class OperationsDocTest {
     @Test
     void resetOneIsANullOffsetForTheCollectionsPartition() throws IOException {
         JsonNode entry = onlyEntry(block("offset-example: reset-one"));
-        assertThat(partition(entry)).isEqualTo(SourceOffset.partition(ORDERS));
+        assertThat(partition(entry)).isEqualTo(SourcePartition.of(ORDERS));
         assertThat(entry.get("offset").isNull()).isTrue();
         Map<Map<String, ?>, Map<String, ?>> reset = new HashMap<>();
-        reset.put(SourceOffset.partition(ORDERS), null);
+        reset.put(SourcePartition.of(ORDERS), null);
         assertThat(new TidelineSourceConnector().alterOffsets(Map.of(), reset)).isTrue();
     }
 
     @Test
     void streamFromIsAnOperationTime() throws IOException {
         JsonNode entry = onlyEntry(block("offset-example: stream-from"));
-        assertThat(partition(entry)).isEqualTo(SourceOffset.partition(ORDERS));
+        assertThat(partition(entry)).isEqualTo(SourcePartition.of(ORDERS));
         SourceOffset documented = SourceOffset.fromMap(offset(entry));
         long seconds = Instant.parse("2026-11-30T08:00:00Z").getEpochSecond();
         assertThat(documented).isEqualTo(SourceOffset.streamFrom(new BsonTimestamp((int) seconds, 0)));

@@ -23,7 +23,7 @@ class PartitionKeyTest {
         JsonConverter converter = new JsonConverter();
         converter.configure(Map.of("schemas.enable", "false"), true);
         for (Namespace ns : List.of(new Namespace("shop", "orders"), new Namespace("a", "b"), new Namespace("ops_offsets", "events"))) {
-            byte[] written = converter.fromConnectData("", null, List.of("source-connector", SourceOffset.partition(ns)));
+            byte[] written = converter.fromConnectData("", null, List.of("source-connector", SourcePartition.of(ns)));
             SchemaAndValue read = converter.toConnectData("", written);
             byte[] rewritten = converter.fromConnectData("", null, read.value());
             assertThat(new String(rewritten)).as(ns.fullName()).isEqualTo(new String(written));

@@ -74,11 +74,11 @@ class SkipStartsTest {
         s.beforeListing();
         s.ensure(List.of(new Namespace("shop", "orders")), () -> false);
         Map<Map<String, ?>, Map<String, ?>> reset = new HashMap<>();
-        reset.put(SourceOffset.partition(new Namespace("shop", "orders")), null);
+        reset.put(SourcePartition.of(new Namespace("shop", "orders")), null);
 
         new TidelineSourceConnector().alterOffsets(config("full"), reset);
         assertThat(kept("shop")).as("full keeps no start: nothing to forget").isEqualTo(1);
-        new TidelineSourceConnector().alterOffsets(config("skip"), Map.of(SourceOffset.partition(new Namespace("shop", "orders")),
+        new TidelineSourceConnector().alterOffsets(config("skip"), Map.of(SourcePartition.of(new Namespace("shop", "orders")),
                 SourceOffset.streamFrom(new org.bson.BsonTimestamp(5, 0)).toMap()));
         assertThat(kept("shop")).as("an edited offset is not a reset").isEqualTo(1);
         new TidelineSourceConnector().alterOffsets(config("skip"), reset);

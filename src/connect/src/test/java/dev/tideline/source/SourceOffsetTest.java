@@ -220,18 +220,18 @@ class SourceOffsetTest {
     @Test
     void partitionRoundTripAndRejections() {
         Namespace ns = new Namespace("shop", "orders.archive");
-        assertThat(SourceOffset.partition(ns)).isEqualTo(Map.of("db", "shop", "coll", "orders.archive"));
-        assertThat(SourceOffset.namespace(SourceOffset.partition(ns))).isEqualTo(ns);
+        assertThat(SourcePartition.of(ns)).isEqualTo(Map.of("db", "shop", "coll", "orders.archive"));
+        assertThat(SourcePartition.namespace(SourcePartition.of(ns))).isEqualTo(ns);
 
-        assertThatThrownBy(() -> SourceOffset.namespace(Map.of("coll", "orders")))
+        assertThatThrownBy(() -> SourcePartition.namespace(Map.of("coll", "orders")))
                 .isInstanceOf(InvalidOffsetException.class).hasMessageContaining("'db'");
-        assertThatThrownBy(() -> SourceOffset.namespace(Map.of("db", "shop")))
+        assertThatThrownBy(() -> SourcePartition.namespace(Map.of("db", "shop")))
                 .isInstanceOf(InvalidOffsetException.class).hasMessageContaining("'coll'");
-        assertThatThrownBy(() -> SourceOffset.namespace(Map.of("db", "", "coll", "x")))
+        assertThatThrownBy(() -> SourcePartition.namespace(Map.of("db", "", "coll", "x")))
                 .isInstanceOf(InvalidOffsetException.class).hasMessageContaining("'db'");
-        assertThatThrownBy(() -> SourceOffset.namespace(Map.of("db", 1, "coll", "x")))
+        assertThatThrownBy(() -> SourcePartition.namespace(Map.of("db", 1, "coll", "x")))
                 .isInstanceOf(InvalidOffsetException.class).hasMessageContaining("'db'");
-        assertThatThrownBy(() -> SourceOffset.namespace(null))
+        assertThatThrownBy(() -> SourcePartition.namespace(null))
                 .isInstanceOf(InvalidOffsetException.class).hasMessageContaining("'db'");
     }
 
@@ -282,12 +282,12 @@ class SourceOffsetTest {
     @Test
     void aChunksPartitionIsItsCollectionsPlusTheCopyAndTheChunk() {
         Namespace ns = new Namespace("shop", "orders");
-        Map<String, Object> chunk = SourceOffset.chunkPartition(ns, START, 2);
+        Map<String, Object> chunk = SourcePartition.chunk(ns, START, 2);
 
-        assertThat(SourceOffset.namespace(chunk)).isEqualTo(ns);
-        assertThat(SourceOffset.isChunkPartition(chunk)).isTrue();
-        assertThat(SourceOffset.isChunkPartition(SourceOffset.partition(ns))).isFalse();
-        assertThat(chunk).isNotEqualTo(SourceOffset.chunkPartition(ns, new BsonTimestamp(START.getTime() + 1, 0), 2))
-                .isNotEqualTo(SourceOffset.chunkPartition(ns, START, 1));
+        assertThat(SourcePartition.namespace(chunk)).isEqualTo(ns);
+        assertThat(SourcePartition.isChunk(chunk)).isTrue();
+        assertThat(SourcePartition.isChunk(SourcePartition.of(ns))).isFalse();
+        assertThat(chunk).isNotEqualTo(SourcePartition.chunk(ns, new BsonTimestamp(START.getTime() + 1, 0), 2))
+                .isNotEqualTo(SourcePartition.chunk(ns, START, 1));
     }
 }

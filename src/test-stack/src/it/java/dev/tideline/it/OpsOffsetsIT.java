@@ -15,6 +15,7 @@ import dev.tideline.standin.MongoFixture;
 import dev.tideline.it.support.TestStack;
 import dev.tideline.it.support.TopicReader;
 import dev.tideline.source.SourceOffset;
+import dev.tideline.source.SourcePartition;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
@@ -90,7 +91,7 @@ class OpsOffsetsIT {
                 HttpResponse<String> rewind = rest.patchOffsets(name, body(events, SourceOffset.streamFrom(firstOfB).toMap()));
                 assertThat(rewind.statusCode()).as(rewind.body()).isEqualTo(200);
                 assertThat(rest.sourceOffset(name, events).orElseThrow()).isEqualTo(SourceOffset.streamFrom(firstOfB));
-                assertThat(partitions(rest.offsets(name))).doesNotContain(SourceOffset.partition(orders));
+                assertThat(partitions(rest.offsets(name))).doesNotContain(SourcePartition.of(orders));
 
                 rest.resume(name);
                 rest.awaitRunning(name, 1, Duration.ofSeconds(60));
@@ -174,7 +175,7 @@ class OpsOffsetsIT {
     /** A PATCH body for one collection; a null offset resets it. */
     private static String body(Namespace ns, Map<String, Object> offset) throws Exception {
         Map<String, Object> entry = new HashMap<>();
-        entry.put("partition", SourceOffset.partition(ns));
+        entry.put("partition", SourcePartition.of(ns));
         entry.put("offset", offset);
         return JSON.writeValueAsString(Map.of("offsets", List.of(entry)));
     }

@@ -17,6 +17,7 @@ import dev.tideline.standin.MongoFixture;
 import dev.tideline.it.support.TestStack;
 import dev.tideline.it.support.TopicReader;
 import dev.tideline.source.SourceOffset;
+import dev.tideline.source.SourcePartition;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -271,7 +272,7 @@ class SourceServerBehaviourIT {
                 v1.put("phase", "stream");
                 v1.put("token", current.token().toJson());
                 Map<String, Object> entry = new HashMap<>();
-                entry.put("partition", SourceOffset.partition(items));
+                entry.put("partition", SourcePartition.of(items));
                 entry.put("offset", v1);
                 HttpResponse<String> patched = stack.rest().patchOffsets(connector, JSON.writeValueAsString(Map.of("offsets", List.of(entry))));
                 assertThat(patched.statusCode()).as(patched.body()).isEqualTo(200);

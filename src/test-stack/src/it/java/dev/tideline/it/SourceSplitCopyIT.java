@@ -16,6 +16,7 @@ import dev.tideline.it.support.TestStack;
 import dev.tideline.it.support.TopicReader;
 import dev.tideline.mongo.BsonOrder;
 import dev.tideline.source.SourceOffset;
+import dev.tideline.source.SourcePartition;
 import dev.tideline.standin.MongoFixture;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -168,7 +169,7 @@ class SourceSplitCopyIT {
         List<SourceOffset> found = new ArrayList<>();
         for (JsonNode o : rest.offsets("scp-source").path("offsets")) {
             Map<String, Object> partition = json.convertValue(o.get("partition"), Map.class);
-            if (SourceOffset.isChunkPartition(partition) && SourceOffset.namespace(partition).equals(ns)) {
+            if (SourcePartition.isChunk(partition) && SourcePartition.namespace(partition).equals(ns)) {
                 found.add(SourceOffset.fromMap(json.convertValue(o.get("offset"), Map.class)));
             }
         }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tideline.event.Namespace;
 import dev.tideline.source.SourceOffset;
+import dev.tideline.source.SourcePartition;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -165,7 +166,7 @@ public final class ConnectRest {
     @SuppressWarnings("unchecked")
     public Optional<Map<String, Object>> sourceOffsetMap(String name, Namespace ns) {
         for (JsonNode o : offsets(name).path("offsets")) {
-            if (JSON.convertValue(o.get("partition"), Map.class).equals(SourceOffset.partition(ns))) {
+            if (JSON.convertValue(o.get("partition"), Map.class).equals(SourcePartition.of(ns))) {
                 return Optional.of(JSON.convertValue(o.get("offset"), Map.class));
             }
         }
