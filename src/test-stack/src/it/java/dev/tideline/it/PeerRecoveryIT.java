@@ -71,7 +71,7 @@ class PeerRecoveryIT {
             for (Cluster c : clusters) {
                 alone.add(new Cluster(c.id(), c.mongo(), c.prefix() + "x", c.prefix() + "x-source", c.prefix() + "x-sink"));
             }
-            startSources(stack, alone);
+            startSources(stack, alone, true);
             startSinks(stack, alone, true);
 
             // the ids, by the origin of the version both hold now
@@ -141,7 +141,7 @@ class PeerRecoveryIT {
             for (Cluster c : clusters) {
                 topicSizeBefore.put(c.id(), TopicReader.readAll(stack.bootstrapServers(), c.topic(COLL), Duration.ofSeconds(2)).size());
             }
-            startSources(stack, restored);
+            startSources(stack, restored, false);
 
             Path work = Files.createDirectories(Path.of("target", "peer-recovery-it"));
             Path keyFile = Files.writeString(work.resolve("link.properties"), "peer.stamp.key=" + PeerItSupport.STAMP_KEY + "\n");
@@ -234,10 +234,14 @@ class PeerRecoveryIT {
         return out;
     }
 
-    /** Sources with the link's settings, streaming from now (initial.sync=latest: nothing copied, no history). */
-    private static void startSources(TestStack stack, List<Cluster> clusters) {
+    /**
+     * Sources with the link's settings, streaming from now (initial.sync=latest: nothing copied, no history).
+     *
+     * @param newTopics whether their topics are to be created (else the link's, which exist)
+     */
+    private static void startSources(TestStack stack, List<Cluster> clusters, boolean newTopics) {
         for (Cluster c : clusters) {
-            for (String coll : List.of(COLL, PeerItSupport.HEARTBEATS)) {
+            for (String coll : newTopics ? List.of(COLL, PeerItSupport.HEARTBEATS) : List.<String>of()) {
                 stack.createTopic(c.topic(coll), 1);
             }
             Map<String, String> source = SourceItSupport.sourceConfig(c.mongo().uri(), PeerItSupport.DB, c.prefix(), ValueFormat.BSON, 1);
