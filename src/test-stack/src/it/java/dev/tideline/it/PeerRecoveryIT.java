@@ -62,6 +62,12 @@ class PeerRecoveryIT {
             PeerItSupport.startLinks(stack, clusters, COLLS);
             PeerItSupport.workload(a, COLL, 400, 150, 1);
             PeerItSupport.workload(b, COLL, 400, 150, 2);
+            for (int i = 0; i < 20; i++) { // ids whose last version each cluster wrote (the workload's are mostly B's, run last)
+                for (Cluster c : clusters) {
+                    c.coll(COLL).insertOne(new BsonDocument("_id", new BsonString("by-" + c.id() + "-" + i)).append("w",
+                            new BsonString(c.id() + "-insert")));
+                }
+            }
             PeerItSupport.awaitConverged(stack, clusters, COLLS, Duration.ofMinutes(3));
             for (Cluster c : clusters) { // the link breaks
                 stack.rest().deleteConnector(c.sink());
