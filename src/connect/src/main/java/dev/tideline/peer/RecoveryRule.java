@@ -12,9 +12,12 @@ import java.util.Locale;
  *   <li>both present, both stamped: the greater version wins, as last-writer-wins would have decided;</li>
  *   <li>a stamped side against a local write never replicated (no valid stamp) that was made ON TOP of a
  *       version at least as new (its stale stamp, the version it was based on): the local write is newer;</li>
- *   <li>one side absent keeping a tombstone: the newer of the tombstone and the present side's version;</li>
- *   <li>one side absent, no tombstone, and the present document's stamp says the ABSENT side wrote it: that
- *       cluster had it and no longer has it, so it deleted it (the tombstone expired): the delete wins.</li>
+ *   <li>one side absent keeping a tombstone newer than the present version: the delete wins;</li>
+ *   <li>else, one side absent and the present document's stamp says the ABSENT side wrote it: that cluster had
+ *       it and no longer has it, so it deleted it (its tombstone expired, or an older one is left): the delete
+ *       wins;</li>
+ *   <li>else, one side absent keeping a tombstone older than the present version (or than the version a local
+ *       write there was made on): the present document wins.</li>
  * </ul>
  * What is not: one side absent with nothing telling "never received" from "deleted, tombstone expired"
  * (decided by the {@link Policy}), and two present documents whose order is unknown (a local write never
