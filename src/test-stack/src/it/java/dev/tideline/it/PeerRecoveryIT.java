@@ -172,6 +172,12 @@ class PeerRecoveryIT {
                     }
                 }
             }
+            for (BsonValue id : deletedByOrigin.ids()) { // the delete given a new version is kept on both clusters
+                for (Cluster c : clusters) {
+                    assertThat(tombstones(c).countDocuments(Filters.eq("_id", PeerCollections.tombstoneKey(COLL, id))))
+                            .as(c.id() + " keeps the tombstone of " + id).isOne();
+                }
+            }
             int decided = cases.stream().mapToInt(c -> c.ids().size()).sum();
             assertThat(first).as("one decision per differing id, nothing else").hasSize(decided);
             assertThat(reported.out).contains("ambiguous " + (deletedAmbiguous.ids().size() + insertedAtB.ids().size()) + " reported");

@@ -123,8 +123,17 @@ final class PeerRecoveryRun {
         int w = d.winner();
         int l = d.loser();
         if (d.action() == Action.DELETE) {
-            Version tomb = d.tombstone() != null ? d.tombstone() : newVersion(w, read);
-            return stores[l].delete(ns[l], read[l], tomb) ? Outcome.APPLIED : Outcome.CHANGED;
+            if (d.tombstone() != null) {
+                return stores[l].delete(ns[l], read[l], d.tombstone()) ? Outcome.APPLIED : Outcome.CHANGED;
+            }
+            Version tomb = newVersion(w, read);
+            if (!stores[l].delete(ns[l], read[l], tomb)) {
+                return Outcome.CHANGED;
+            }
+            // the winner keeps the new delete's tombstone too, as its sink keeps one of every delete it learns of; a
+            // tombstone written there meanwhile is newer than what this decision read, and stays
+            stores[w].delete(ns[w], read[w], tomb);
+            return Outcome.APPLIED;
         }
         BsonDocument doc = read[w].document();
         if (d.restamp()) {

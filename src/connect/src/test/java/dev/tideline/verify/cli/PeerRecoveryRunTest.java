@@ -157,6 +157,10 @@ class PeerRecoveryRunTest {
         assertThat(tv.origin()).isEqualTo("A");
         assertThat(tv.newerThan(v(10, "A"))).isTrue();
         assertThat(KEYS.verify(PeerStamp.macOf(tomb), PeerCollections.tombstoneBound("B", NS, new BsonInt32(2), tv))).isTrue();
+        // and A, whose delete it is, keeps that tombstone too, signed for A
+        BsonDocument tombA = tombstones(a).find(Filters.eq("_id", PeerCollections.tombstoneKey(NS.coll(), new BsonInt32(2)))).first();
+        assertThat(Version.fromBson(tombA.get("v"))).isEqualTo(tv);
+        assertThat(KEYS.verify(PeerStamp.macOf(tombA), PeerCollections.tombstoneBound("A", NS, new BsonInt32(2), tv))).isTrue();
         // 3: the local write stamped at A with a new version based on B's, and the same at B
         PeerStamp atA = PeerStamp.read(coll(a).find(Filters.eq("_id", 3)).first());
         PeerStamp atB = PeerStamp.read(coll(b).find(Filters.eq("_id", 3)).first());
@@ -170,7 +174,8 @@ class PeerRecoveryRunTest {
         assertThat(coll(b).find(Filters.eq("_id", 5)).first().getString("x").getValue()).isEqualTo("b-local");
         // 7: deleted at A under B's tombstone
         assertThat(coll(a).countDocuments(Filters.eq("_id", 7))).isZero();
-        assertThat(Version.fromBson(tombstones(a).find().first().get("v"))).isNotNull();
+        BsonDocument tomb7 = tombstones(a).find(Filters.eq("_id", PeerCollections.tombstoneKey(NS.coll(), new BsonInt32(7)))).first();
+        assertThat(Version.fromBson(tomb7.get("v"))).as("B's delete, kept at A").isEqualTo(v(30, "B"));
 
         Output second = verify(a, b, "second", "copy");
         Map<BsonValue, BsonDocument> again = decisions("second");
