@@ -17,7 +17,7 @@ import org.apache.kafka.common.config.types.Password;
 public final class PeerKeySettings {
     public static final String KEY = "peer.stamp.key";
     public static final String PREVIOUS_KEY = "peer.stamp.key.previous";
-    static final int MIN_LENGTH = 32;
+    public static final int MIN_LENGTH = 32;
 
     private PeerKeySettings() {
     }

@@ -13,12 +13,14 @@
  *       write came from ({@link dev.tideline.peer.OriginDetector}, {@link dev.tideline.peer.OriginLabeler},
  *       {@link dev.tideline.peer.LogicalClock}), tenant scope, round-trip lag, limits, and the names of
  *       the metadata collections and headers ({@link dev.tideline.peer.PeerCollections},
- *       {@link dev.tideline.peer.PeerHeaders}).</li>
+ *       {@link dev.tideline.peer.PeerHeaders}); after an outage past the tombstone TTL, which peer wins
+ *       each differing id ({@link dev.tideline.peer.RecoveryRule}, docs/peer-recovery.md).</li>
  *   <li><b>The source's half:</b> {@code dev.tideline.source.PeerOriginTagger} labels each change
  *       with its origin, version and stamp; settings in {@code dev.tideline.source.config.PeerSourceSettings}.</li>
  *   <li><b>The sink's half:</b> {@code dev.tideline.peer.sink} ({@code PeerSinkTask}; the decision per
  *       document {@code DocumentFold}, carried out by {@code PeerApplier}; queue, status, conflicts,
- *       local deletes); settings in {@code dev.tideline.sink.config.PeerSinkSettings}.</li>
+ *       local deletes); settings in {@code dev.tideline.sink.config.PeerSinkSettings}. Peer recovery
+ *       ({@code ./verify --peer-recovery}) writes through the same store ({@code RecoveryStore}).</li>
  * </ul>
  */
 package dev.tideline.peer;

@@ -17,6 +17,8 @@ public final class PeerSinkSettings {
     public static final String GROUP = "Peer replication";
     public static final String CLUSTER_ID = "peer.cluster.id";
     public static final String TOMBSTONE_TTL_MS = "peer.tombstone.ttl.ms";
+    public static final long DEFAULT_TOMBSTONE_TTL_MS = 7L * 24 * 3600 * 1000;
+    public static final long MIN_TOMBSTONE_TTL_MS = 60_000L;
     public static final String STATUS_DATABASE = "peer.status.database";
     public static final String LAG_DEGRADED_MS = "peer.lag.degraded.ms";
     public static final String TENANTS = "peer.tenants";
@@ -59,7 +61,7 @@ public final class PeerSinkSettings {
                         + "instead of skipping it: errors.tolerance and the dead letter queue are not used in peer mode. "
                         + "Must equal peer.cluster.id of the source on the same cluster.",
                 GROUP, ++order, Width.SHORT, "Cluster id");
-        def.define(TOMBSTONE_TTL_MS, Type.LONG, 7L * 24 * 3600 * 1000, ConfigDef.Range.atLeast(60_000L), Importance.LOW,
+        def.define(TOMBSTONE_TTL_MS, Type.LONG, DEFAULT_TOMBSTONE_TTL_MS, ConfigDef.Range.atLeast(MIN_TOMBSTONE_TTL_MS), Importance.LOW,
                 "How long the tombstone of a deleted document is kept (in '_tideline_peer_tombstones', with a TTL index on "
                         + "'expireAt'). While it is kept, an older write arriving late cannot bring the document back. Make it "
                         + "longer than the longest time a link may be stopped or lagging.",

@@ -22,9 +22,12 @@ import java.util.Set;
  * and what to write instead. Connection strings can come from the environment
  * ({@value #SOURCE_ENV}, {@value #DESTINATION_ENV}), which keeps passwords out of the process list.
  *
- * @param repair {@code --repair}: after the run, feed the report's differences to the source connector as repair signals
+ * @param repair       {@code --repair}: after the run, feed the report's differences to the source connector as repair signals
+ * @param peerRecovery {@code --peer-recovery} and its options: after a peer run, decide and write each differing id on
+ *                     the losing cluster; null when not asked
  */
-public record VerifyArguments(VerifySettings settings, String report, boolean quiet, boolean help, boolean repair) {
+public record VerifyArguments(VerifySettings settings, String report, boolean quiet, boolean help, boolean repair,
+                              PeerRecoveryOptions peerRecovery) {
     public static final String SOURCE_ENV = "TIDELINE_VERIFY_SOURCE";
     public static final String DESTINATION_ENV = "TIDELINE_VERIFY_DESTINATION";
     /** {@code --report -}: the report goes to standard output (and the human summary to standard error). */
@@ -57,13 +60,21 @@ public record VerifyArguments(VerifySettings settings, String report, boolean qu
               --quiet                  print the result line only
               --repair                 after the run, have the source connector re-copy the missing, extra and different
                                        ids: inserts repair signals into <db>._tideline_signals at the source (needs a file --report)
+              --peer-recovery report|copy|delete   with --peers, after the run: decide each differing id by the peer
+                                       stamps and tombstones and write the winner on the losing cluster, as the peer
+                                       sink would (docs/peer-recovery.md); the value is what to do with an id present on
+                                       one side only that nothing decides: report it, copy it, or delete it
+              --peer-ids A,B           with --peer-recovery: the peer.cluster.id of --source and of --destination
+              --peer-key-file FILE     with --peer-recovery: a properties file with the link's peer.stamp.key (and
+                                       peer.stamp.key.previous, peer.tombstone.ttl.ms when the link sets them)
             """.formatted(SOURCE_ENV, DESTINATION_ENV, VerifySettings.DEFAULT_RANGE_SIZE, VerifySettings.DEFAULT_BATCH_SIZE,
             VerifySettings.DEFAULT_RECHECKS, VerifySettings.DEFAULT_RECHECK_DELAY_MS / 1000.0,
             VerifySettings.DEFAULT_CONNECT_TIMEOUT_MS / 1000);
 
     private static final Set<String> VALUE_OPTIONS = Set.of("--source", "--destination", "--database", "--destination-database",
             "--include", "--exclude", "--ignore-field", "--hashing", "--range-size", "--batch-size", "--rechecks", "--recheck-delay",
-            "--connect-timeout", "--report");
+            "--connect-timeout", "--report", PeerRecoveryOptions.POLICY_OPTION, PeerRecoveryOptions.IDS_OPTION,
+            PeerRecoveryOptions.KEY_FILE_OPTION);
 
     /** @throws IllegalArgumentException naming the option at fault and what it takes */
     public static VerifyArguments parse(String[] args, Map<String, String> env, Instant now) {
@@ -85,6 +96,9 @@ public record VerifyArguments(VerifySettings settings, String report, boolean qu
         String report = null;
         boolean quiet = false;
         boolean repair = false;
+        String recoveryPolicy = null;
+        String peerIds = null;
+        String keyFile = null;
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             String inline = null;
@@ -95,7 +109,7 @@ public record VerifyArguments(VerifySettings settings, String report, boolean qu
             }
             switch (option) {
                 case "--help", "-h" -> {
-                    return new VerifyArguments(null, null, false, true, false);
+                    return new VerifyArguments(null, null, false, true, false, null);
                 }
                 case "--peers" -> peers = true;
                 case "--ignore-field-order" -> ignoreOrder = true;
@@ -124,6 +138,9 @@ public record VerifyArguments(VerifySettings settings, String report, boolean qu
                         case "--recheck-delay" -> delayMs = millis(option, value);
                         case "--connect-timeout" -> timeoutMs = (int) Math.max(1, millis(option, value));
                         case "--report" -> report = value;
+                        case PeerRecoveryOptions.POLICY_OPTION -> recoveryPolicy = value;
+                        case PeerRecoveryOptions.IDS_OPTION -> peerIds = value;
+                        case PeerRecoveryOptions.KEY_FILE_OPTION -> keyFile = value;
                         default -> throw new IllegalArgumentException("unknown option " + option + "; see --help");
                     }
                 }
@@ -147,9 +164,15 @@ public record VerifyArguments(VerifySettings settings, String report, boolean qu
             }
         }
         if (repair && peers) {
-            throw new IllegalArgumentException("--repair does not support --peers yet: which cluster's version should win is "
-                    + "a choice verify cannot make; write repair signals by hand into <db>._tideline_signals on the cluster "
-                    + "whose version should win");
+            // a signal re-copies the source's version to the destination: between peers that is not the rule
+            throw new IllegalArgumentException("--repair does not work with --peers: re-copying one cluster's version would "
+                    + "overwrite newer writes of the other; use --peer-recovery report|copy|delete with --peer-ids and "
+                    + "--peer-key-file, which decides each id by its peer stamps (docs/peer-recovery.md)");
+        }
+        PeerRecoveryOptions peerRecovery = PeerRecoveryOptions.of(recoveryPolicy, peerIds, keyFile, peers);
+        if (peerRecovery != null && STDOUT.equals(report)) {
+            throw new IllegalArgumentException(PeerRecoveryOptions.POLICY_OPTION + " needs the report in a file (--report FILE, "
+                    + "or leave --report out): the ids are read back from it, and --report - sends it to standard output");
         }
         if (repair && STDOUT.equals(report)) {
             // the repair streams the ids back from the report file after the run; standard output cannot be read back
@@ -171,7 +194,7 @@ public record VerifyArguments(VerifySettings settings, String report, boolean qu
         VerifySettings settings = new VerifySettings(source, destination, peers, databases, filter, destinationDb,
                 new DocumentComparison(ignored, ignoreOrder), hashing, rangeSize, batchSize, rechecks, delayMs, timeoutMs,
                 Path.of(System.getProperty("java.io.tmpdir")));
-        return new VerifyArguments(settings, report, quiet, false, repair);
+        return new VerifyArguments(settings, report, quiet, false, repair, peerRecovery);
     }
 
     /** Names the option whose connection string the driver refuses, with the driver's reason, never the string. */

@@ -2,6 +2,7 @@ package dev.tideline.verify.cli;
 
 import com.mongodb.client.MongoClient;
 import dev.tideline.mongo.MongoClientFactory;
+import dev.tideline.peer.sink.RecoveryStore;
 import dev.tideline.verify.CollectionPair;
 import dev.tideline.verify.CollectionSummary;
 import dev.tideline.verify.Outcome;
@@ -29,7 +30,8 @@ import org.apache.kafka.common.config.ConfigException;
  * collection and a result line, writes the JSON Lines report, and exits 0 (equal), 1 (differences),
  * 2 (writes still in flight at the last re-check) or 3 (could not compare everything). With {@code --repair}
  * it then feeds the report's differences to the source connector as repair signals ({@link RepairSignalWriter}),
- * and exits 3 if it could not.
+ * and exits 3 if it could not. With {@code --peers --peer-recovery} it decides each differing id between the two peers
+ * and writes the decisions on the losing cluster ({@link PeerRecoveryRun}), and exits 3 if it could not finish.
  */
 public final class VerifyMain {
     /** As the comparison's connections: the server's logs and currentOp name the tool. */
@@ -79,7 +81,53 @@ public final class VerifyMain {
         if (arguments.repair() && !repair(arguments, human, err)) {
             return Outcome.FAILED.exitCode();
         }
+        if (arguments.peerRecovery() != null && !recover(arguments, human, err)) {
+            return Outcome.FAILED.exitCode();
+        }
         return result.outcome().exitCode();
+    }
+
+    /**
+     * Decides the report's ids between the two peers and writes each decision on the losing cluster; prints the counts
+     * (also with --quiet: they say what was written). Returns false when it could not finish.
+     */
+    private static boolean recover(VerifyArguments arguments, PrintStream human, PrintStream err) {
+        PeerRecoveryOptions o = arguments.peerRecovery();
+        Path report = Path.of(arguments.report());
+        Path decisions = decisionsFile(report);
+        String firstUri = arguments.settings().sourceUri();
+        String secondUri = arguments.settings().destinationUri();
+        int timeout = arguments.settings().connectTimeoutMs();
+        try (MongoClient first = MongoClientFactory.create(firstUri, APP_NAME, timeout);
+             MongoClient second = MongoClientFactory.create(secondUri, APP_NAME, timeout);
+             Writer out = Files.newBufferedWriter(decisions, StandardCharsets.UTF_8)) {
+            PeerRecoveryRun run = new PeerRecoveryRun(o, new RecoveryStore(first, o.first(), o.keys(), o.tombstoneTtlMs()),
+                    new RecoveryStore(second, o.second(), o.keys(), o.tombstoneTtlMs()), out);
+            RecoveryTally tally = run.run(report);
+            out.flush();
+            human.println("verify: " + tally.describe() + "; decisions: " + decisions);
+            if (tally.leftDifferent() > 0) {
+                human.printf("verify: %,d id(s) left as they are (see the decisions file); run verify again once they are "
+                        + "settled%n", tally.leftDifferent());
+            }
+            return true;
+        } catch (IOException | UncheckedIOException e) {
+            err.println("verify: peer recovery could not read the report or write " + decisions + ": " + e.getMessage());
+        } catch (com.mongodb.MongoException e) {
+            err.println("verify: peer recovery stopped: " + MongoClientFactory.redact(MongoClientFactory.redact(e.getMessage(),
+                    firstUri), secondUri) + ". The user needs find, insert, update and remove on the compared collections and on "
+                    + "<db>._tideline_peer_tombstones of both clusters; the decisions written so far are in " + decisions);
+        } catch (IllegalArgumentException e) {
+            err.println("verify: peer recovery could not read the report: " + e.getMessage());
+        }
+        return false;
+    }
+
+    /** {@code verify-x.jsonl} -> {@code verify-x-recovery.jsonl}, beside the report. */
+    static Path decisionsFile(Path report) {
+        String name = String.valueOf(report.getFileName());
+        String base = name.endsWith(".jsonl") ? name.substring(0, name.length() - ".jsonl".length()) : name;
+        return report.resolveSibling(base + "-recovery.jsonl");
     }
 
     /**

@@ -89,9 +89,8 @@ class VerifyArgumentsTest {
         }
         assertThatThrownBy(() -> parse("--source", "mongodb://a", "--destination", "mongodb://b", "--peers", "--repair"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("--repair does not support --peers yet")
-                .hasMessageContaining("write repair signals by hand")
-                .hasMessageContaining("on the cluster whose version should win");
+                .hasMessageStartingWith("--repair does not work with --peers")
+                .hasMessageContaining("use --peer-recovery report|copy|delete with --peer-ids and --peer-key-file");
         assertThat(parse("--source", "mongodb://a", "--destination", "mongodb://b", "--peers", "--report", "-").settings().peers())
                 .as("--peers and --report - stay fine without --repair").isTrue();
     }
