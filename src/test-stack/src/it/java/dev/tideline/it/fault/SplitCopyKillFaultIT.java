@@ -16,14 +16,14 @@ import org.apache.kafka.common.IsolationLevel;
 import org.junit.jupiter.api.Test;
 
 /**
- * kill -9 of the worker in the middle of a copy split across three tasks (the plan committed, every
- * chunk partly copied), while inserts, updates and deletes go on: the restarted tasks go on with their
+ * kill -9 of the worker in the middle of a copy split across three tasks (the plan committed, a chunk
+ * partly copied), while inserts, updates and deletes go on: the restarted tasks go on with their
  * chunks after their committed ids, the owner ends the copy only once every chunk is committed, and
  * the destination ends equal to the source, document for document: LOST 0, not deleted 0. Runs with -Pfaults.
  */
 class SplitCopyKillFaultIT {
     private static final int TASKS = 3;
-    private static final int PRELOAD = 30_000;
+    private static final int PRELOAD = 60_000;
 
     @Test
     void aSplitCopyKilledMidwayGoesOnWithItsChunksAndLosesNothing() {
@@ -39,12 +39,13 @@ class SplitCopyKillFaultIT {
             p.startSink(stack.rest(), dest.uri(), Map.of());
             writer.start();
             stack.rest().putConnector(p.sourceConnector(), p.sourceConfig(source.uri(), Map.of("tasks.max", Integer.toString(TASKS),
-                    "backfill.split.min.documents", "1000", "batch.size", "200")));
-            // the kill: once every chunk has committed some of its copy and none is done
-            Map<Integer, SourceOffset> atKill = Waits.until(Duration.ofMinutes(3), Duration.ofMillis(100),
+                    "backfill.split.min.documents", "1000", "batch.size", "100")));
+            // the kill: once two tasks have committed some of their chunks, one of them partly (a chunk may be
+            // done already, another not started: the restart meets every case)
+            Map<Integer, SourceOffset> atKill = Waits.until(Duration.ofMinutes(3), Duration.ofMillis(50),
                     () -> chunks(stack.bootstrapServers(), p.sourceConnector()),
-                    c -> c.size() == TASKS && c.values().stream().allMatch(o -> o.lastId() != null && !o.isChunkDone()),
-                    c -> "no split copy with every chunk partly committed; last chunks: " + c);
+                    c -> c.size() >= 2 && c.values().stream().anyMatch(o -> o.lastId() != null && !o.isChunkDone()),
+                    c -> "no split copy with a chunk partly committed; last chunks: " + c);
             stack.killWorker();
             killed = true;
             long writesAtKill = writer.writes();
