@@ -22,8 +22,13 @@ import java.util.Optional;
  * collection, and the time until the switch to streaming is committed (the split copy's end: every
  * chunk's offset committed, then the complete marker).
  *
+ * <p>An untimed warm-up copy with each task count comes first (the worker's and the stand-in's code is
+ * compiled by then, so the first measured run is not penalised); then {@code copy.bench.runs} rounds,
+ * each round starting with the next task count in turn, and the medians are printed.
+ *
  * <p>Options (system properties): {@code copy.bench.docs} (500,000 documents of 1 KB),
- * {@code copy.bench.tasks} (1,2,4), {@code copy.bench.partitions} (the topic's partitions, 4),
+ * {@code copy.bench.tasks} (1,2,4), {@code copy.bench.runs} (3), {@code copy.bench.warmup} (documents of the
+ * warm-up copies, 100,000; 0: none), {@code copy.bench.partitions} (the topic's partitions, 4),
  * {@code copy.bench.out} (target/copy-bench). The worker commits offsets every second (the test stack's
  * {@code offset.flush.interval.ms}), which bounds how late a split copy starts on the other tasks and ends.
  */
@@ -46,30 +51,52 @@ public final class CopyTasksBenchmark {
         BenchContext.log("copy benchmark: " + docs + " documents of " + BenchDocs.BYTES + " bytes, tasks " + taskCounts + ", topic of "
                 + partitions + " partitions; " + Runtime.getRuntime().availableProcessors() + " cores");
         TestStack stack = TestStack.start(out.resolve("stack"));
-        List<Run> runs = new ArrayList<>();
+        int rounds = Integer.getInteger("copy.bench.runs", 3);
+        int warmup = Integer.getInteger("copy.bench.warmup", 100_000);
+        Map<Integer, List<Run>> runs = new java.util.TreeMap<>();
         boolean ok = true;
         try (TopicCounter topics = new TopicCounter(stack.bootstrapServers())) {
-            for (int tasks : taskCounts) {
-                try {
-                    runs.add(copy(stack, topics, docs, tasks, partitions));
-                } catch (RuntimeException e) {
-                    ok = false;
-                    BenchContext.log("FAILED with " + tasks + " task(s): " + e);
+            if (warmup > 0) {
+                for (int tasks : taskCounts) {
+                    BenchContext.log("warm-up (not measured):");
+                    copy(stack, topics, warmup, tasks, partitions);
+                }
+            }
+            for (int round = 0; round < rounds; round++) {
+                for (int i = 0; i < taskCounts.size(); i++) {
+                    int tasks = taskCounts.get((i + round) % taskCounts.size()); // each round starts with the next count
+                    try {
+                        runs.computeIfAbsent(tasks, t -> new ArrayList<>()).add(copy(stack, topics, docs, tasks, partitions));
+                    } catch (RuntimeException e) {
+                        ok = false;
+                        BenchContext.log("FAILED with " + tasks + " task(s): " + e);
+                    }
                 }
             }
         }
-        StringBuilder table = new StringBuilder(String.format("Initial copy of one collection (%,d x %d B) on %d cores%n",
-                docs, BenchDocs.BYTES, Runtime.getRuntime().availableProcessors()));
-        table.append(String.format("%-6s %14s %16s %18s %10s%n", "tasks", "copied (ms)", "docs/s", "streaming at (ms)", "vs 1 task"));
-        double base = runs.stream().filter(r -> r.tasks() == 1).mapToDouble(Run::docsPerSecond).findFirst().orElse(Double.NaN);
-        for (Run r : runs) {
-            table.append(String.format("%-6d %14d %16.0f %18d %9.2fx%n", r.tasks(), r.copiedMs(), r.docsPerSecond(), r.streamingMs(),
-                    r.docsPerSecond() / base));
+        StringBuilder table = new StringBuilder(String.format("Initial copy of one collection (%,d x %d B) on %d cores, medians of %d run(s)%n",
+                docs, BenchDocs.BYTES, Runtime.getRuntime().availableProcessors(), rounds));
+        table.append(String.format("%-6s %14s %16s %18s %10s  %s%n", "tasks", "copied (ms)", "docs/s", "streaming at (ms)", "vs 1 task",
+                "docs/s of each run"));
+        double base = runs.containsKey(1) ? median(runs.get(1).stream().mapToDouble(Run::docsPerSecond).toArray()) : Double.NaN;
+        for (Map.Entry<Integer, List<Run>> e : runs.entrySet()) {
+            List<Run> rs = e.getValue();
+            double rate = median(rs.stream().mapToDouble(Run::docsPerSecond).toArray());
+            table.append(String.format("%-6d %14.0f %16.0f %18.0f %9.2fx  %s%n", e.getKey(),
+                    median(rs.stream().mapToDouble(Run::copiedMs).toArray()), rate,
+                    median(rs.stream().mapToDouble(Run::streamingMs).toArray()), rate / base,
+                    rs.stream().map(r -> Long.toString(Math.round(r.docsPerSecond()))).toList()));
         }
         System.out.println();
         System.out.println(table);
         Files.writeString(out.resolve("results.txt"), table.toString());
         System.exit(ok ? 0 : 1);
+    }
+
+    private static double median(double[] values) {
+        double[] v = values.clone();
+        java.util.Arrays.sort(v);
+        return v.length == 0 ? Double.NaN : v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
     private static Run copy(TestStack stack, TopicCounter topics, int docs, int tasks, int partitions) {
