@@ -61,8 +61,8 @@ class SplitCopyKillFaultIT {
             System.out.printf("FAULTS splitkill: after the restart the chunks ended at %s%n", describe(atEnd));
             assertThat(atEnd).hasSize(TASKS).allSatisfy((i, o) -> assertThat(o.isChunkDone()).as("chunk %d done", i).isTrue());
 
-            Pipeline.Tally t = p.finish("kill -9 mid split copy", "1 x kill -9 with " + TASKS + " chunks partly copied (seed " + seed + ")",
-                    stack.bootstrapServers(), IsolationLevel.READ_UNCOMMITTED, dest.client(), writer, started);
+            Pipeline.Tally t = p.finish("kill -9 mid split copy", "1 x kill -9 mid copy (" + TASKS + " chunks; at the kill "
+                    + describe(atKill) + ", seed " + seed + ")", stack.bootstrapServers(), IsolationLevel.READ_UNCOMMITTED, dest.client(), writer, started);
             Pipeline.Comparison byteForByte = p.compare(source.client(), dest.client());
             System.out.println("FAULTS splitkill: source vs destination: " + byteForByte);
             assertThat(t.lostInTopic()).as("lost in the topic").isZero();
