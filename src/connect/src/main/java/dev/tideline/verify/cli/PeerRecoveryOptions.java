@@ -23,8 +23,10 @@ import org.apache.kafka.common.config.ConfigException;
  * @param keys           the link's {@code peer.stamp.key} (and {@code .previous}) from the key file
  * @param tombstoneTtlMs {@code peer.tombstone.ttl.ms} from the key file, or the sink's default
  */
-public record PeerRecoveryOptions(Policy policy, String first, String second, StampKeys keys, long tombstoneTtlMs) {
+public record PeerRecoveryOptions(Policy policy, String first, String second, StampKeys keys, long tombstoneTtlMs,
+                                  boolean dryRun) {
     static final String POLICY_OPTION = "--peer-recovery";
+    static final String DRY_RUN_OPTION = "--dry-run";
     static final String IDS_OPTION = "--peer-ids";
     static final String KEY_FILE_OPTION = "--peer-key-file";
 
@@ -32,11 +34,11 @@ public record PeerRecoveryOptions(Policy policy, String first, String second, St
      * @return null when none of the three options is given
      * @throws IllegalArgumentException naming the option at fault
      */
-    static PeerRecoveryOptions of(String policy, String ids, String keyFile, boolean peers) {
+    static PeerRecoveryOptions of(String policy, String ids, String keyFile, boolean peers, boolean dryRun) {
         if (policy == null) {
-            if (ids != null || keyFile != null) {
-                throw new IllegalArgumentException((ids != null ? IDS_OPTION : KEY_FILE_OPTION) + " is only used with "
-                        + POLICY_OPTION + " report|copy|delete");
+            if (ids != null || keyFile != null || dryRun) {
+                throw new IllegalArgumentException((ids != null ? IDS_OPTION : keyFile != null ? KEY_FILE_OPTION : DRY_RUN_OPTION)
+                        + " is only used with " + POLICY_OPTION + " report|copy|delete");
             }
             return null;
         }
@@ -80,7 +82,7 @@ public record PeerRecoveryOptions(Policy policy, String first, String second, St
                     + ": add the line " + PeerKeySettings.KEY + "=<the secret every connector of the link has>");
         }
         return new PeerRecoveryOptions(p, both.get(0), both.get(1), new StampKeys(key, secret(props, PeerKeySettings.PREVIOUS_KEY,
-                keyFile)), ttl(props, keyFile));
+                keyFile)), ttl(props, keyFile), dryRun);
     }
 
     private static Properties load(Path file) {

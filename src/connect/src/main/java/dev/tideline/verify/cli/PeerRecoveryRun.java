@@ -45,6 +45,8 @@ final class PeerRecoveryRun {
     enum Outcome {
         /** written on the losing cluster */
         APPLIED,
+        /** --dry-run: would have been written on the losing cluster */
+        PLANNED,
         /** nothing to write: the policy or a conflict leaves it to the operator */
         REPORTED,
         /** nothing to write: the two sides hold the same now */
@@ -119,6 +121,9 @@ final class PeerRecoveryRun {
     private Outcome apply(Decision d, Namespace[] ns, Read[] read) {
         if (d.action() == Action.NONE) {
             return d.rule() == Rule.SAME ? Outcome.SETTLED : Outcome.REPORTED;
+        }
+        if (options.dryRun()) {
+            return Outcome.PLANNED;
         }
         int w = d.winner();
         int l = d.loser();

@@ -35,12 +35,17 @@ final class RecoveryTally {
         return counts.getOrDefault(rule, Map.of()).getOrDefault(outcome, 0);
     }
 
+    /** Ids decided by one of {@code rules} and written (or, in a dry run, to be written). */
     private int applied(Rule... rules) {
         int n = 0;
         for (Rule r : rules) {
-            n += count(r, Outcome.APPLIED);
+            n += count(r, Outcome.APPLIED) + count(r, Outcome.PLANNED);
         }
         return n;
+    }
+
+    private boolean dryRun() {
+        return counts.values().stream().anyMatch(m -> m.containsKey(Outcome.PLANNED));
     }
 
     int changed() {
@@ -53,11 +58,15 @@ final class RecoveryTally {
 
     /** Ids still different after the recovery as far as it knows: reported, changed since, or left out in flight. */
     int leftDifferent() {
-        return count(Rule.AMBIGUOUS, Outcome.REPORTED) + count(Rule.CONFLICT, Outcome.REPORTED) + changed() + inFlight;
+        int planned = 0;
+        for (Map<Outcome, Integer> m : counts.values()) {
+            planned += m.getOrDefault(Outcome.PLANNED, 0);
+        }
+        return count(Rule.AMBIGUOUS, Outcome.REPORTED) + count(Rule.CONFLICT, Outcome.REPORTED) + changed() + inFlight + planned;
     }
 
     String describe() {
-        return String.format("peer recovery of %d collection(s): delete wins %d (%d newer tombstone, %d deleted by its origin); "
+        return (dryRun() ? "DRY RUN, nothing written: " : "") + String.format("peer recovery of %d collection(s): delete wins %d (%d newer tombstone, %d deleted by its origin); "
                         + "present wins %d (%d newer stamp, %d newer than the tombstone, %d local write after); ambiguous %d reported, "
                         + "%d copied, %d deleted; %d conflict(s) reported; %d skipped because changed since (left to replication); "
                         + "%d equal when read again; %d in flight left out",

@@ -67,6 +67,8 @@ public record VerifyArguments(VerifySettings settings, String report, boolean qu
               --peer-ids A,B           with --peer-recovery: the peer.cluster.id of --source and of --destination
               --peer-key-file FILE     with --peer-recovery: a properties file with the link's peer.stamp.key (and
                                        peer.stamp.key.previous, peer.tombstone.ttl.ms when the link sets them)
+              --dry-run                with --peer-recovery: decide every id and write the decisions file, but write
+                                       nothing on either cluster
             """.formatted(SOURCE_ENV, DESTINATION_ENV, VerifySettings.DEFAULT_RANGE_SIZE, VerifySettings.DEFAULT_BATCH_SIZE,
             VerifySettings.DEFAULT_RECHECKS, VerifySettings.DEFAULT_RECHECK_DELAY_MS / 1000.0,
             VerifySettings.DEFAULT_CONNECT_TIMEOUT_MS / 1000);
@@ -99,6 +101,7 @@ public record VerifyArguments(VerifySettings settings, String report, boolean qu
         String recoveryPolicy = null;
         String peerIds = null;
         String keyFile = null;
+        boolean dryRun = false;
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             String inline = null;
@@ -115,6 +118,7 @@ public record VerifyArguments(VerifySettings settings, String report, boolean qu
                 case "--ignore-field-order" -> ignoreOrder = true;
                 case "--quiet" -> quiet = true;
                 case "--repair" -> repair = true;
+                case PeerRecoveryOptions.DRY_RUN_OPTION -> dryRun = true;
                 default -> {
                     if (!VALUE_OPTIONS.contains(option)) {
                         throw new IllegalArgumentException("unknown option " + option + "; see --help");
@@ -169,7 +173,7 @@ public record VerifyArguments(VerifySettings settings, String report, boolean qu
                     + "overwrite newer writes of the other; use --peer-recovery report|copy|delete with --peer-ids and "
                     + "--peer-key-file, which decides each id by its peer stamps (docs/peer-recovery.md)");
         }
-        PeerRecoveryOptions peerRecovery = PeerRecoveryOptions.of(recoveryPolicy, peerIds, keyFile, peers);
+        PeerRecoveryOptions peerRecovery = PeerRecoveryOptions.of(recoveryPolicy, peerIds, keyFile, peers, dryRun);
         if (peerRecovery != null && STDOUT.equals(report)) {
             throw new IllegalArgumentException(PeerRecoveryOptions.POLICY_OPTION + " needs the report in a file (--report FILE, "
                     + "or leave --report out): the ids are read back from it, and --report - sends it to standard output");

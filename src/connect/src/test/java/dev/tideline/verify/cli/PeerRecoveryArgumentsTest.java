@@ -66,6 +66,9 @@ class PeerRecoveryArgumentsTest {
         PeerRecoveryOptions o = parse("--peers", "--peer-recovery=report", "--peer-ids=A,B", "--peer-key-file=" + f).peerRecovery();
         assertThat(o.policy()).isEqualTo(Policy.REPORT);
         assertThat(o.tombstoneTtlMs()).isEqualTo(PeerSinkSettings.DEFAULT_TOMBSTONE_TTL_MS);
+        assertThat(o.dryRun()).isFalse();
+        assertThat(parse("--peers", "--peer-recovery=report", "--peer-ids=A,B", "--peer-key-file=" + f, "--dry-run").peerRecovery()
+                .dryRun()).isTrue();
         assertThat(parse("--peers").peerRecovery()).isNull();
     }
 
@@ -88,6 +91,7 @@ class PeerRecoveryArgumentsTest {
                 "--peer-key-file", key);
         refused("--peer-ids is only used with --peer-recovery", "--peers", "--peer-ids", "A,B");
         refused("--peer-key-file is only used with --peer-recovery", "--peers", "--peer-key-file", key);
+        refused("--dry-run is only used with --peer-recovery", "--peers", "--dry-run");
         refused("--repair does not work with --peers", "--peers", "--repair", "--peer-recovery", "copy", "--peer-ids", "A,B",
                 "--peer-key-file", key);
         refused("--peer-recovery needs the report in a file", "--peers", "--peer-recovery", "copy", "--peer-ids", "A,B",

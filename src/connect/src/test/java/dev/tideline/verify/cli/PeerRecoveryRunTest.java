@@ -83,13 +83,15 @@ class PeerRecoveryRunTest {
     private record Output(int code, String out, String err) {
     }
 
-    private Output verify(MongoFixture a, MongoFixture b, String name, String policy) throws Exception {
+    private Output verify(MongoFixture a, MongoFixture b, String name, String policy, String... more) throws Exception {
         Path keyFile = Files.writeString(dir.resolve("link.properties"), "peer.stamp.key=" + KEY + "\n");
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = VerifyMain.run(new String[] {"--source", a.uri(), "--destination", b.uri(), "--peers", "--database", NS.db(),
+        List<String> args = new ArrayList<>(List.of("--source", a.uri(), "--destination", b.uri(), "--peers", "--database", NS.db(),
                 "--rechecks", "1", "--recheck-delay", "0.01", "--report", dir.resolve(name + ".jsonl").toString(),
-                "--peer-recovery", policy, "--peer-ids", "A,B", "--peer-key-file", keyFile.toString()}, Map.of(),
+                "--peer-recovery", policy, "--peer-ids", "A,B", "--peer-key-file", keyFile.toString()));
+        args.addAll(List.of(more));
+        int code = VerifyMain.run(args.toArray(String[]::new), Map.of(),
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Output(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
@@ -184,6 +186,33 @@ class PeerRecoveryRunTest {
         assertThat(decided(again, 5)).isEqualTo("conflict none - reported");
         assertThat(second.out).contains("ambiguous 0 reported, 1 copied, 0 deleted");
         assertThat(coll(a).find(Filters.eq("_id", 4)).first().getString("x").getValue()).isEqualTo("only-b");
+    }
+
+    @Test
+    void aDryRunDecidesEveryIdAndWritesNothingOnEitherCluster() throws Exception {
+        MongoFixture a = start();
+        MongoFixture b = start();
+        coll(a).insertOne(stamped("A", 1, "old", v(10, "A")));
+        coll(b).insertOne(stamped("B", 1, "new", v(20, "B")));
+        coll(b).insertOne(stamped("B", 2, "gone", v(10, "A")));
+        coll(b).insertOne(stamped("B", 4, "only-b", v(12, "B")));
+        List<BsonDocument> beforeA = coll(a).find().into(new ArrayList<>());
+        List<BsonDocument> beforeB = coll(b).find().into(new ArrayList<>());
+
+        Output dry = verify(a, b, "dry", "copy", "--dry-run");
+        assertThat(dry.code).as(dry.out + dry.err).isEqualTo(1);
+        Map<BsonValue, BsonDocument> d = decisions("dry");
+        assertThat(decided(d, 1)).isEqualTo("newer-stamp copy B planned");
+        assertThat(decided(d, 2)).isEqualTo("deleted-by-origin delete A planned");
+        assertThat(decided(d, 4)).isEqualTo("ambiguous copy B planned");
+        assertThat(dry.out).contains("DRY RUN, nothing written: peer recovery of 1 collection(s)").contains("3 id(s) left as they are");
+        assertThat(coll(a).find().into(new ArrayList<>())).isEqualTo(beforeA);
+        assertThat(coll(b).find().into(new ArrayList<>())).isEqualTo(beforeB);
+        assertThat(tombstones(a).countDocuments() + tombstones(b).countDocuments()).as("no tombstone written").isZero();
+
+        Output real = verify(a, b, "real", "copy");
+        assertThat(decisions("real").values()).extracting(x -> x.getString("outcome").getValue()).containsOnly("applied");
+        assertThat(real.out).doesNotContain("DRY RUN");
     }
 
     @Test
