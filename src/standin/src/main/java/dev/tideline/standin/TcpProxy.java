@@ -20,6 +20,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * dead route: only the client's own timeouts end a call), {@link #forward()} heals it all. The
  * target can change ({@link #retarget(int)}), e.g. to a server restarted on another port.
  *
+ * <p>{@link #delayRequests(long)} makes it a distant server instead: every read of a client's bytes waits
+ * that long before it is forwarded, so each round trip (a {@code getMore}, an insert) takes at least
+ * that much longer, per connection, as over a long network path.
+ *
  * <p>Plain blocking sockets, two pump threads per connection: the volumes in tests are small.
  */
 public final class TcpProxy implements AutoCloseable {
@@ -32,6 +36,7 @@ public final class TcpProxy implements AutoCloseable {
     private final AtomicLong swallowed = new AtomicLong();
     private volatile int targetPort;
     private volatile Mode mode = Mode.FORWARD;
+    private volatile long requestDelayMs;
     private volatile boolean closed;
     private ServerSocket server;
     private Thread acceptor;
@@ -53,6 +58,11 @@ public final class TcpProxy implements AutoCloseable {
 
     public Mode mode() {
         return mode;
+    }
+
+    /** Each read of a client's bytes waits {@code ms} before it is forwarded (0: none): a longer round trip. */
+    public void delayRequests(long ms) {
+        this.requestDelayMs = ms;
     }
 
     public long acceptedConnections() {
@@ -174,7 +184,7 @@ public final class TcpProxy implements AutoCloseable {
         private void run() {
             try {
                 if (mode == Mode.BLACK_HOLE) {
-                    pump(client.getInputStream(), null); // accept, read, never answer
+                    pump(client.getInputStream(), null, false); // accept, read, never answer
                     return;
                 }
                 Socket up = new Socket();
@@ -182,7 +192,7 @@ public final class TcpProxy implements AutoCloseable {
                 upstream = up;
                 Thread back = new Thread(() -> {
                     try {
-                        pump(up.getInputStream(), client.getOutputStream());
+                        pump(up.getInputStream(), client.getOutputStream(), false);
                     } catch (IOException e) {
                         // one side closed: the link is over
                     } finally {
@@ -191,7 +201,7 @@ public final class TcpProxy implements AutoCloseable {
                 }, "tcp-proxy-back");
                 back.setDaemon(true);
                 back.start();
-                pump(client.getInputStream(), up.getOutputStream());
+                pump(client.getInputStream(), up.getOutputStream(), true);
             } catch (IOException e) {
                 // the target is down or one side closed: the client sees a reset, as it would
             } finally {
@@ -199,11 +209,24 @@ public final class TcpProxy implements AutoCloseable {
             }
         }
 
-        /** Copies until end of stream; while black-holed, bytes are read and thrown away. */
-        private void pump(InputStream in, OutputStream out) throws IOException {
+        /**
+         * Copies until end of stream; while black-holed, bytes are read and thrown away.
+         *
+         * @param requests whether these are the client's bytes, which {@link #delayRequests} holds back
+         */
+        private void pump(InputStream in, OutputStream out, boolean requests) throws IOException {
             byte[] buffer = new byte[16 * 1024];
             int n;
             while ((n = in.read(buffer)) >= 0) {
+                long delay = requests ? requestDelayMs : 0;
+                if (delay > 0) {
+                    try {
+                        Thread.sleep(delay);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new java.io.InterruptedIOException("interrupted while delaying a request");
+                    }
+                }
                 if (mode != Mode.BLACK_HOLE && out != null) {
                     out.write(buffer, 0, n);
                     out.flush();

@@ -96,6 +96,23 @@ class TcpProxyTest {
     }
 
     @Test
+    void delayedRequestsTakeAtLeastTheDelayEachRoundTripAndArriveWhole() throws IOException {
+        proxy.delayRequests(150);
+        try (Socket s = connect()) {
+            s.setSoTimeout(5_000);
+            for (int i = 0; i < 3; i++) {
+                long started = System.nanoTime();
+                assertThat(roundTrip(s, 7 + i)).isEqualTo(7 + i);
+                assertThat((System.nanoTime() - started) / 1_000_000).as("round trip %d (ms)", i).isGreaterThanOrEqualTo(150);
+            }
+        }
+        proxy.delayRequests(0);
+        try (Socket s = connect()) {
+            assertThat(roundTrip(s, 1)).isEqualTo(1);
+        }
+    }
+
+    @Test
     void refuseResetsOpenConnectionsAndClosesThePortUntilForward() throws IOException {
         Socket open = connect();
         assertThat(roundTrip(open, 1)).isEqualTo(1);

@@ -4,6 +4,7 @@ import dev.tideline.event.Namespace;
 import dev.tideline.it.support.TestStack;
 import dev.tideline.source.SourceOffset;
 import dev.tideline.standin.MongoFixture;
+import dev.tideline.standin.TcpProxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,13 +28,16 @@ import java.util.Optional;
  * each round starting with the next task count in turn, and the medians are printed.
  *
  * <p>Options (system properties): {@code copy.bench.docs} (500,000 documents of 1 KB),
- * {@code copy.bench.tasks} (1,2,4), {@code copy.bench.runs} (3), {@code copy.bench.warmup} (documents of the
+ * {@code copy.bench.tasks} (1,2,4), {@code copy.bench.runs} (3), {@code copy.bench.latency.ms} (0: the connector
+ * reaches the stand-in through a {@link TcpProxy} that holds each request back that long, as a distant MongoDB
+ * would: a copy then waits on round trips rather than on these shared cores), {@code copy.bench.warmup} (documents of the
  * warm-up copies, 100,000; 0: none), {@code copy.bench.partitions} (the topic's partitions, 4),
  * {@code copy.bench.out} (target/copy-bench). The worker commits offsets every second (the test stack's
  * {@code offset.flush.interval.ms}), which bounds how late a split copy starts on the other tasks and ends.
  */
 public final class CopyTasksBenchmark {
     private static final Duration STALL = Duration.ofSeconds(90);
+    private static final long LATENCY_MS = Long.getLong("copy.bench.latency.ms", 0);
 
     private CopyTasksBenchmark() {
     }
@@ -49,7 +53,8 @@ public final class CopyTasksBenchmark {
         Path out = Path.of(System.getProperty("copy.bench.out", "target/copy-bench")).toAbsolutePath();
         Files.createDirectories(out);
         BenchContext.log("copy benchmark: " + docs + " documents of " + BenchDocs.BYTES + " bytes, tasks " + taskCounts + ", topic of "
-                + partitions + " partitions; " + Runtime.getRuntime().availableProcessors() + " cores");
+                + partitions + " partitions, " + LATENCY_MS + " ms added to each request; "
+                + Runtime.getRuntime().availableProcessors() + " cores");
         TestStack stack = TestStack.start(out.resolve("stack"));
         int rounds = Integer.getInteger("copy.bench.runs", 3);
         int warmup = Integer.getInteger("copy.bench.warmup", 100_000);
@@ -74,8 +79,9 @@ public final class CopyTasksBenchmark {
                 }
             }
         }
-        StringBuilder table = new StringBuilder(String.format("Initial copy of one collection (%,d x %d B) on %d cores, medians of %d run(s)%n",
-                docs, BenchDocs.BYTES, Runtime.getRuntime().availableProcessors(), rounds));
+        StringBuilder table = new StringBuilder(String.format("Initial copy of one collection (%,d x %d B) on %d cores, %d ms added to "
+                        + "each request to MongoDB, medians of %d run(s)%n", docs, BenchDocs.BYTES, Runtime.getRuntime().availableProcessors(),
+                LATENCY_MS, rounds));
         table.append(String.format("%-6s %14s %16s %18s %10s  %s%n", "tasks", "copied (ms)", "docs/s", "streaming at (ms)", "vs 1 task",
                 "docs/s of each run"));
         double base = runs.containsKey(1) ? median(runs.get(1).stream().mapToDouble(Run::docsPerSecond).toArray()) : Double.NaN;
@@ -101,13 +107,16 @@ public final class CopyTasksBenchmark {
 
     private static Run copy(TestStack stack, TopicCounter topics, int docs, int tasks, int partitions) {
         FirstReadBackend backend = new FirstReadBackend();
-        try (MongoFixture mongo = MongoFixture.inProcess(backend, false)) {
+        try (MongoFixture mongo = MongoFixture.inProcess(backend, false);
+             TcpProxy proxy = new TcpProxy(mongo.port())) {
             BenchContext.fill(mongo.client(), docs);
             mongo.server().orElseThrow().enableOplog();
+            proxy.delayRequests(LATENCY_MS);
             String name = "copy-" + tasks + "-tasks-" + System.currentTimeMillis() % 100_000;
             String topic = ConnectorConfigs.topic(name);
             stack.createTopic(topic, partitions);
-            Map<String, String> config = ConnectorConfigs.source(Contender.TIDELINE, mongo.uri(), name, new ConnectorConfigs.CopyExisting());
+            Map<String, String> config = ConnectorConfigs.source(Contender.TIDELINE,
+                    LATENCY_MS > 0 ? proxy.mongoUri() : mongo.uri(), name, new ConnectorConfigs.CopyExisting());
             config.put("tasks.max", Integer.toString(tasks));
             config.put("backfill.split.min.documents", "1");
             config.put("resnapshot.marker.partitions", Integer.toString(partitions));
