@@ -168,12 +168,13 @@ public final class CaptureSettings {
                         + "threads. The change streams take one connection and one thread per database, whatever the number "
                         + "of collections.",
                 GROUP, ++order, Width.SHORT, "Concurrent backfills");
-        def.define(BACKFILL_SPLIT_MIN_DOCUMENTS, Type.LONG, 500_000L, ConfigDef.Range.atLeast(0), Importance.MEDIUM,
+        def.define(BACKFILL_SPLIT_MIN_DOCUMENTS, Type.LONG, 5_000_000L, ConfigDef.Range.atLeast(0), Importance.MEDIUM,
                 "A collection of at least this many documents (estimated) is copied by all the connector's tasks at once "
                         + "(with tasks.max > 1): its owner cuts it into one _id range per task and each task copies one, "
                         + "resumably. The tasks coordinate through the connector's committed offsets, so such a copy starts "
-                        + "on the other tasks and ends up to offset.flush.interval.ms (a worker setting) after its chunks: "
-                        + "keep that interval short (seconds) where large copies matter. 0: every collection is copied by "
+                        + "on the other tasks and ends up to offset.flush.interval.ms (a worker setting; 60 s by default) after "
+                        + "its chunks, which the default size outweighs; with that interval short (seconds), splitting pays "
+                        + "from a few hundred thousand documents. 0: every collection is copied by "
                         + "its own task alone. Not in peer mode (peer.cluster.id), whose copies stay with their task.",
                 GROUP, ++order, Width.SHORT, "Split copies from (documents)");
     }
