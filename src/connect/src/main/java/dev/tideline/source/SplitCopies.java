@@ -52,12 +52,18 @@ final class SplitCopies {
         void copied(CapturedCollection c, CopyPlan plan);
     }
 
+    /** Where chunk copies run: the task's copy pool ({@link CollectionCopies#submitChunk}). */
+    interface ChunkRunner {
+        /** @param from the chunk's stored position, or null to start it; {@code done} runs once its last record is handed over */
+        void submit(CapturedCollection chunkCapture, CopyPlan plan, CopyPlan.Chunk chunk, SourceOffset from, Runnable done);
+    }
+
     private record ChunkKey(Namespace ns, long copyAt, int index) {
     }
 
     private final TaskOwnership ownership;
     private final OffsetStorageReader offsets;
-    private final CollectionCopies copies;
+    private final ChunkRunner copies;
     private final Publisher publisher;
     private final Capture capture;
     private final Function<CapturedCollection, Integer> markerPartitions;
@@ -67,7 +73,7 @@ final class SplitCopies {
     private final Map<Namespace, CopyPlan> owned = new ConcurrentHashMap<>();
     private long lastWaitingLog;
 
-    SplitCopies(TaskOwnership ownership, OffsetStorageReader offsets, CollectionCopies copies, Publisher publisher, Capture capture,
+    SplitCopies(TaskOwnership ownership, OffsetStorageReader offsets, ChunkRunner copies, Publisher publisher, Capture capture,
                 Function<CapturedCollection, Integer> markerPartitions) {
         this.ownership = ownership;
         this.offsets = offsets;
@@ -143,7 +149,7 @@ final class SplitCopies {
             CapturedCollection c = capture.chunkCapture(ns, partition, from);
             log.info("Task {} of {} copies chunk {} of {} of {}{}", ownership.index(), ownership.count(), chunk.index(), plan.chunks(),
                     ns, from == null || from.lastId() == null ? "" : ", after _id " + from.lastId());
-            copies.submitChunk(c, plan, chunk, from, () -> {
+            copies.submit(c, plan, chunk, from, () -> {
                 log.info("Chunk {} of {} of {} copied by task {}", chunk.index(), plan.chunks(), ns, ownership.index());
                 if (capture.owned(ns) == null) {
                     c.metrics().chunksCopied();

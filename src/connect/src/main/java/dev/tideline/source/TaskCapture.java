@@ -86,7 +86,7 @@ final class TaskCapture implements AutoCloseable {
         this.publisher = new Publisher(queue);
         this.coordinator = new Coordinator(threads, queue::fail);
         this.copies = new CollectionCopies(client, config, publisher, threads, new CopyOwner(), ownership.count());
-        this.splitCopies = new SplitCopies(ownership, offsets, copies, publisher, new SplitCapture(), this::markerPartitions);
+        this.splitCopies = new SplitCopies(ownership, offsets, copies::submitChunk, publisher, new SplitCapture(), this::markerPartitions);
         this.repairs = new CollectionRepairs(client, new CollectionRepairs.Capture(collections::get, ownership::owns, this::streamOf,
                 c -> config.topics().markerPartitions().forTopic(c.records().topic())), connector, config.repair().chunkSize(), threads);
         this.discoveryBackoff = new Backoff(1_000, Math.max(1_000, config.selection().discoveryIntervalMs()));
