@@ -118,7 +118,8 @@ final class CollectionCopies implements AutoCloseable {
                 }
                 if (from.lastId() == null) {
                     // announces the copy on every partition and commits its stream start (and its chunks) before
-                    // anything is copied; sent again after a restart before the first copy, which the sink takes idempotently
+                    // anything is copied; sent again when the copy restarts before its first copied id (a split copy:
+                    // whenever its owner restarts), which the sink takes idempotently
                     publisher.publish(c, List.of(new Captured.Marker(new ResnapshotMarker(ResnapshotMarker.Stage.BEGIN, c.ns(),
                             from.startAt(), markerPartitions(c)), from)));
                 }
@@ -142,14 +143,21 @@ final class CollectionCopies implements AutoCloseable {
         }
     }
 
-    /** How a new copy of {@code c} is split: into one chunk per task when it is large enough (never in peer mode). */
+    /**
+     * Whether large copies are split across the tasks: with several tasks, splitting on, and not in peer
+     * mode, where a copy's records are stamped by the owner's origin labeler, which keeps its clock in the
+     * collection's own offset, so its copies stay with it.
+     */
+    boolean splits() {
+        return tasks > 1 && config.capture().backfillSplitMinDocuments() > 0 && config.peer().clusterId().isEmpty();
+    }
+
+    /** How a new copy of {@code c} is split: into one chunk per task when it is large enough. */
     private CopyPlan plan(CapturedCollection c, BsonTimestamp streamStart) {
-        long minDocuments = config.capture().backfillSplitMinDocuments();
-        if (tasks < 2 || minDocuments <= 0 || config.peer().clusterId().isPresent()) {
-            // peer mode: a copy's records are stamped by the owner's origin labeler, which keeps its clock in the
-            // collection's own offset, so its copies stay with it
+        if (!splits()) {
             return new CopyPlan(streamStart, List.of());
         }
+        long minDocuments = config.capture().backfillSplitMinDocuments();
         MongoCollection<RawBsonDocument> coll = client.getDatabase(c.ns().db()).getCollection(c.ns().coll(), RawBsonDocument.class);
         long estimated = coll.estimatedDocumentCount();
         int chunks = CopyPlan.chunkCount(estimated, tasks, minDocuments);

@@ -8,8 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
-import java.util.function.Supplier;
+import java.util.function.ToIntFunction;
 import org.apache.kafka.connect.storage.OffsetStorageReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,7 +65,7 @@ final class SplitCopies {
     private final ChunkRunner copies;
     private final Publisher publisher;
     private final Capture capture;
-    private final Function<CapturedCollection, Integer> markerPartitions;
+    private final ToIntFunction<CapturedCollection> markerPartitions;
     /** chunks this task copies or found copied, so none is started twice */
     private final Set<ChunkKey> taken = ConcurrentHashMap.newKeySet();
     /** the split copies of this task's collections, waiting for their chunks */
@@ -74,7 +73,7 @@ final class SplitCopies {
     private long lastWaitingLog;
 
     SplitCopies(TaskOwnership ownership, OffsetStorageReader offsets, ChunkRunner copies, Publisher publisher, Capture capture,
-                Function<CapturedCollection, Integer> markerPartitions) {
+                ToIntFunction<CapturedCollection> markerPartitions) {
         this.ownership = ownership;
         this.offsets = offsets;
         this.copies = copies;
@@ -203,7 +202,7 @@ final class SplitCopies {
         // the two items sends the marker again (the offset still holds the plan), which the sink applies idempotently
         publisher.publish(c, List.of(
                 new Captured.Marker(new ResnapshotMarker(ResnapshotMarker.Stage.COMPLETE, ns, plan.streamStart(),
-                        markerPartitions.apply(c)), SourceOffset.backfillSplit(plan)),
+                        markerPartitions.applyAsInt(c)), SourceOffset.backfillSplit(plan)),
                 new Captured.Heartbeat(SourceOffset.streamAfterCopy(plan.streamStart()))));
         owned.remove(ns);
         log.info("Copy of {} done: all {} chunks committed; streaming from {}", ns, plan.chunks(), plan.streamStart());

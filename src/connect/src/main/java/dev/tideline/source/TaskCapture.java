@@ -88,14 +88,14 @@ final class TaskCapture implements AutoCloseable {
         this.copies = new CollectionCopies(client, config, publisher, threads, new CopyOwner(), ownership.count());
         this.splitCopies = new SplitCopies(ownership, offsets, copies::submitChunk, publisher, new SplitCapture(), this::markerPartitions);
         this.repairs = new CollectionRepairs(client, new CollectionRepairs.Capture(collections::get, ownership::owns, this::streamOf,
-                c -> config.topics().markerPartitions().forTopic(c.records().topic())), connector, config.repair().chunkSize(), threads);
+                this::markerPartitions), connector, config.repair().chunkSize(), threads);
         this.discoveryBackoff = new Backoff(1_000, Math.max(1_000, config.selection().discoveryIntervalMs()));
         metrics.gauges(new TaskGauges(streams, copies, collections, threads, connections));
     }
 
     void start() {
         coordinator.schedule(this::discover, 0);
-        if (ownership.count() > 1 && config.capture().backfillSplitMinDocuments() > 0 && config.peer().clusterId().isEmpty()) {
+        if (copies.splits()) {
             coordinator.schedule(this::pollSplitCopies, SplitCopies.POLL_MS);
         }
     }
