@@ -9,7 +9,8 @@ import org.bson.json.JsonWriterSettings;
 
 /**
  * How {@link SourceOffset} writes a BSON value (an id, a key) into an offset map and reads it back:
- * canonical Extended JSON wrapped as {@code {"v": ...}}, which is lossless for every BSON type.
+ * canonical Extended JSON wrapped as {@code {"v": ...}}, which is lossless for every BSON type; and how
+ * it reads a true/false flag.
  */
 final class OffsetValues {
     static final JsonWriterSettings CANONICAL = JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build();
@@ -20,6 +21,15 @@ final class OffsetValues {
 
     static String encode(BsonValue value) {
         return new BsonDocument(WRAP, value).toJson(CANONICAL);
+    }
+
+    /** The true/false value under {@code key}; false when absent. @throws InvalidOffsetException naming the key otherwise */
+    static boolean flag(Map<String, ?> m, String key) {
+        Object raw = m.get(key);
+        if (raw != null && !(raw instanceof Boolean)) {
+            throw new InvalidOffsetException("offset key '" + key + "' must be true or false, got " + raw);
+        }
+        return Boolean.TRUE.equals(raw);
     }
 
     /** The value under {@code key}; null when absent. @throws InvalidOffsetException naming the key when malformed */

@@ -134,7 +134,7 @@ public final class SourceOffset {
     /**
      * A copy split across tasks, as its owner commits it with the copy's begin marker: the stream start
      * and the bounds between the chunks ({@link CopyPlan}); each chunk keeps its own offset under
-     * {@link #chunkPartition}.
+     * {@link SourcePartition#chunk}.
      */
     public static SourceOffset backfillSplit(CopyPlan plan) {
         return new SourceOffset(Phase.BACKFILL, null, null, plan.streamStart(), null, null, null, null, null, false, plan.bounds(),
@@ -412,23 +412,14 @@ public final class SourceOffset {
             }
             clusterTime = new BsonTimestamp(cn.longValue());
         }
-        Object copiedFlag = m.get(K_COPIED);
-        if (copiedFlag != null && !(copiedFlag instanceof Boolean)) {
-            throw new InvalidOffsetException("offset key '" + K_COPIED + "' must be true or false, got " + copiedFlag);
-        }
+        boolean copiedFlag = OffsetValues.flag(m, K_COPIED);
         switch (phase) {
             case BACKFILL:
                 if (startAt == null) {
                     throw new InvalidOffsetException("offset key '" + K_START_AT + "' is required in phase backfill");
                 }
-                Object resnap = m.get(K_RESNAPSHOT);
-                if (resnap != null && !(resnap instanceof Boolean)) {
-                    throw new InvalidOffsetException("offset key '" + K_RESNAPSHOT + "' must be true or false, got " + resnap);
-                }
-                Object done = m.get(K_CHUNK_DONE);
-                if (done != null && !(done instanceof Boolean)) {
-                    throw new InvalidOffsetException("offset key '" + K_CHUNK_DONE + "' must be true or false, got " + done);
-                }
+                OffsetValues.flag(m, K_RESNAPSHOT); // validated, then ignored (version 1)
+                boolean done = OffsetValues.flag(m, K_CHUNK_DONE);
                 BsonValue splitBounds = OffsetValues.optional(m, K_SPLIT);
                 if (splitBounds != null && !splitBounds.isArray()) {
                     throw new InvalidOffsetException("offset key '" + K_SPLIT + "' must be an Extended JSON text like {\"v\": [<_id>...]}, "
@@ -443,7 +434,7 @@ public final class SourceOffset {
                     }
                 }
                 return new SourceOffset(Phase.BACKFILL, null, null, startAt, OffsetValues.optional(m, K_LAST_ID), null, null, null, null,
-                        false, bounds, Boolean.TRUE.equals(done));
+                        false, bounds, done);
             case STREAM: {
                 Object token = m.get(K_TOKEN);
                 if (token != null) {
@@ -469,7 +460,7 @@ public final class SourceOffset {
                 if (startAt == null) {
                     throw new InvalidOffsetException("phase stream needs offset key '" + K_TOKEN + "' (a resume token) or '" + K_START_AT + "' (an operation time)");
                 }
-                return Boolean.TRUE.equals(copiedFlag) ? streamAfterCopy(startAt) : streamFrom(startAt);
+                return copiedFlag ? streamAfterCopy(startAt) : streamFrom(startAt);
             }
             default:
                 return scan(OffsetValues.optional(m, K_SCAN_KEY), OffsetValues.optional(m, K_SCAN_ID),
