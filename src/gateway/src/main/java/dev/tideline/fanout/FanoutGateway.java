@@ -1,9 +1,11 @@
 package dev.tideline.fanout;
 
 import dev.tideline.fanout.auth.JwtVerifier;
+import dev.tideline.fanout.auth.TokenKeys;
 import dev.tideline.fanout.channel.ChannelHub;
 import dev.tideline.fanout.channel.ConsumerProgress;
 import dev.tideline.fanout.channel.NamespaceTopics;
+import dev.tideline.fanout.config.AuthSettings;
 import dev.tideline.fanout.config.GatewaySettings;
 import dev.tideline.fanout.config.KafkaSettings;
 import dev.tideline.fanout.config.ResumeSettings;
@@ -38,7 +40,7 @@ public final class FanoutGateway implements AutoCloseable {
     private final GatewaySettings settings;
     private final GatewayStats stats = new GatewayStats();
     private final ChannelHub hub;
-    private final JwtVerifier verifier;
+    private final TokenKeys keys;
     private final DocumentMemory memory;
     private final ChangeConsumer consumer;
     private final CatchUpExecutor catchUp;
@@ -50,7 +52,10 @@ public final class FanoutGateway implements AutoCloseable {
         ResumeSettings resume = settings.resume();
         this.hub = new ChannelHub(resume.history(), settings.delivery().channelsMax(), resume.timeMarginMs(), new ConsumerProgress(),
                 new NamespaceTopics(), System::currentTimeMillis);
-        this.verifier = new JwtVerifier(settings.auth().secret(), settings.auth().leewayMs());
+        AuthSettings auth = settings.auth();
+        byte[] adminKey = auth.adminSecret();
+        this.keys = new TokenKeys(new JwtVerifier(auth.secret(), auth.leewayMs(), auth.maxLifetimeMs()),
+                adminKey == null ? null : new JwtVerifier(adminKey, auth.leewayMs(), auth.maxLifetimeMs()));
         this.memory = new DocumentMemory(resume.memoryEntries(), null);
         Map<String, Object> client = new HashMap<>(kafka.clientOverrides());
         client.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
@@ -70,9 +75,10 @@ public final class FanoutGateway implements AutoCloseable {
                     new HttpGateway.Admission(new ConnectionLimiter(settings.http().maxConnections(),
                             settings.http().maxConnectionsPerAddress()), settings.http().requestTimeoutMs()),
                     new HttpGateway.Budgets(settings.delivery().queueMaxBytes(), settings.delivery().queueTotalMaxBytes()),
-                    settings.delivery().maxChannelsPerSubscription(), settings.http().allowedOrigins(),
-                    new HttpGateway.Services(hub, verifier, stats, executor, this::statsJson,
-                            () -> health.json(System.currentTimeMillis()), health::canDeliver));
+                    settings.delivery().maxChannelsPerSubscription(),
+                    new HttpGateway.Origins(settings.http().allowedOrigins(), settings.http().publicOrigins()),
+                    new HttpGateway.Services(hub, keys, stats, executor, this::statsJson,
+                            new HttpGateway.Health(health::canDeliver, internals -> health.json(System.currentTimeMillis(), internals))));
         } catch (RuntimeException | InterruptedException e) {
             consumer.close();
             if (executor != null) {
@@ -117,12 +123,12 @@ public final class FanoutGateway implements AutoCloseable {
 
     /** A subscriber token signed with this gateway's secret. */
     public String issueToken(String tenant, List<String> channels, Duration ttl) {
-        return verifier.issue(null, tenant, channels, (System.currentTimeMillis() + ttl.toMillis()) / 1000);
+        return keys.subscribers().issue(null, tenant, channels, (System.currentTimeMillis() + ttl.toMillis()) / 1000);
     }
 
-    /** An operator token (for /stats) signed with this gateway's secret. */
+    /** An operator token (for /stats) signed with this gateway's operator key; fails without one. */
     public String issueAdminToken(Duration ttl) {
-        return verifier.issueAdmin((System.currentTimeMillis() + ttl.toMillis()) / 1000);
+        return keys.issueOperator((System.currentTimeMillis() + ttl.toMillis()) / 1000);
     }
 
     String statsJson() {

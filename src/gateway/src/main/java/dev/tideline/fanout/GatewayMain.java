@@ -1,6 +1,7 @@
 package dev.tideline.fanout;
 
 import dev.tideline.fanout.auth.JwtVerifier;
+import dev.tideline.fanout.config.AuthSettings;
 import dev.tideline.fanout.config.GatewaySettings;
 import java.io.IOException;
 import java.io.Reader;
@@ -35,9 +36,23 @@ public final class GatewayMain {
                 System.exit(2);
             }
             GatewaySettings settings = load(config);
-            JwtVerifier signer = new JwtVerifier(settings.auth().secret(), 0);
+            if (ttl * 1000 > settings.auth().maxLifetimeMs()) {
+                System.err.println("--ttl " + ttl + " is longer than auth.token.max.lifetime.ms allows ("
+                        + settings.auth().maxLifetimeMs() / 1000 + " s): the gateway would refuse the token");
+                System.exit(2);
+            }
             long exp = System.currentTimeMillis() / 1000 + ttl;
-            System.out.println(admin ? signer.issueAdmin(exp) : signer.issue(null, rest.get(1), rest.subList(2, rest.size()), exp));
+            if (admin) {
+                byte[] adminKey = settings.auth().adminSecret();
+                if (adminKey == null) {
+                    System.err.println("no operator key: set " + AuthSettings.ADMIN_SECRET_ENV + " or " + AuthSettings.ADMIN_SECRET
+                            + " (another secret than the subscriber key), e.g. from `openssl rand -base64 48`");
+                    System.exit(2);
+                }
+                System.out.println(new JwtVerifier(adminKey, 0).issueAdmin(exp));
+            } else {
+                System.out.println(new JwtVerifier(settings.auth().secret(), 0).issue(null, rest.get(1), rest.subList(2, rest.size()), exp));
+            }
             return;
         }
         if (!rest.isEmpty()) {
@@ -59,9 +74,12 @@ public final class GatewayMain {
             props.load(r);
         }
         // an environment variable wins over the file, so a secret need not be written down
-        String secret = System.getenv("FANOUT_HMAC_SECRET");
-        if (secret != null && !secret.isEmpty()) {
-            props.setProperty(GatewaySettings.AUTH_SECRET, secret);
+        for (String[] envAndKey : new String[][] {{AuthSettings.SECRET_ENV, AuthSettings.SECRET},
+                {AuthSettings.ADMIN_SECRET_ENV, AuthSettings.ADMIN_SECRET}}) {
+            String secret = System.getenv(envAndKey[0]);
+            if (secret != null && !secret.isEmpty()) {
+                props.setProperty(envAndKey[1], secret);
+            }
         }
         try {
             return new GatewaySettings(props);

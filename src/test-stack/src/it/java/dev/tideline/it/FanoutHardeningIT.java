@@ -309,7 +309,9 @@ class FanoutHardeningIT {
             HttpResponse<String> health = get(fx, "/health", null);
             assertThat(health.statusCode()).isEqualTo(200);
             assertThat(BsonDocument.parse(health.body()).getString("status").getValue()).isEqualTo("ok");
-            assertThat(health.body()).doesNotContain("deliveries");
+            assertThat(health.body()).doesNotContain("deliveries").doesNotContain("lagRecords").doesNotContain("lastError");
+            HttpResponse<String> operatorHealth = get(fx, "/health", fx.gateway().issueAdminToken(Duration.ofMinutes(1)));
+            assertThat(operatorHealth.body()).contains("lagRecords");
         }
     }
 

@@ -14,31 +14,39 @@ public final class HttpSettings {
     public static final String BIND_ADDRESS = "bind.address";
     public static final String HTTP_PORT = "http.port";
     public static final String ALLOWED_ORIGINS = "http.allowed.origins";
+    public static final String PUBLIC_ORIGINS = "http.public.origins";
     public static final String REQUEST_TIMEOUT_MS = "http.request.timeout.ms";
     public static final String MAX_CONNECTIONS = "http.max.connections";
     public static final String MAX_CONNECTIONS_PER_ADDRESS = "http.max.connections.per.address";
 
-    private static final ConfigDef.Validator ORIGINS = new ConfigDef.Validator() {
-        @Override
-        public void ensureValid(String name, Object value) {
-            @SuppressWarnings("unchecked")
-            List<String> origins = (List<String>) value;
-            for (String o : origins) {
-                if (!o.equals("*") && !o.matches("https?://[^/\\s]+")) {
-                    throw new ConfigException(name, o, "an origin is scheme://host[:port] with no path, e.g. https://app.example.com, or *");
+    private static final ConfigDef.Validator ORIGINS = origins(true);
+    private static final ConfigDef.Validator ORIGINS_NO_WILDCARD = origins(false);
+
+    private static ConfigDef.Validator origins(boolean wildcard) {
+        return new ConfigDef.Validator() {
+            @Override
+            public void ensureValid(String name, Object value) {
+                @SuppressWarnings("unchecked")
+                List<String> origins = (List<String>) value;
+                for (String o : origins) {
+                    if (!(wildcard && o.equals("*")) && !o.matches("https?://[^/\\s]+")) {
+                        throw new ConfigException(name, o, "an origin is scheme://host[:port] with no path, e.g. https://app.example.com"
+                                + (wildcard ? ", or *" : ""));
+                    }
                 }
             }
-        }
 
-        @Override
-        public String toString() {
-            return "origins (scheme://host[:port]) separated by commas, or *";
-        }
-    };
+            @Override
+            public String toString() {
+                return "origins (scheme://host[:port]) separated by commas" + (wildcard ? ", or *" : "");
+            }
+        };
+    }
 
     private final String bindAddress;
     private final int port;
     private final List<String> allowedOrigins;
+    private final List<String> publicOrigins;
     private final long requestTimeoutMs;
     private final int maxConnections;
     private final int maxConnectionsPerAddress;
@@ -47,6 +55,7 @@ public final class HttpSettings {
         bindAddress = c.getString(BIND_ADDRESS);
         port = c.getInt(HTTP_PORT);
         allowedOrigins = List.copyOf(c.getList(ALLOWED_ORIGINS));
+        publicOrigins = List.copyOf(c.getList(PUBLIC_ORIGINS));
         requestTimeoutMs = c.getLong(REQUEST_TIMEOUT_MS);
         maxConnections = c.getInt(MAX_CONNECTIONS);
         maxConnectionsPerAddress = c.getInt(MAX_CONNECTIONS_PER_ADDRESS);
@@ -65,6 +74,11 @@ public final class HttpSettings {
                         + "A request with any other Origin header is refused (403 origin-not-allowed), so a page elsewhere "
                         + "cannot use a token it obtained; requests without an Origin header (non-browser clients) are not "
                         + "affected. * allows every origin.", GROUP, ++o, Width.LONG, "Allowed origins");
+        def.define(PUBLIC_ORIGINS, Type.LIST, "", ORIGINS_NO_WILDCARD, Importance.MEDIUM,
+                "The origins at which browsers reach the gateway itself (its demo page), e.g. https://events.example.com when "
+                        + "a proxy serves it there: their pages may subscribe without being listed in http.allowed.origins. "
+                        + "Empty: http://<bind.address>:<the port it listens on>. The request's Host header is never trusted "
+                        + "for this (any client can write it).", GROUP, ++o, Width.LONG, "Gateway's own origins");
         def.define(REQUEST_TIMEOUT_MS, Type.LONG, 10_000L, ConfigDef.Range.between(100, 600_000), Importance.MEDIUM,
                 "Time a connection has to send its whole request (line and headers); a slower one gets 408 and is closed "
                         + "(slow-request attacks hold connections this way).", GROUP, ++o, Width.SHORT, "Request read time-out");
@@ -87,6 +101,11 @@ public final class HttpSettings {
 
     public List<String> allowedOrigins() {
         return allowedOrigins;
+    }
+
+    /** The configured own origins; empty means the bind address and port. */
+    public List<String> publicOrigins() {
+        return publicOrigins;
     }
 
     public long requestTimeoutMs() {

@@ -3,6 +3,7 @@ package dev.tideline.fanout.http;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
@@ -15,13 +16,14 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import dev.tideline.fanout.GatewayStats;
-import dev.tideline.fanout.auth.JwtVerifier;
+import dev.tideline.fanout.auth.TokenKeys;
 import dev.tideline.fanout.channel.ChannelHub;
 import dev.tideline.fanout.delivery.ByteBudget;
 import dev.tideline.fanout.resume.CatchUpExecutor;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.concurrent.TimeUnit;
 
@@ -34,7 +36,7 @@ public final class HttpGateway implements AutoCloseable {
 
     private final EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final EventLoopGroup workers = new MultiThreadIoEventLoopGroup(NioIoHandler.newFactory());
-    private final Channel server;
+    private volatile Channel server;
 
     /** How connections are admitted: caps and the request read time-out. */
     public record Admission(ConnectionLimiter limiter, long requestTimeoutMillis) {
@@ -47,17 +49,34 @@ public final class HttpGateway implements AutoCloseable {
     public record Budgets(long perConnection, long total) {
     }
 
+    /**
+     * Which browser pages may subscribe: {@code allowed} besides the gateway's {@code own} origins
+     * (empty: {@code http://<bind address>:<bound port>}).
+     */
+    public record Origins(List<String> allowed, List<String> own) {
+    }
+
+    /**
+     * What /health says: {@code healthy} gives its status code, {@code json} its body, with internals
+     * (lag, the last error's text) only for an operator.
+     */
+    public record Health(BooleanSupplier healthy, Function<Boolean, String> json) {
+    }
+
     /** Everything a subscription needs besides the network settings. */
-    public record Services(ChannelHub hub, JwtVerifier verifier, GatewayStats stats, CatchUpExecutor catchUp,
-                           Supplier<String> statsJson, Supplier<String> healthJson, BooleanSupplier healthy) {
+    public record Services(ChannelHub hub, TokenKeys keys, GatewayStats stats, CatchUpExecutor catchUp,
+                           Supplier<String> statsJson, Health health) {
     }
 
     /** Binds and serves until {@link #close()}. */
     public HttpGateway(String bindAddress, int port, int sendBufferBytes, Admission admission, Budgets budgets, int maxChannels,
-                       List<String> allowedOrigins, Services services) throws InterruptedException {
-        RequestHandler.Shared shared = new RequestHandler.Shared(services.hub(), services.verifier(), services.stats(), budgets,
-                new ByteBudget(budgets.total()), maxChannels, new OriginPolicy(allowedOrigins), services.catchUp(),
-                new LoopOutbox.Registry(), services.statsJson(), services.healthJson(), services.healthy());
+                       Origins origins, Services services) throws InterruptedException {
+        List<String> own = origins.own();
+        OriginPolicy originPolicy = new OriginPolicy(origins.allowed(),
+                own.isEmpty() ? () -> List.of("http://" + bindAddress + ":" + boundPort()) : () -> own);
+        RequestHandler.Shared shared = new RequestHandler.Shared(services.hub(), services.keys(), services.stats(), budgets,
+                new ByteBudget(budgets.total()), maxChannels, originPolicy, services.catchUp(),
+                new LoopOutbox.Registry(), services.statsJson(), services.health());
         ServerBootstrap b = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(NioServerSocketChannel.class)
@@ -83,7 +102,9 @@ public final class HttpGateway implements AutoCloseable {
             b.childOption(ChannelOption.SO_SNDBUF, sendBufferBytes);
         }
         try {
-            server = b.bind(bindAddress, port).sync().channel();
+            ChannelFuture bound = b.bind(bindAddress, port);
+            server = bound.channel();
+            bound.sync();
         } catch (RuntimeException | InterruptedException e) {
             close0();
             throw e;
@@ -92,6 +113,12 @@ public final class HttpGateway implements AutoCloseable {
 
     public int port() {
         return ((InetSocketAddress) server.localAddress()).getPort();
+    }
+
+    /** The port once bound, else -1 (then no origin is the gateway's own). */
+    private int boundPort() {
+        Channel s = server;
+        return s != null && s.localAddress() instanceof InetSocketAddress a ? a.getPort() : -1;
     }
 
     @Override

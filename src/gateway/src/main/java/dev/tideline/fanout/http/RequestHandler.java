@@ -1,7 +1,7 @@
 package dev.tideline.fanout.http;
 
 import dev.tideline.fanout.GatewayStats;
-import dev.tideline.fanout.auth.JwtVerifier;
+import dev.tideline.fanout.auth.TokenKeys;
 import dev.tideline.fanout.auth.TokenRejectedException;
 import dev.tideline.fanout.channel.ChannelHub;
 import dev.tideline.fanout.delivery.ByteBudget;
@@ -25,7 +25,6 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.websocketx.WebSocketServerHandshaker;
 import io.netty.handler.codec.http.websocketx.WebSocketServerHandshakerFactory;
 import java.nio.charset.StandardCharsets;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -38,9 +37,9 @@ final class RequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     private static final int MAX_INBOUND_FRAME = 1024;
 
     /** What every request handler of one server shares. */
-    record Shared(ChannelHub hub, JwtVerifier verifier, GatewayStats stats, HttpGateway.Budgets budgets, ByteBudget total,
+    record Shared(ChannelHub hub, TokenKeys keys, GatewayStats stats, HttpGateway.Budgets budgets, ByteBudget total,
                   int maxChannels, OriginPolicy origins, CatchUpExecutor catchUp, LoopOutbox.Registry outboxes,
-                  Supplier<String> statsJson, Supplier<String> healthJson, BooleanSupplier healthy) {
+                  Supplier<String> statsJson, HttpGateway.Health health) {
     }
 
     private final Shared s;
@@ -65,8 +64,7 @@ final class RequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         switch (query.path()) {
             case "/sse" -> subscribe(ctx, req, query, false);
             case "/ws" -> subscribe(ctx, req, query, true);
-            case "/health" -> respond(ctx, s.healthy().getAsBoolean() ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
-                    s.healthJson().get());
+            case "/health" -> health(ctx, req, query);
             case "/stats" -> stats(ctx, req, query);
             case "/", "/demo.html" -> resource(ctx, "demo.html", "text/html; charset=utf-8");
             case "/fanout-client.js" -> resource(ctx, "fanout-client.js", "text/javascript; charset=utf-8");
@@ -74,14 +72,24 @@ final class RequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         }
     }
 
-    private void stats(ChannelHandlerContext ctx, FullHttpRequest req, QueryStringDecoder query) {
-        String token = SubscriptionRequest.first(query.parameters(), "token");
-        String authorization = req.headers().get(HttpHeaderNames.AUTHORIZATION);
-        if (token == null && authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            token = authorization.substring(7).trim();
-        }
+    /** Open (load balancers): the status alone; its internals only with an operator token. */
+    private void health(ChannelHandlerContext ctx, FullHttpRequest req, QueryStringDecoder query) {
+        boolean operator;
         try {
-            s.verifier().verifyAdmin(token, System.currentTimeMillis());
+            s.keys().verifyOperator(SubscriptionRequest.token(query.parameters(), req.headers().get(HttpHeaderNames.AUTHORIZATION)),
+                    System.currentTimeMillis());
+            operator = true;
+        } catch (TokenRejectedException notAnOperator) {
+            operator = false; // answered all the same, without internals
+        }
+        respond(ctx, s.health().healthy().getAsBoolean() ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
+                s.health().json().apply(operator));
+    }
+
+    private void stats(ChannelHandlerContext ctx, FullHttpRequest req, QueryStringDecoder query) {
+        try {
+            s.keys().verifyOperator(SubscriptionRequest.token(query.parameters(), req.headers().get(HttpHeaderNames.AUTHORIZATION)),
+                    System.currentTimeMillis());
         } catch (TokenRejectedException e) {
             s.stats().refused("401:stats-" + e.reason());
             respond(ctx, HttpResponseStatus.UNAUTHORIZED, error(e.reason(), e.getMessage()));
@@ -93,7 +101,7 @@ final class RequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     private void subscribe(ChannelHandlerContext ctx, FullHttpRequest req, QueryStringDecoder query, boolean webSocket) {
         String origin = req.headers().get(HttpHeaderNames.ORIGIN);
         String host = req.headers().get(HttpHeaderNames.HOST);
-        if (!s.origins().allows(origin, host)) {
+        if (!s.origins().allows(origin)) {
             refuse(ctx, 403, "origin-not-allowed", "pages of origin " + origin + " may not subscribe: add it to http.allowed.origins");
             return;
         }
@@ -103,7 +111,7 @@ final class RequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         }
         SubscriptionRequest.Decision decision = SubscriptionRequest.decide(query.parameters(),
                 req.headers().get(HttpHeaderNames.AUTHORIZATION), req.headers().get("Last-Event-ID"),
-                s.verifier(), s.maxChannels(), System.currentTimeMillis());
+                s.keys().subscribers(), s.maxChannels(), System.currentTimeMillis());
         if (decision instanceof SubscriptionRequest.Refused refused) {
             refuse(ctx, refused.status(), refused.reason(), refused.message());
             return;
@@ -136,7 +144,7 @@ final class RequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             head.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8");
             head.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-cache");
             head.headers().set("X-Accel-Buffering", "no");
-            if (s.origins().isCrossOrigin(origin, host)) {
+            if (s.origins().isCrossOrigin(origin)) {
                 head.headers().set(HttpHeaderNames.ACCESS_CONTROL_ALLOW_ORIGIN, origin);
                 head.headers().set(HttpHeaderNames.VARY, HttpHeaderNames.ORIGIN);
             }

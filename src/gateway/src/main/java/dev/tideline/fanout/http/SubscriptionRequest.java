@@ -45,10 +45,7 @@ public final class SubscriptionRequest {
 
     public static Decision decide(Map<String, List<String>> params, String authorization, String lastEventIdHeader,
                                   JwtVerifier verifier, int maxChannels, long nowMillis) {
-        String token = first(params, "token");
-        if (token == null && authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            token = authorization.substring(7).trim();
-        }
+        String token = token(params, authorization);
         TokenClaims claims;
         try {
             claims = verifier.verify(token, nowMillis);
@@ -107,6 +104,15 @@ public final class SubscriptionRequest {
             channels.forEach(c -> starts.add(StartPoint.LIVE));
         }
         return new Accepted(claims, channels, starts, subscribedAt);
+    }
+
+    /** The token of a request: {@code ?token=}, else an {@code Authorization: Bearer} header; null when neither. */
+    static String token(Map<String, List<String>> params, String authorization) {
+        String token = first(params, "token");
+        if (token == null && authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            token = authorization.substring(7).trim();
+        }
+        return token;
     }
 
     static String first(Map<String, List<String>> params, String name) {

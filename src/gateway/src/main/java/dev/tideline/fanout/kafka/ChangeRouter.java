@@ -6,6 +6,7 @@ import dev.tideline.event.EventHeaders;
 import dev.tideline.event.MalformedRecordException;
 import dev.tideline.event.ValueFormat;
 import dev.tideline.fanout.channel.ChannelName;
+import dev.tideline.fanout.nesting.NestingDepth;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.function.Function;

@@ -56,15 +56,27 @@ public final class ConsumerHealth {
         return downSinceMillis;
     }
 
+    /** Everything, for operators: lag, last contact and the last error's text. */
     public String json(long nowMillis) {
+        return json(nowMillis, true);
+    }
+
+    /**
+     * @param internals false for anyone (a load balancer): the state alone, never the lag nor the
+     *                  client's error text, which names brokers, addresses and settings
+     */
+    public String json(long nowMillis, boolean internals) {
         State s = state;
         StringBuilder sb = new StringBuilder("{\"status\":\"").append(s == State.RUNNING ? "ok" : s == State.STARTING ? "starting" : "down")
-                .append("\",\"consumer\":{\"state\":\"").append(s.name().toLowerCase(java.util.Locale.ROOT)).append('"')
-                .append(",\"lagRecords\":").append(lagRecords)
-                .append(",\"lastContactMsAgo\":").append(lastContactMillis == 0 ? -1 : nowMillis - lastContactMillis);
+                .append("\",\"consumer\":{\"state\":\"").append(s.name().toLowerCase(java.util.Locale.ROOT)).append('"');
         if (s == State.DOWN) {
             sb.append(",\"downForMs\":").append(nowMillis - downSinceMillis);
         }
+        if (!internals) {
+            return sb.append("}}").toString();
+        }
+        sb.append(",\"lagRecords\":").append(lagRecords)
+                .append(",\"lastContactMsAgo\":").append(lastContactMillis == 0 ? -1 : nowMillis - lastContactMillis);
         String err = lastError;
         if (err != null) {
             sb.append(",\"lastError\":\"").append(escape(err)).append("\",\"lastErrorMsAgo\":").append(nowMillis - lastErrorMillis);

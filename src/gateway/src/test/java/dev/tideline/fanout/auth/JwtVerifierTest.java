@@ -57,9 +57,11 @@ class JwtVerifierTest {
     @Test
     void refusesAlgNoneAndEveryAlgorithmButHs256() {
         String body = b64(payload(NOW / 1000 + 60));
-        assertThat(reason(b64("{\"alg\":\"none\",\"typ\":\"JWT\"}") + "." + body + ".")).isEqualTo("bad-alg");
-        assertThat(reason(b64("{\"alg\":\"None\"}") + "." + body + ".")).isEqualTo("bad-alg");
-        assertThat(reason(b64("{\"typ\":\"JWT\"}") + "." + body + ".")).isEqualTo("bad-alg");
+        // unsigned: refused on the signature, before its header is even decoded
+        assertThat(reason(b64("{\"alg\":\"none\",\"typ\":\"JWT\"}") + "." + body + ".")).isEqualTo("bad-signature");
+        assertThat(reason(b64("{\"alg\":\"None\"}") + "." + body + ".")).isEqualTo("bad-signature");
+        assertThat(reason(b64("{\"typ\":\"JWT\"}") + "." + body + ".")).isEqualTo("bad-signature");
+        assertThat(reason(verifier.signRaw("{\"typ\":\"JWT\"}", payload(NOW / 1000 + 60)))).isEqualTo("bad-alg");
         // signed with our key but declaring another algorithm: still refused, alg is not negotiable
         assertThat(reason(verifier.signRaw("{\"alg\":\"HS512\"}", payload(NOW / 1000 + 60)))).isEqualTo("bad-alg");
         assertThat(reason(verifier.signRaw("{\"alg\":\"RS256\"}", payload(NOW / 1000 + 60)))).isEqualTo("bad-alg");
@@ -85,6 +87,7 @@ class JwtVerifierTest {
         assertThat(reason("a.b")).isEqualTo("malformed");
         assertThat(reason("a.b.c.d")).isEqualTo("malformed");
         assertThat(reason("!!!.???.***")).isEqualTo("malformed");
+        assertThat(reason("a.b.c\u00e9")).isEqualTo("malformed");
         assertThat(reason(verifier.signRaw("{\"alg\":\"HS256\"}", "{\"tenant\":\"a.b\",\"channels\":[],\"exp\":" + (NOW / 1000 + 60) + "}")))
                 .isEqualTo("malformed");
         assertThat(reason(verifier.signRaw("{\"alg\":\"HS256\"}", "{\"tenant\":\"acme\",\"exp\":" + (NOW / 1000 + 60) + "}")))
@@ -92,6 +95,69 @@ class JwtVerifierTest {
         assertThat(reason(verifier.signRaw("{\"alg\":\"HS256\"}", "{\"tenant\":\"acme\",\"channels\":[1],\"exp\":" + (NOW / 1000 + 60) + "}")))
                 .isEqualTo("malformed");
         assertThat(reason(verifier.signRaw("{\"alg\":\"HS256\"}", "not json"))).isEqualTo("malformed");
+    }
+
+    /** Runs verify on a thread with a small stack: a recursive parse of a deep token would overflow it. */
+    private String reasonOnASmallStack(String token) throws InterruptedException {
+        String[] out = new String[1];
+        Thread t = new Thread(null, () -> {
+            try {
+                out[0] = reason(token);
+            } catch (StackOverflowError e) {
+                out[0] = "StackOverflowError";
+            }
+        }, "small-stack", 128 * 1024);
+        t.start();
+        t.join();
+        return out[0];
+    }
+
+    @Test
+    void anUnauthenticatedDeeplyNestedTokenIsRefusedBeforeAnythingIsParsed() throws Exception {
+        String payload = b64(payload(NOW / 1000 + 60));
+        // a header of nested arrays as long as the length bound allows (about 5,000 levels)
+        String deepHeader = b64("[".repeat(5_000));
+        String deep = deepHeader + "." + payload + "." + b64("x");
+        assertThat(deep.length()).isLessThanOrEqualTo(JwtVerifier.MAX_TOKEN_CHARS);
+        // before, BsonDocument.parse read the header first and overflowed the stack: one StackOverflowError per request
+        assertThat(reasonOnASmallStack(deep)).isEqualTo("bad-signature");
+        // the token of the issue: 32 KB of nested arrays, refused on its length alone
+        String huge = b64("[".repeat(24_000)) + "." + payload + "." + b64("x");
+        assertThat(huge.length()).isGreaterThan(32_000);
+        assertThat(reasonOnASmallStack(huge)).isEqualTo("too-long");
+    }
+
+    @Test
+    void aSignedButDeeplyNestedTokenIsRefusedWithoutRecursingIntoIt() throws Exception {
+        // only a holder of the key can sign one; still a bounded parse
+        assertThat(reasonOnASmallStack(verifier.signRaw("{\"alg\":\"HS256\",\"x\":" + "[".repeat(2_500) + "]".repeat(2_500) + "}",
+                payload(NOW / 1000 + 60)))).isEqualTo("malformed");
+        assertThat(reasonOnASmallStack(verifier.signRaw("{\"alg\":\"HS256\"}", "{\"tenant\":\"acme\",\"channels\":"
+                + "[".repeat(2_500) + "]".repeat(2_500) + ",\"exp\":" + (NOW / 1000 + 60) + "}"))).isEqualTo("malformed");
+    }
+
+    @Test
+    void refusesTokensThatLiveLongerThanTheMaximumLifetime() {
+        JwtVerifier hourCap = new JwtVerifier(SECRET, 0, 3_600_000);
+        assertThat(reasonOf(hourCap, hourCap.issue(null, "acme", List.of("shop.*.acme"), NOW / 1000 + 3600))).isEqualTo("accepted");
+        assertThat(reasonOf(hourCap, hourCap.issue(null, "acme", List.of("shop.*.acme"), NOW / 1000 + 3601))).isEqualTo("lifetime-too-long");
+        assertThat(reasonOf(hourCap, hourCap.issue(null, "acme", List.of("shop.*.acme"), Long.MAX_VALUE))).isEqualTo("lifetime-too-long");
+        assertThat(reasonOf(hourCap, hourCap.signRaw("{\"alg\":\"HS256\"}", "{\"tenant\":\"acme\",\"channels\":[],\"exp\":1e300}")))
+                .isEqualTo("lifetime-too-long");
+        assertThat(reasonOf(hourCap, hourCap.issue(null, "acme", List.of("shop.*.acme"), Long.MIN_VALUE))).isEqualTo("expired");
+        // none: refused as well
+        assertThat(reasonOf(hourCap, hourCap.signRaw("{\"alg\":\"HS256\"}", "{\"tenant\":\"acme\",\"channels\":[]}"))).isEqualTo("malformed");
+        assertThatThrownBy(() -> hourCap.verifyAdmin(hourCap.issueAdmin(NOW / 1000 + 7200), NOW))
+                .isInstanceOf(TokenRejectedException.class).hasMessageContaining("auth.token.max.lifetime.ms");
+    }
+
+    private static String reasonOf(JwtVerifier v, String token) {
+        try {
+            v.verify(token, NOW);
+            return "accepted";
+        } catch (TokenRejectedException e) {
+            return e.reason();
+        }
     }
 
     @Test

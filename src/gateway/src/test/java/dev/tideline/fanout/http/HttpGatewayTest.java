@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tideline.event.ValueFormat;
 import dev.tideline.fanout.GatewayStats;
 import dev.tideline.fanout.auth.JwtVerifier;
+import dev.tideline.fanout.auth.TokenKeys;
 import dev.tideline.fanout.channel.ChannelHub;
 import dev.tideline.fanout.channel.ConsumerProgress;
 import dev.tideline.fanout.channel.HistoryLimits;
@@ -22,6 +23,8 @@ import org.junit.jupiter.api.Test;
 class HttpGatewayTest {
     private final GatewayStats stats = new GatewayStats();
     private final JwtVerifier verifier = new JwtVerifier("0123456789abcdef0123456789abcdef-test".getBytes(StandardCharsets.UTF_8), 0);
+    private final JwtVerifier operators = new JwtVerifier("operator-key-operator-key-operator-key!".getBytes(StandardCharsets.UTF_8), 0);
+    private static final String HEALTH_INTERNALS = "{\"status\":\"starting\",\"consumer\":{\"lastError\":\"broker kafka-1.internal:9092\"}}";
     private final ConsumerProgress progress = new ConsumerProgress();
     private final List<AutoCloseable> open = new ArrayList<>();
 
@@ -32,8 +35,9 @@ class HttpGatewayTest {
             throw new IllegalStateException("no Kafka in this test");
         }, new CatchUpExecutor.KafkaRangeReaderSettings(ValueFormat.BSON, 100, 10, 0), new DocumentMemory(10, null), stats);
         HttpGateway g = new HttpGateway("127.0.0.1", 0, 0, new HttpGateway.Admission(new ConnectionLimiter(maxConnections, perAddress),
-                requestTimeoutMs), new HttpGateway.Budgets(1 << 16, 1 << 20), 4, origins,
-                new HttpGateway.Services(hub, verifier, stats, catchUp, () -> "{}", () -> "{\"status\":\"starting\"}", () -> false));
+                requestTimeoutMs), new HttpGateway.Budgets(1 << 16, 1 << 20), 4, new HttpGateway.Origins(origins, List.of()),
+                new HttpGateway.Services(hub, new TokenKeys(verifier, operators), stats, catchUp, () -> "{}",
+                        new HttpGateway.Health(() -> false, internals -> internals ? HEALTH_INTERNALS : "{\"status\":\"starting\"}")));
         open.add(catchUp);
         open.add(g);
         return g;
@@ -113,9 +117,58 @@ class HttpGatewayTest {
             assertThat(get(s, "/stats")).startsWith("HTTP/1.1 401");
         }
         try (Socket s = RawHttp.connect("127.0.0.1", g.port())) {
-            RawHttp.send(s, "GET /stats HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + verifier.issueAdmin(System.currentTimeMillis() / 1000 + 60)
+            RawHttp.send(s, "GET /stats HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + operators.issueAdmin(System.currentTimeMillis() / 1000 + 60)
                     + "\r\n\r\n");
             assertThat(RawHttp.readUntilClosed(s, 5000)).startsWith("HTTP/1.1 200");
         }
+        try (Socket s = RawHttp.connect("127.0.0.1", g.port())) {
+            // an operator token signed with the subscriber key is no operator token
+            RawHttp.send(s, "GET /stats HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + verifier.issueAdmin(System.currentTimeMillis() / 1000 + 60)
+                    + "\r\n\r\n");
+            assertThat(RawHttp.readUntilClosed(s, 5000)).startsWith("HTTP/1.1 401").contains("bad-signature");
+        }
+    }
+
+    @Test
+    void aForgedHostHeaderDoesNotMakeAnotherOriginTheGatewaysOwn() throws Exception {
+        HttpGateway g = server(100, 100, 60_000, List.of());
+        String token = verifier.issue(null, "acme", List.of("shop.*.acme"), System.currentTimeMillis() / 1000 + 60);
+        for (String path : List.of("/sse", "/ws")) {
+            try (Socket s = RawHttp.connect("127.0.0.1", g.port())) {
+                // a page of evil.example whose request claims to be for evil.example: before, Origin == http://<Host> passed
+                RawHttp.send(s, "GET " + path + "?channel=shop.items.acme&token=" + token + " HTTP/1.1\r\nHost: evil.example\r\n"
+                        + "Origin: http://evil.example\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
+                assertThat(RawHttp.readUntilClosed(s, 5000)).startsWith("HTTP/1.1 403").contains("origin-not-allowed");
+            }
+        }
+        try (Socket s = RawHttp.connect("127.0.0.1", g.port())) {
+            // the gateway's own origin (its bind address and port) passes whatever the Host header says
+            RawHttp.send(s, "GET /sse?channel=shop.items.acme&token=" + token + " HTTP/1.1\r\nHost: evil.example\r\n"
+                    + "Origin: http://127.0.0.1:" + g.port() + "\r\n\r\n");
+            assertThat(RawHttp.readUntilClosed(s, 5000)).startsWith("HTTP/1.1 503").contains("starting");
+        }
+        assertThat(stats.refusedCount("403:origin-not-allowed")).isEqualTo(2);
+    }
+
+    @Test
+    void healthShowsItsInternalsToOperatorsOnly() throws Exception {
+        HttpGateway g = server(100, 100, 60_000, List.of());
+        long exp = System.currentTimeMillis() / 1000 + 60;
+        String anyone;
+        try (Socket s = RawHttp.connect("127.0.0.1", g.port())) {
+            anyone = get(s, "/health");
+        }
+        String subscriber;
+        try (Socket s = RawHttp.connect("127.0.0.1", g.port())) {
+            subscriber = get(s, "/health?token=" + verifier.issue(null, "acme", List.of("shop.*.acme"), exp));
+        }
+        String operator;
+        try (Socket s = RawHttp.connect("127.0.0.1", g.port())) {
+            RawHttp.send(s, "GET /health HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + operators.issueAdmin(exp) + "\r\n\r\n");
+            operator = RawHttp.readUntilClosed(s, 5000);
+        }
+        assertThat(anyone).startsWith("HTTP/1.1 503").contains("\"status\":\"starting\"").doesNotContain("lastError").doesNotContain("kafka-1");
+        assertThat(subscriber).startsWith("HTTP/1.1 503").doesNotContain("lastError");
+        assertThat(operator).startsWith("HTTP/1.1 503").contains("\"lastError\":\"broker kafka-1.internal:9092\"");
     }
 }

@@ -25,6 +25,9 @@ class ConsumerHealthTest {
         assertThat(down.getString("status").getValue()).isEqualTo("down");
         assertThat(down.getDocument("consumer").getNumber("downForMs").longValue()).isEqualTo(7000);
         assertThat(down.getDocument("consumer").getString("lastError").getValue()).contains("again \"quoted\"");
+        BsonDocument forAnyone = BsonDocument.parse(h.json(9000, false));
+        assertThat(forAnyone.getString("status").getValue()).isEqualTo("down");
+        assertThat(forAnyone.getDocument("consumer").keySet()).containsExactly("state", "downForMs");
 
         h.contact(10_000, 0);
         assertThat(h.canDeliver()).isTrue();

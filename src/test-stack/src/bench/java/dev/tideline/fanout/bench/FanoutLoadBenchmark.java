@@ -38,6 +38,7 @@ import org.bson.BsonString;
  */
 public final class FanoutLoadBenchmark {
     private static final String SECRET = "fanout-bench-secret-fanout-bench-secret-0123";
+    private static final String ADMIN_SECRET = "fanout-bench-operator-key-fanout-bench-operator";
     private static final String TOPIC = "fbench.bench.items";
     private static final long P99_TARGET_MS = 250;
 
@@ -75,6 +76,7 @@ public final class FanoutLoadBenchmark {
         stack.createTopic(TOPIC, 3);
         try (GatewayProcess gateway = GatewayProcess.start(work, Map.of("kafka.bootstrap.servers", stack.bootstrapServers(),
                 "topics.regex", "fbench\\..*", "value.format", "bson", "http.port", "0", "auth.hmac.secret", SECRET,
+                "auth.admin.hmac.secret", ADMIN_SECRET,
                 "http.max.connections", Integer.toString(clients + 1000),
                 "http.max.connections.per.address", Integer.toString(clients + 1000),
                 "history.size", "100"), gatewayOpts)) {
@@ -82,7 +84,7 @@ public final class FanoutLoadBenchmark {
             URI uri = URI.create(baseUrl);
             JwtVerifier signer = new JwtVerifier(SECRET.getBytes(StandardCharsets.UTF_8), 0);
             long exp = System.currentTimeMillis() / 1000 + 6 * 3600;
-            String admin = signer.issueAdmin(exp);
+            String admin = new JwtVerifier(ADMIN_SECRET.getBytes(StandardCharsets.UTF_8), 0).issueAdmin(exp);
             List<String> paths = new ArrayList<>();
             for (int i = 0; i < clients; i++) {
                 String tenant = "t" + (i % channels);

@@ -1,6 +1,7 @@
 package dev.tideline.it.fanout;
 
 import dev.tideline.fanout.FanoutGateway;
+import dev.tideline.fanout.config.AuthSettings;
 import dev.tideline.fanout.config.GatewaySettings;
 import dev.tideline.fanout.config.HttpSettings;
 import java.time.Duration;
@@ -12,6 +13,8 @@ import dev.tideline.it.support.Waits;
 /** An embedded gateway on the shared stack's broker, reading one test's topics. */
 public final class FanoutFixture implements AutoCloseable {
     public static final String SECRET = "fanout-it-secret-fanout-it-secret-0123456789";
+    /** The operator key (/stats, /health's details), another than the subscriber key. */
+    public static final String ADMIN_SECRET = "fanout-it-operator-key-fanout-it-operator-key";
 
     private final FanoutGateway gateway;
 
@@ -27,6 +30,7 @@ public final class FanoutFixture implements AutoCloseable {
         s.put(GatewaySettings.TOPICS_REFRESH_MS, "300");
         s.put(GatewaySettings.HTTP_PORT, "0");
         s.put(GatewaySettings.AUTH_SECRET, SECRET);
+        s.put(AuthSettings.ADMIN_SECRET, ADMIN_SECRET);
         // every test client comes from 127.0.0.1
         s.put(HttpSettings.MAX_CONNECTIONS_PER_ADDRESS, "5000");
         s.putAll(overrides);

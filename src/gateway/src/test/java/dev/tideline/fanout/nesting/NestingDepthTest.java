@@ -1,4 +1,4 @@
-package dev.tideline.fanout.kafka;
+package dev.tideline.fanout.nesting;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

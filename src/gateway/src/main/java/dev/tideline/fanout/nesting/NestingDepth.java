@@ -1,4 +1,4 @@
-package dev.tideline.fanout.kafka;
+package dev.tideline.fanout.nesting;
 
 /**
  * How deeply a record value nests, measured without recursion and before anything decodes it: a
