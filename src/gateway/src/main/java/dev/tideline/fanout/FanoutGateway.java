@@ -56,7 +56,7 @@ public final class FanoutGateway implements AutoCloseable {
         byte[] adminKey = auth.adminSecret();
         this.keys = new TokenKeys(new JwtVerifier(auth.secret(), auth.leewayMs(), auth.maxLifetimeMs()),
                 adminKey == null ? null : new JwtVerifier(adminKey, auth.leewayMs(), auth.maxLifetimeMs()));
-        this.memory = new DocumentMemory(resume.memoryEntries(), null);
+        this.memory = new DocumentMemory(resume.memoryEntries());
         Map<String, Object> client = new HashMap<>(kafka.clientOverrides());
         client.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
         this.consumer = new ChangeConsumer(client, kafka.topics(), kafka.refreshMs(), resume.history().maxAgeMillis(),
@@ -68,7 +68,7 @@ public final class FanoutGateway implements AutoCloseable {
                     () -> new KafkaConsumer<>(ChangeConsumer.consumerProps(client, "tideline-fanout-reader"),
                             new ByteArrayDeserializer(), new ByteArrayDeserializer()),
                     new CatchUpExecutor.KafkaRangeReaderSettings(kafka.valueFormat(), kafka.maxDepth(),
-                            Math.max(1000, resume.lookbackRecords()), resume.lookbackRecords()), memory, stats);
+                            Math.max(1000, resume.lookbackRecords()), resume.lookbackRecords()), stats);
             consumer.start();
             ConsumerHealth health = consumer.health();
             server = new HttpGateway(settings.http().bindAddress(), settings.http().port(), settings.delivery().sendBufferBytes(),

@@ -7,8 +7,9 @@ import java.util.Map;
  * What the gateway last delivered of each recently changed document, bounded (least recently seen
  * go first): its tenant, so a delete that carries none reaches the tenant the document had; and its
  * version (cluster time and a hash of its content), so a change the source sends again after a crash
- * is delivered once. One instance per reader of the topics; a reader that starts in the middle asks
- * {@code fallback} for tenants it has not seen.
+ * is delivered once. One instance per reader of the topics, which learns only from the records it
+ * reads itself: what the live consumer remembers now may be another document that reuses the same
+ * {@code _id} (of another tenant), so a reader of the past never asks it.
  */
 public final class DocumentMemory {
     /** What to do with a change of a document. */
@@ -26,12 +27,10 @@ public final class DocumentMemory {
     }
 
     private final int maxEntries;
-    private final DocumentMemory fallback;
     private final Map<String, Entry> entries;
 
-    public DocumentMemory(int maxEntries, DocumentMemory fallback) {
+    public DocumentMemory(int maxEntries) {
         this.maxEntries = maxEntries;
-        this.fallback = fallback;
         this.entries = new LinkedHashMap<>(16, 0.75f, true) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<String, Entry> eldest) {
@@ -43,10 +42,7 @@ public final class DocumentMemory {
     /** The tenant the document had when last seen, or null. */
     public synchronized String tenantOf(String documentKey) {
         Entry e = entries.get(documentKey);
-        if (e != null) {
-            return e.tenant();
-        }
-        return fallback == null ? null : fallback.tenantOf(documentKey);
+        return e == null ? null : e.tenant();
     }
 
     /**

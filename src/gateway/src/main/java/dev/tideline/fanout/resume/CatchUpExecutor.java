@@ -5,7 +5,6 @@ import dev.tideline.fanout.channel.ChannelName;
 import dev.tideline.fanout.channel.ResumePlan;
 import dev.tideline.fanout.channel.RoutedChange;
 import dev.tideline.fanout.delivery.DisconnectReason;
-import dev.tideline.fanout.kafka.DocumentMemory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -39,11 +38,11 @@ public final class CatchUpExecutor implements AutoCloseable {
     private volatile boolean running = true;
 
     public CatchUpExecutor(int readerCount, int queueMax, Supplier<Consumer<byte[], byte[]>> consumers,
-                           KafkaRangeReaderSettings settings, DocumentMemory liveMemory, GatewayStats stats) {
+                           KafkaRangeReaderSettings settings, GatewayStats stats) {
         this.kafkaJobs = new ArrayBlockingQueue<>(queueMax);
         this.stats = stats;
         for (int i = 0; i < readerCount; i++) {
-            Thread t = daemon(() -> readLoop(consumers, settings.toSettings(), liveMemory), "tideline-fanout-reader-" + i);
+            Thread t = daemon(() -> readLoop(consumers, settings.toSettings()), "tideline-fanout-reader-" + i);
             readers.add(t);
             t.start();
         }
@@ -77,7 +76,7 @@ public final class CatchUpExecutor implements AutoCloseable {
         return kafkaJobs.size();
     }
 
-    private void readLoop(Supplier<Consumer<byte[], byte[]>> consumers, KafkaRangeReader.Settings settings, DocumentMemory liveMemory) {
+    private void readLoop(Supplier<Consumer<byte[], byte[]>> consumers, KafkaRangeReader.Settings settings) {
         Consumer<byte[], byte[]> consumer = null;
         try {
             while (running) {
@@ -89,7 +88,7 @@ public final class CatchUpExecutor implements AutoCloseable {
                     consumer = consumers.get();
                 }
                 try {
-                    String outcome = new KafkaRangeReader(consumer, settings, liveMemory, pacer)
+                    String outcome = new KafkaRangeReader(consumer, settings, pacer)
                             .run(job.target(), job.index(), job.channel(), job.plan());
                     stats.resumed(outcome);
                 } catch (RuntimeException e) {

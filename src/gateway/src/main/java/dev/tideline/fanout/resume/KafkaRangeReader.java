@@ -23,7 +23,11 @@ import org.apache.kafka.common.header.Header;
 /**
  * Reads back from Kafka what one subscriber missed of one channel: each partition from the
  * subscriber's position (or, for a topic its cursor does not name, from a time) up to the boundary
- * where its live changes began, routed exactly as the live consumer routes them. A position older
+ * where its live changes began, routed as the live consumer routes them, with a memory of its own: a
+ * delete without a tenant header goes to the tenant this reader saw for that document before it
+ * (within {@code lookback} records before the position, or in the range), never to the live memory's,
+ * which may be another tenant's document that reuses the {@code _id} since; a delete whose document
+ * it did not see is not delivered (the live consumer counted it). A position older
  * than what the topic still holds is {@code unrecoverable}. Runs on a reader thread that owns the
  * consumer.
  */
@@ -38,13 +42,11 @@ final class KafkaRangeReader {
 
     private final Consumer<byte[], byte[]> consumer;
     private final Settings settings;
-    private final DocumentMemory liveMemory;
     private final Pacer pacer;
 
-    KafkaRangeReader(Consumer<byte[], byte[]> consumer, Settings settings, DocumentMemory liveMemory, Pacer pacer) {
+    KafkaRangeReader(Consumer<byte[], byte[]> consumer, Settings settings, Pacer pacer) {
         this.consumer = consumer;
         this.settings = settings;
-        this.liveMemory = liveMemory;
         this.pacer = pacer;
     }
 
@@ -77,7 +79,7 @@ final class KafkaRangeReader {
                 starts.put(tp, at == null ? boundary.get(tp) : at.offset());
             }
         }
-        ChangeRouter router = new ChangeRouter(settings.format(), settings.maxDepth(), new DocumentMemory(settings.memoryEntries(), liveMemory));
+        ChangeRouter router = new ChangeRouter(settings.format(), settings.maxDepth(), new DocumentMemory(settings.memoryEntries()));
         for (TopicPartition tp : tps) {
             if (!read(target, index, channel, router, tp, starts.get(tp), boundary.get(tp), begins.getOrDefault(tp, 0L))) {
                 return "aborted";

@@ -10,7 +10,6 @@ import dev.tideline.fanout.channel.ChannelHub;
 import dev.tideline.fanout.channel.ConsumerProgress;
 import dev.tideline.fanout.channel.HistoryLimits;
 import dev.tideline.fanout.channel.NamespaceTopics;
-import dev.tideline.fanout.kafka.DocumentMemory;
 import dev.tideline.fanout.resume.CatchUpExecutor;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +32,7 @@ class HttpGatewayTest {
                 System::currentTimeMillis);
         CatchUpExecutor catchUp = new CatchUpExecutor(1, 10, () -> {
             throw new IllegalStateException("no Kafka in this test");
-        }, new CatchUpExecutor.KafkaRangeReaderSettings(ValueFormat.BSON, 100, 10, 0), new DocumentMemory(10, null), stats);
+        }, new CatchUpExecutor.KafkaRangeReaderSettings(ValueFormat.BSON, 100, 10, 0), stats);
         HttpGateway g = new HttpGateway("127.0.0.1", 0, 0, new HttpGateway.Admission(new ConnectionLimiter(maxConnections, perAddress),
                 requestTimeoutMs), new HttpGateway.Budgets(1 << 16, 1 << 20), 4, new HttpGateway.Origins(origins, List.of()),
                 new HttpGateway.Services(hub, new TokenKeys(verifier, operators), stats, catchUp, () -> "{}",

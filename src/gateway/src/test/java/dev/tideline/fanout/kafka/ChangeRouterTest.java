@@ -35,7 +35,7 @@ class ChangeRouterTest {
     }
 
     private static ChangeRouter router(ValueFormat f) {
-        return new ChangeRouter(f, 110, new DocumentMemory(1000, null));
+        return new ChangeRouter(f, 110, new DocumentMemory(1000));
     }
 
     private static byte[] bson(ChangeEvent e) {
