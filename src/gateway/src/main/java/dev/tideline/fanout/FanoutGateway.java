@@ -15,6 +15,7 @@ import dev.tideline.fanout.kafka.ChangeConsumer;
 import dev.tideline.fanout.kafka.ChangeRouter;
 import dev.tideline.fanout.kafka.ConsumerHealth;
 import dev.tideline.fanout.kafka.DocumentMemory;
+import dev.tideline.fanout.quota.TenantQuotas;
 import dev.tideline.fanout.resume.CatchUpExecutor;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
@@ -77,7 +78,7 @@ public final class FanoutGateway implements AutoCloseable {
                     new HttpGateway.Budgets(settings.delivery().queueMaxBytes(), settings.delivery().queueTotalMaxBytes()),
                     settings.delivery().maxChannelsPerSubscription(),
                     new HttpGateway.Origins(settings.http().allowedOrigins(), settings.http().publicOrigins()),
-                    new HttpGateway.Services(hub, keys, stats, executor, this::statsJson,
+                    new HttpGateway.Services(hub, keys, new TenantQuotas(settings.tenants().limits()), stats, executor, this::statsJson,
                             new HttpGateway.Health(health::canDeliver, internals -> health.json(System.currentTimeMillis(), internals))));
         } catch (RuntimeException | InterruptedException e) {
             consumer.close();

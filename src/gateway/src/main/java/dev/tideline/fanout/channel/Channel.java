@@ -17,23 +17,24 @@ final class Channel {
     private final ChannelName name;
     private final ChannelHistory history;
     private final ConsumerProgress progress;
+    private final IdleChannels idle;
     /** Per partition: where the history began, as the consumer's progress said when this channel was created. */
     private final Map<TopicPartition, Long> begin;
     private final Set<ChannelListener> listeners = new LinkedHashSet<>();
     /** Per partition: the offset after the last change published here. */
     private final Map<TopicPartition, Long> through = new HashMap<>();
     private boolean removed;
-    private long lastUsedMillis;
 
-    Channel(ChannelName name, ChannelHistory history, ConsumerProgress progress, Set<TopicPartition> partitions, long nowMillis) {
+    Channel(ChannelName name, ChannelHistory history, ConsumerProgress progress, IdleChannels idle, Set<TopicPartition> partitions) {
         this.name = name;
         this.history = history;
         this.progress = progress;
+        this.idle = idle;
         this.begin = new HashMap<>();
         for (TopicPartition tp : partitions) {
             begin.put(tp, progress.completeFrom(tp));
         }
-        this.lastUsedMillis = nowMillis;
+        idle.used(this);
     }
 
     ChannelName name() {
@@ -50,7 +51,9 @@ final class Channel {
         for (ChannelListener l : listeners) {
             l.change(change);
         }
-        lastUsedMillis = nowMillis;
+        if (listeners.isEmpty()) {
+            idle.used(this);
+        }
         return true;
     }
 
@@ -95,12 +98,14 @@ final class Channel {
         }, timeMarginMillis);
         listener.registered(name, plan);
         listeners.add(listener);
-        lastUsedMillis = nowMillis;
+        idle.remove(this);
         return plan;
     }
 
     synchronized void unregister(ChannelListener listener) {
-        listeners.remove(listener);
+        if (listeners.remove(listener) && listeners.isEmpty() && !removed) {
+            idle.used(this);
+        }
     }
 
     synchronized int listenerCount() {
@@ -125,15 +130,12 @@ final class Channel {
             return false;
         }
         removed = true;
+        idle.remove(this);
         history.clear();
         Set<TopicPartition> tps = new HashSet<>(through.keySet());
         for (TopicPartition tp : tps) {
             progress.lostThrough(tp, through.get(tp));
         }
         return true;
-    }
-
-    synchronized long lastUsedMillis() {
-        return lastUsedMillis;
     }
 }

@@ -1,6 +1,5 @@
 package dev.tideline.fanout.channel;
 
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +23,7 @@ public final class ChannelHub {
     private final LongSupplier clock;
     private final AtomicLong historyBytes = new AtomicLong();
     private final Map<ChannelName, Channel> channels = new ConcurrentHashMap<>();
+    private final IdleChannels idle = new IdleChannels();
     private final AtomicLong droppedForCap = new AtomicLong();
     private final AtomicLong evicted = new AtomicLong();
 
@@ -142,18 +142,16 @@ public final class ChannelHub {
         if (channels.size() >= maxChannels && !makeRoom(now)) {
             return null;
         }
-        return channels.computeIfAbsent(name, n -> new Channel(n, new ChannelHistory(limits, historyBytes), progress,
-                partitionsOf(n), now));
+        return channels.computeIfAbsent(name, n -> new Channel(n, new ChannelHistory(limits, historyBytes), progress, idle,
+                partitionsOf(n)));
     }
 
-    /** At the cap: removes the least recently used channel nobody listens to, history and all. */
+    /**
+     * At the cap: removes the least recently used channel nobody listens to, history and all. Constant
+     * time per channel tried (one that gained a listener meanwhile is skipped): it runs on an event loop.
+     */
     private boolean makeRoom(long now) {
-        if (sweep() > 0) {
-            return true;
-        }
-        List<Channel> idle = channels.values().stream().filter(c -> c.listenerCount() == 0)
-                .sorted(Comparator.comparingLong(Channel::lastUsedMillis)).limit(16).toList();
-        for (Channel c : idle) {
+        for (Channel c; (c = idle.pollLeastRecent()) != null; ) {
             if (c.removeIfUnused(now, true)) {
                 channels.remove(c.name(), c);
                 evicted.incrementAndGet();

@@ -25,6 +25,7 @@ public final class GatewaySettings {
     private final AuthSettings auth;
     private final DeliverySettings delivery;
     private final ResumeSettings resume;
+    private final TenantSettings tenants;
 
     public GatewaySettings(Map<?, ?> props) {
         AbstractConfig c = new AbstractConfig(CONFIG_DEF, props, false);
@@ -33,6 +34,7 @@ public final class GatewaySettings {
         auth = new AuthSettings(c);
         delivery = new DeliverySettings(c);
         resume = new ResumeSettings(c);
+        tenants = new TenantSettings(c);
     }
 
     private static ConfigDef configDef() {
@@ -42,6 +44,7 @@ public final class GatewaySettings {
         AuthSettings.define(def);
         DeliverySettings.define(def);
         ResumeSettings.define(def);
+        TenantSettings.define(def);
         return def;
     }
 
@@ -63,5 +66,9 @@ public final class GatewaySettings {
 
     public ResumeSettings resume() {
         return resume;
+    }
+
+    public TenantSettings tenants() {
+        return tenants;
     }
 }

@@ -12,6 +12,7 @@ import dev.tideline.fanout.channel.RoutedChange;
 import dev.tideline.fanout.channel.StartPoint;
 import dev.tideline.fanout.delivery.ByteBudget;
 import dev.tideline.fanout.delivery.DisconnectReason;
+import dev.tideline.fanout.quota.TenantQuotas;
 import dev.tideline.fanout.resume.CatchUpExecutor;
 import dev.tideline.fanout.resume.CatchUpTarget;
 import io.netty.channel.Channel;
@@ -82,8 +83,12 @@ abstract class Connection implements ChannelListener, CatchUpTarget {
         });
     }
 
-    /** Subscribes each channel where it starts, and closes the connection when its token expires. */
-    void start(List<StartPoint> starts, long tokenExpiresAtMillis, CatchUpExecutor catchUp) {
+    /**
+     * Subscribes each channel where it starts, and closes the connection when its token expires. A
+     * channel's catch-up share of the tenant's quota goes back once it is known to need no Kafka
+     * read, or once that read ends.
+     */
+    void start(List<StartPoint> starts, long tokenExpiresAtMillis, CatchUpExecutor catchUp, TenantQuotas.Lease lease) {
         long untilExpiry = Math.max(0, tokenExpiresAtMillis - System.currentTimeMillis());
         var expiry = socket.eventLoop().schedule(() -> disconnect(DisconnectReason.TOKEN_EXPIRED), untilExpiry, TimeUnit.MILLISECONDS);
         var keepalive = socket.eventLoop().scheduleAtFixedRate(this::keepalive, KEEPALIVE_MILLIS, KEEPALIVE_MILLIS, TimeUnit.MILLISECONDS);
@@ -101,11 +106,15 @@ abstract class Connection implements ChannelListener, CatchUpTarget {
                 break;
             }
             stats.resumed(plan.kind() == ResumePlan.Kind.UNRECOVERABLE ? "unrecoverable:" + plan.reason() : plan.wire());
+            if (SubscriptionRequest.mayReadKafka(starts.get(i)) && plan.kind() != ResumePlan.Kind.KAFKA) {
+                lease.releaseCatchUp();
+            }
             switch (plan.kind()) {
                 case LIVE -> { }
                 case CACHE -> catchUp.fromCache(this, i, plan);
                 case KAFKA -> {
-                    if (!catchUp.fromKafka(this, i, channels.get(i), plan)) {
+                    if (!catchUp.fromKafka(this, i, channels.get(i), plan, lease::releaseCatchUp)) {
+                        lease.releaseCatchUp();
                         stats.resumed("queue-full");
                         disconnect(DisconnectReason.UNAVAILABLE);
                     }

@@ -18,6 +18,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import dev.tideline.fanout.GatewayStats;
 import dev.tideline.fanout.auth.TokenKeys;
 import dev.tideline.fanout.channel.ChannelHub;
+import dev.tideline.fanout.quota.TenantQuotas;
 import dev.tideline.fanout.delivery.ByteBudget;
 import dev.tideline.fanout.resume.CatchUpExecutor;
 import java.net.InetSocketAddress;
@@ -64,7 +65,7 @@ public final class HttpGateway implements AutoCloseable {
     }
 
     /** Everything a subscription needs besides the network settings. */
-    public record Services(ChannelHub hub, TokenKeys keys, GatewayStats stats, CatchUpExecutor catchUp,
+    public record Services(ChannelHub hub, TokenKeys keys, TenantQuotas quotas, GatewayStats stats, CatchUpExecutor catchUp,
                            Supplier<String> statsJson, Health health) {
     }
 
@@ -74,7 +75,7 @@ public final class HttpGateway implements AutoCloseable {
         List<String> own = origins.own();
         OriginPolicy originPolicy = new OriginPolicy(origins.allowed(),
                 own.isEmpty() ? () -> List.of("http://" + bindAddress + ":" + boundPort()) : () -> own);
-        RequestHandler.Shared shared = new RequestHandler.Shared(services.hub(), services.keys(), services.stats(), budgets,
+        RequestHandler.Shared shared = new RequestHandler.Shared(services.hub(), services.keys(), services.quotas(), services.stats(), budgets,
                 new ByteBudget(budgets.total()), maxChannels, originPolicy, services.catchUp(),
                 new LoopOutbox.Registry(), services.statsJson(), services.health());
         ServerBootstrap b = new ServerBootstrap()

@@ -5,6 +5,7 @@ import dev.tideline.fanout.auth.TokenKeys;
 import dev.tideline.fanout.auth.TokenRejectedException;
 import dev.tideline.fanout.channel.ChannelHub;
 import dev.tideline.fanout.delivery.ByteBudget;
+import dev.tideline.fanout.quota.TenantQuotas;
 import dev.tideline.fanout.resume.CatchUpExecutor;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
@@ -37,7 +38,7 @@ final class RequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     private static final int MAX_INBOUND_FRAME = 1024;
 
     /** What every request handler of one server shares. */
-    record Shared(ChannelHub hub, TokenKeys keys, GatewayStats stats, HttpGateway.Budgets budgets, ByteBudget total,
+    record Shared(ChannelHub hub, TokenKeys keys, TenantQuotas quotas, GatewayStats stats, HttpGateway.Budgets budgets, ByteBudget total,
                   int maxChannels, OriginPolicy origins, CatchUpExecutor catchUp, LoopOutbox.Registry outboxes,
                   Supplier<String> statsJson, HttpGateway.Health health) {
     }
@@ -117,6 +118,15 @@ final class RequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             return;
         }
         SubscriptionRequest.Accepted accepted = (SubscriptionRequest.Accepted) decision;
+        TenantQuotas.Lease lease;
+        try {
+            lease = s.quotas().admit(accepted.claims().tenant(), accepted.channels(), accepted.catchUps());
+        } catch (TenantQuotas.QuotaExceededException e) {
+            refuse(ctx, 429, e.reason(), e.getMessage());
+            return;
+        }
+        // every way out closes the socket: the subscription's share goes back then, whatever happened before
+        ctx.channel().closeFuture().addListener(f -> lease.close());
         try {
             s.hub().ensureChannels(accepted.channels());
         } catch (ChannelHub.ChannelsFullException e) {
@@ -157,7 +167,7 @@ final class RequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             // nothing more is read from an event stream; a client's bytes now are not a request
             ctx.pipeline().remove(this);
         }
-        connection.start(accepted.starts(), accepted.claims().expiresAtMillis(), s.catchUp());
+        connection.start(accepted.starts(), accepted.claims().expiresAtMillis(), s.catchUp(), lease);
     }
 
     private void refuse(ChannelHandlerContext ctx, int status, String reason, String message) {

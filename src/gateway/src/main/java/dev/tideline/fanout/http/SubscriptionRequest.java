@@ -38,6 +38,11 @@ public final class SubscriptionRequest {
             channels = List.copyOf(channels);
             starts = List.copyOf(starts);
         }
+
+        /** Channels that may need a read-back from Kafka (a resume or from=earliest), for the tenant's quota. */
+        public int catchUps() {
+            return (int) starts.stream().filter(SubscriptionRequest::mayReadKafka).count();
+        }
     }
 
     public record Refused(int status, String reason, String message) implements Decision {
@@ -113,6 +118,11 @@ public final class SubscriptionRequest {
             token = authorization.substring(7).trim();
         }
         return token;
+    }
+
+    /** Whether a channel starting here may be caught up from Kafka (live and bad cursors never are). */
+    static boolean mayReadKafka(StartPoint start) {
+        return start instanceof StartPoint.After || start instanceof StartPoint.Earliest;
     }
 
     static String first(Map<String, List<String>> params, String name) {

@@ -27,7 +27,8 @@ public final class CatchUpExecutor implements AutoCloseable {
     /** A subscriber that takes nothing from its socket for this long during a catch-up is cut off. */
     static final long STALL_MILLIS = 30_000;
 
-    private record KafkaJob(CatchUpTarget target, int index, ChannelName channel, ResumePlan plan) {
+    /** @param done run once the job ends, however (the tenant's catch-up quota) */
+    private record KafkaJob(CatchUpTarget target, int index, ChannelName channel, ResumePlan plan, Runnable done) {
     }
 
     private final ExecutorService cachePool = Executors.newFixedThreadPool(2, r -> daemon(r, "tideline-fanout-catchup"));
@@ -67,9 +68,12 @@ public final class CatchUpExecutor implements AutoCloseable {
         });
     }
 
-    /** Queues a read-back from Kafka; false when the queue is full (the caller disconnects the subscriber). */
-    public boolean fromKafka(CatchUpTarget target, int index, ChannelName channel, ResumePlan plan) {
-        return running && kafkaJobs.offer(new KafkaJob(target, index, channel, plan));
+    /**
+     * Queues a read-back from Kafka; false when the queue is full (the caller disconnects the
+     * subscriber). {@code done} runs when a queued read ends, however it ends.
+     */
+    public boolean fromKafka(CatchUpTarget target, int index, ChannelName channel, ResumePlan plan, Runnable done) {
+        return running && kafkaJobs.offer(new KafkaJob(target, index, channel, plan, done));
     }
 
     public int queued() {
@@ -81,13 +85,17 @@ public final class CatchUpExecutor implements AutoCloseable {
         try {
             while (running) {
                 KafkaJob job = kafkaJobs.poll(200, TimeUnit.MILLISECONDS);
-                if (job == null || !job.target().isOpen()) {
+                if (job == null) {
                     continue;
                 }
-                if (consumer == null) {
-                    consumer = consumers.get();
+                if (!job.target().isOpen()) {
+                    job.done().run();
+                    continue;
                 }
                 try {
+                    if (consumer == null) {
+                        consumer = consumers.get();
+                    }
                     String outcome = new KafkaRangeReader(consumer, settings, pacer)
                             .run(job.target(), job.index(), job.channel(), job.plan());
                     stats.resumed(outcome);
@@ -96,6 +104,8 @@ public final class CatchUpExecutor implements AutoCloseable {
                             job.channel(), e.toString());
                     stats.resumed("failed");
                     job.target().abort(DisconnectReason.UNAVAILABLE);
+                } finally {
+                    job.done().run();
                 }
             }
         } catch (InterruptedException e) {

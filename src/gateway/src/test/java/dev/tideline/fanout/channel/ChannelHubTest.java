@@ -131,6 +131,43 @@ class ChannelHubTest {
     }
 
     @Test
+    void atTheCapTheLeastRecentlyUsedIdleChannelAloneMakesRoom() throws Exception {
+        ChannelHub hub = hub(10, 5);
+        List<ChannelName> idle = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            idle.add(new ChannelName("shop", "c" + i, "acme"));
+            publish(hub, idle.get(i), 1); // created by changes, nobody listens
+        }
+        clock.addAndGet(120_000); // their histories have aged out: a sweep would remove all four
+        publish(hub, idle.get(0), 1); // c0 used again: c1 is now the least recently used
+        hub.subscribe(new RecordingListener(), ORDERS, StartPoint.LIVE); // the fifth channel, with a listener
+        assertThat(hub.channelCount()).isEqualTo(5);
+
+        hub.ensureChannels(List.of(OTHER));
+
+        // one channel dropped, the least recently used without listeners; not every idle one swept on the way
+        assertThat(hub.evictedChannels()).isEqualTo(1);
+        assertThat(hub.channelCount()).isEqualTo(5);
+        RecordingListener probe = new RecordingListener();
+        // c0 kept its history (a re-created channel would send this resume to Kafka)
+        assertThat(hub.subscribe(probe, idle.get(0), after(4)).cached()).extracting(RoutedChange::offset).containsExactly(4L);
+        hub.unsubscribe(probe, List.of(idle.get(0)));
+        // the next ones go in order of last use: c2, c3, OTHER, then c0 (its last listener left after); never ORDERS
+        hub.ensureChannels(List.of(new ChannelName("shop", "n1", "acme")));
+        hub.ensureChannels(List.of(new ChannelName("shop", "n2", "acme")));
+        assertThat(hub.evictedChannels()).isEqualTo(3);
+        hub.ensureChannels(List.of(new ChannelName("shop", "n3", "acme")));
+        hub.ensureChannels(List.of(new ChannelName("shop", "n4", "acme")));
+        assertThat(hub.evictedChannels()).isEqualTo(5);
+        hub.subscribe(new RecordingListener(), new ChannelName("shop", "n1", "acme"), StartPoint.LIVE);
+        hub.subscribe(new RecordingListener(), new ChannelName("shop", "n2", "acme"), StartPoint.LIVE);
+        hub.subscribe(new RecordingListener(), new ChannelName("shop", "n3", "acme"), StartPoint.LIVE);
+        hub.subscribe(new RecordingListener(), new ChannelName("shop", "n4", "acme"), StartPoint.LIVE);
+        assertThatThrownBy(() -> hub.ensureChannels(List.of(new ChannelName("shop", "n5", "acme"))))
+                .isInstanceOf(ChannelHub.ChannelsFullException.class);
+    }
+
+    @Test
     void theHistoryOfAllChannelsStaysWithinItsTotalBytes() {
         progress.assigned(Set.of(P0));
         progress.started(P0, 0);

@@ -6,6 +6,8 @@ import dev.tideline.event.ValueFormat;
 import dev.tideline.fanout.GatewayStats;
 import dev.tideline.fanout.auth.JwtVerifier;
 import dev.tideline.fanout.auth.TokenKeys;
+import dev.tideline.fanout.channel.ChannelName;
+import dev.tideline.fanout.quota.TenantQuotas;
 import dev.tideline.fanout.channel.ChannelHub;
 import dev.tideline.fanout.channel.ConsumerProgress;
 import dev.tideline.fanout.channel.HistoryLimits;
@@ -15,6 +17,11 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -27,15 +34,24 @@ class HttpGatewayTest {
     private final ConsumerProgress progress = new ConsumerProgress();
     private final List<AutoCloseable> open = new ArrayList<>();
 
+    private static final TopicPartition C1 = new TopicPartition("tl.shop.c1", 0);
+    private ChannelHub hub;
+
     private HttpGateway server(int maxConnections, int perAddress, long requestTimeoutMs, List<String> origins) throws Exception {
-        ChannelHub hub = new ChannelHub(new HistoryLimits(10, 60_000, 1 << 20, 1 << 20), 100, 0, progress, new NamespaceTopics(),
-                System::currentTimeMillis);
-        CatchUpExecutor catchUp = new CatchUpExecutor(1, 10, () -> {
+        return server(maxConnections, perAddress, requestTimeoutMs, origins, new TenantQuotas.Limits(1000, 1000, 1000), () -> {
             throw new IllegalStateException("no Kafka in this test");
-        }, new CatchUpExecutor.KafkaRangeReaderSettings(ValueFormat.BSON, 100, 10, 0), stats);
+        });
+    }
+
+    private HttpGateway server(int maxConnections, int perAddress, long requestTimeoutMs, List<String> origins, TenantQuotas.Limits quotas,
+                               Supplier<Consumer<byte[], byte[]>> kafka) throws Exception {
+        hub = new ChannelHub(new HistoryLimits(10, 60_000, 1 << 20, 1 << 20), 100, 0, progress, new NamespaceTopics(),
+                System::currentTimeMillis);
+        CatchUpExecutor catchUp = new CatchUpExecutor(1, 10, kafka, new CatchUpExecutor.KafkaRangeReaderSettings(ValueFormat.BSON, 100, 10, 0),
+                stats);
         HttpGateway g = new HttpGateway("127.0.0.1", 0, 0, new HttpGateway.Admission(new ConnectionLimiter(maxConnections, perAddress),
                 requestTimeoutMs), new HttpGateway.Budgets(1 << 16, 1 << 20), 4, new HttpGateway.Origins(origins, List.of()),
-                new HttpGateway.Services(hub, new TokenKeys(verifier, operators), stats, catchUp, () -> "{}",
+                new HttpGateway.Services(hub, new TokenKeys(verifier, operators), new TenantQuotas(quotas), stats, catchUp, () -> "{}",
                         new HttpGateway.Health(() -> false, internals -> internals ? HEALTH_INTERNALS : "{\"status\":\"starting\"}")));
         open.add(catchUp);
         open.add(g);
@@ -126,6 +142,68 @@ class HttpGatewayTest {
                     + "\r\n\r\n");
             assertThat(RawHttp.readUntilClosed(s, 5000)).startsWith("HTTP/1.1 401").contains("bad-signature");
         }
+    }
+
+    /** Opens a subscription and returns its socket once the response head has come; the head is in {@code heads}. */
+    private static Socket subscribe(HttpGateway g, String query, List<String> heads) throws Exception {
+        Socket s = RawHttp.connect("127.0.0.1", g.port());
+        RawHttp.send(s, "GET /sse?" + query + " HTTP/1.1\r\nHost: x\r\n\r\n");
+        heads.add(RawHttp.readHead(s, 5000).lines().findFirst().orElse("") + " " + RawHttp.readUntil(s, "\"error\"", 200));
+        return s;
+    }
+
+    @Test
+    void oneTenantAtItsQuotasIsRefusedWhileAnotherSubscribesAndReceives() throws Exception {
+        CountDownLatch kafkaAnswers = new CountDownLatch(1);
+        // a Kafka that does not answer: a read-back, once started, stays in flight until the end of the test
+        HttpGateway g = server(100, 100, 60_000, List.of(), new TenantQuotas.Limits(3, 2, 1), () -> {
+            try {
+                kafkaAnswers.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            throw new IllegalStateException("no Kafka in this test");
+        });
+        progress.assigned(Set.of(C1));
+        progress.started(C1, 10); // the gateway started reading at 10: from=earliest reads 0..10 back from Kafka
+        progress.markReady();
+        long exp = System.currentTimeMillis() / 1000 + 600;
+        String acme = "token=" + verifier.issue(null, "acme", List.of("shop.*.acme"), exp);
+        String globex = "token=" + verifier.issue(null, "globex", List.of("shop.*.globex"), exp);
+        List<String> heads = new ArrayList<>();
+        List<Socket> held = new ArrayList<>();
+        try {
+            held.add(subscribe(g, acme + "&channel=shop.c1.acme&from=earliest", heads)); // its catch-up: in flight
+            held.add(subscribe(g, acme + "&channel=shop.c2.acme", heads));
+            held.add(subscribe(g, acme + "&channel=shop.c3.acme", heads)); // a third channel
+            held.add(subscribe(g, acme + "&channel=shop.c1.acme&from=earliest", heads)); // a second catch-up
+            held.add(subscribe(g, acme + "&channel=shop.c1.acme", heads)); // live, on a channel it holds: the third connection
+            held.add(subscribe(g, acme + "&channel=shop.c2.acme", heads)); // a fourth connection
+            // globex: every kind of subscription acme no longer may make
+            Socket live = subscribe(g, globex + "&channel=shop.c1.globex", heads);
+            held.add(live);
+            held.add(subscribe(g, globex + "&channel=shop.c2.globex&from=earliest", heads)); // queued behind acme's read-back
+            held.add(subscribe(g, globex + "&channel=shop.c2.globex", heads));
+            assertThat(heads).extracting(h -> h.startsWith("HTTP/1.1 200") ? "200" : h.replaceAll("(?s)^HTTP/1.1 (\\d+).*\"error\":\"([^\"]+)\".*$", "$1:$2"))
+                    .containsExactly("200", "200", "429:tenant-channels", "429:tenant-catch-ups", "200", "429:tenant-connections",
+                            "200", "200", "200");
+            hub.publish(new ChannelName("shop", "c1", "globex"), C1, 10, System.currentTimeMillis(), "{\"op\":\"insert\"}");
+            assertThat(RawHttp.readUntil(live, "\"offset\":10", 5000)).contains("event: change").contains("\"channel\":\"shop.c1.globex\"");
+            assertThat(stats.refusedCount("429:tenant-connections")).isEqualTo(1);
+        } finally {
+            kafkaAnswers.countDown();
+            for (Socket s : held) {
+                s.close();
+            }
+        }
+        // acme's share comes back as its subscriptions close
+        List<String> later = new ArrayList<>();
+        long deadline = System.currentTimeMillis() + 10_000;
+        do {
+            later.clear();
+            subscribe(g, acme + "&channel=shop.c3.acme&channel=shop.c4.acme", later).close();
+        } while (!later.get(0).startsWith("HTTP/1.1 200") && System.currentTimeMillis() < deadline);
+        assertThat(later.get(0)).startsWith("HTTP/1.1 200");
     }
 
     @Test

@@ -47,6 +47,31 @@ public final class RawHttp {
         return out.toString(StandardCharsets.UTF_8);
     }
 
+    /** What the server sends until {@code needle} has arrived (or it closes, or {@code timeoutMillis} passes). */
+    public static String readUntil(Socket s, String needle, int timeoutMillis) throws IOException {
+        long deadline = System.currentTimeMillis() + timeoutMillis;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] buf = new byte[8192];
+        InputStream in = s.getInputStream();
+        while (!out.toString(StandardCharsets.UTF_8).contains(needle)) {
+            long left = deadline - System.currentTimeMillis();
+            if (left <= 0) {
+                break;
+            }
+            s.setSoTimeout((int) left);
+            try {
+                int n = in.read(buf);
+                if (n < 0) {
+                    break;
+                }
+                out.write(buf, 0, n);
+            } catch (SocketTimeoutException e) {
+                break;
+            }
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
     /** Reads the response head (through the blank line). */
     public static String readHead(Socket s, int timeoutMillis) throws IOException {
         s.setSoTimeout(timeoutMillis);
