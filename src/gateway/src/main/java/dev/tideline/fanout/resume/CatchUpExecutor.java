@@ -7,8 +7,6 @@ import dev.tideline.fanout.channel.RoutedChange;
 import dev.tideline.fanout.delivery.DisconnectReason;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -20,7 +18,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Catches subscribers up, off the event loops: from the history (a snapshot taken when they
  * registered) on a small pool, or from Kafka on {@code readers} threads that each own a consumer,
- * fed by a bounded queue.
+ * fed by a bounded queue that serves tenants in turn.
  */
 public final class CatchUpExecutor implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CatchUpExecutor.class);
@@ -32,7 +30,7 @@ public final class CatchUpExecutor implements AutoCloseable {
     }
 
     private final ExecutorService cachePool = Executors.newFixedThreadPool(2, r -> daemon(r, "tideline-fanout-catchup"));
-    private final BlockingQueue<KafkaJob> kafkaJobs;
+    private final TenantTurns<KafkaJob> kafkaJobs;
     private final List<Thread> readers = new ArrayList<>();
     private final Pacer pacer = new Pacer(STALL_MILLIS);
     private final GatewayStats stats;
@@ -40,7 +38,7 @@ public final class CatchUpExecutor implements AutoCloseable {
 
     public CatchUpExecutor(int readerCount, int queueMax, Supplier<Consumer<byte[], byte[]>> consumers,
                            KafkaRangeReaderSettings settings, GatewayStats stats) {
-        this.kafkaJobs = new ArrayBlockingQueue<>(queueMax);
+        this.kafkaJobs = new TenantTurns<>(queueMax);
         this.stats = stats;
         for (int i = 0; i < readerCount; i++) {
             Thread t = daemon(() -> readLoop(consumers, settings.toSettings()), "tideline-fanout-reader-" + i);
@@ -73,7 +71,7 @@ public final class CatchUpExecutor implements AutoCloseable {
      * subscriber). {@code done} runs when a queued read ends, however it ends.
      */
     public boolean fromKafka(CatchUpTarget target, int index, ChannelName channel, ResumePlan plan, Runnable done) {
-        return running && kafkaJobs.offer(new KafkaJob(target, index, channel, plan, done));
+        return running && kafkaJobs.offer(channel.tenant(), new KafkaJob(target, index, channel, plan, done));
     }
 
     public int queued() {
