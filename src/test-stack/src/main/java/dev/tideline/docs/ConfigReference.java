@@ -34,7 +34,7 @@ public final class ConfigReference {
         section(md, "Source connector", "dev.tideline.source.TidelineSourceConnector", SourceConfig.CONFIG_DEF);
         section(md, "Sink connector", "dev.tideline.sink.TidelineSinkConnector", SinkConfig.configDef());
         md.append("## Fanout gateway\n\nKeys of `config/fanout-gateway.properties`, read by `./gateway` ")
-                .append("(`dev.tideline.fanout.GatewayMain`); the environment variable `FANOUT_HMAC_SECRET` overrides `auth.hmac.secret`.\n\n");
+                .append("(`dev.tideline.fanout.GatewayMain`); the environment variables `FANOUT_HMAC_SECRET` and `FANOUT_ADMIN_HMAC_SECRET` override `auth.hmac.secret` and `auth.admin.hmac.secret`.\n\n");
         groups(md, GatewaySettings.CONFIG_DEF);
         return md.toString();
     }
