@@ -77,8 +77,9 @@ public final class HttpSettings {
         def.define(PUBLIC_ORIGINS, Type.LIST, "", ORIGINS_NO_WILDCARD, Importance.MEDIUM,
                 "The origins at which browsers reach the gateway itself (its demo page), e.g. https://events.example.com when "
                         + "a proxy serves it there: their pages may subscribe without being listed in http.allowed.origins. "
-                        + "Empty: http://<bind.address>:<the port it listens on>. The request's Host header is never trusted "
-                        + "for this (any client can write it).", GROUP, ++o, Width.LONG, "Gateway's own origins");
+                        + "Empty: http://<bind.address>:<the port it listens on>; set it when browsers use another name (a "
+                        + "proxy, a DNS name, bind.address=0.0.0.0). The request's Host header is never trusted for this (any "
+                        + "client can write it).", GROUP, ++o, Width.LONG, "Gateway's own origins");
         def.define(REQUEST_TIMEOUT_MS, Type.LONG, 10_000L, ConfigDef.Range.between(100, 600_000), Importance.MEDIUM,
                 "Time a connection has to send its whole request (line and headers); a slower one gets 408 and is closed "
                         + "(slow-request attacks hold connections this way).", GROUP, ++o, Width.SHORT, "Request read time-out");
