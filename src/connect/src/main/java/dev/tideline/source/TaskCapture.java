@@ -44,6 +44,8 @@ import org.slf4j.LoggerFactory;
  */
 final class TaskCapture implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TaskCapture.class);
+    /** How often finished repairs are checked for their committed offset (then marked done in their signal). */
+    private static final long REPAIR_MARKS_MS = 2_000;
 
     private final SourceConfig config;
     private final MongoClient client;
@@ -87,8 +89,9 @@ final class TaskCapture implements AutoCloseable {
         this.coordinator = new Coordinator(threads, queue::fail);
         this.copies = new CollectionCopies(client, config, publisher, threads, new CopyOwner(), ownership.count());
         this.splitCopies = new SplitCopies(ownership, offsets, copies::submitChunk, publisher, new SplitCapture(), this::markerPartitions);
-        this.repairs = new CollectionRepairs(client, new CollectionRepairs.Capture(collections::get, ownership::owns, this::streamOf,
-                this::markerPartitions), connector, config.repair().chunkSize(), threads);
+        this.repairs = new CollectionRepairs(client, new CollectionRepairs.Capture(collections::get, collections::values, ownership::owns,
+                this::streamOf, this::markerPartitions, ns -> SourceOffset.repair(offsets.offset(SourcePartition.of(ns)))), connector,
+                config.repair().chunkSize(), config.repair().queueMax(), threads);
         this.discoveryBackoff = new Backoff(1_000, Math.max(1_000, config.selection().discoveryIntervalMs()));
         metrics.gauges(new TaskGauges(streams, copies, collections, threads, connections));
     }
@@ -98,6 +101,15 @@ final class TaskCapture implements AutoCloseable {
         if (copies.splits()) {
             coordinator.schedule(this::pollSplitCopies, SplitCopies.POLL_MS);
         }
+        if (config.repair().enabled()) {
+            coordinator.schedule(this::markRepairsCommitted, REPAIR_MARKS_MS);
+        }
+    }
+
+    /** Finished repairs get their done mark once their last offset is committed (see CollectionRepairs#markCommitted). */
+    private void markRepairsCommitted() throws InterruptedException {
+        repairs.markCommitted();
+        coordinator.schedule(this::markRepairsCommitted, REPAIR_MARKS_MS);
     }
 
     private void pollSplitCopies() throws InterruptedException {
