@@ -18,6 +18,8 @@ package dev.tideline.log;
 public final class LogText {
     /** The most characters of one value a log line shows. */
     public static final int MAX_CHARS = 300;
+    /** The most characters of a message that may quote values (an exception's, a detail built from names and ids). */
+    public static final int MAX_MESSAGE_CHARS = 4_000;
 
     private LogText() {
     }
@@ -25,6 +27,14 @@ public final class LogText {
     /** The value as it may appear in a log line ({@code "null"} for null). */
     public static String escape(Object value) {
         return escape(value, MAX_CHARS);
+    }
+
+    /**
+     * A message that may quote values from data (a server's error, a detail naming a collection) as it may appear
+     * in a log line: escaped like a value, cut only beyond {@value #MAX_MESSAGE_CHARS} characters.
+     */
+    public static String message(Object text) {
+        return escape(text, MAX_MESSAGE_CHARS);
     }
 
     /** The value as it may appear in a log line, at most {@code maxChars} characters of it. */

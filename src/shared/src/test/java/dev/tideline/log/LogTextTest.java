@@ -51,6 +51,14 @@ class LogTextTest {
     }
 
     @Test
+    void aMessageIsEscapedAndKeptLongerThanAValue() {
+        String error = "E11000 duplicate key error collection: shop.orders dup key: { _id: \"a\nFORGED\" } " + "k".repeat(1_000);
+        String escaped = LogText.message(error);
+        assertThat(escaped).doesNotContain("\n").contains("a\\nFORGED").hasSize(error.length() + 1);
+        assertThat(LogText.message("m".repeat(10_000))).startsWith("m".repeat(LogText.MAX_MESSAGE_CHARS)).endsWith("...[6000 more chars]");
+    }
+
+    @Test
     void aCutNeverSplitsASurrogatePair() {
         String emoji = "\uD83D\uDE00"; // one character, two chars
         String escaped = LogText.escape("ab" + emoji + "cd", 3);
