@@ -25,6 +25,7 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonValue;
@@ -56,6 +57,7 @@ final class CollectionRepairs implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(CollectionRepairs.class);
     private static final long NOT_STREAMING_RETRY_MS = 5_000;
     private static final long PROGRESS_EVERY_MS = 10_000;
+    private static final BsonDocument BY_ID = new BsonDocument("_id", new BsonInt32(1));
 
     /**
      * Where the runner finds the task's collections and streams.
@@ -111,35 +113,36 @@ final class CollectionRepairs implements AutoCloseable {
      */
     void scan(String db) {
         submit(() -> {
+            SignalRefusals refusals = new SignalRefusals(marks, db);
             for (CapturedCollection c : capture.all().get()) {
                 RepairProgress p = c.records().repair();
                 if (c.ns().db().equals(db) && p.running()) {
                     BsonDocument s = signals(db).find(new BsonDocument("_id", p.signal())).first();
                     if (s != null) {
-                        consider(db, s);
+                        consider(db, s, refusals);
                     }
                 }
             }
-            BsonDocument byId = new BsonDocument("_id", new BsonInt32(1));
             for (BsonDocument filter : List.of(SignalStatus.queuedBy(connector), SignalStatus.notHandledBy(connector))) {
-                for (BsonDocument s : signals(db).find(filter).sort(byId)) {
+                for (BsonDocument s : signals(db).find(filter).sort(BY_ID)) {
                     if (!RepairSignals.isWatermark(s.get("_id"))) {
-                        consider(db, s);
+                        consider(db, s, refusals);
                     }
                 }
             }
+            refusals.flush();
         });
     }
 
-    /** Signals the stream read (their {@code _id}s). */
+    /** Signals the stream read (their {@code _id}s): read in one query, refused in bulk. */
     void signalled(String db, List<BsonValue> ids) {
         submit(() -> {
-            for (BsonValue id : ids) {
-                BsonDocument s = signals(db).find(new BsonDocument("_id", id)).first();
-                if (s != null) {
-                    consider(db, s);
-                }
+            SignalRefusals refusals = new SignalRefusals(marks, db);
+            BsonDocument these = new BsonDocument("_id", new BsonDocument("$in", new BsonArray(ids)));
+            for (BsonDocument s : signals(db).find(these).sort(BY_ID)) {
+                consider(db, s, refusals);
             }
+            refusals.flush();
         });
     }
 
@@ -171,9 +174,9 @@ final class CollectionRepairs implements AutoCloseable {
         }
     }
 
-    private void consider(String db, BsonDocument signal) {
+    private void consider(String db, BsonDocument signal, SignalRefusals refusals) {
         try {
-            decide(db, signal);
+            decide(db, signal, refusals);
         } catch (RuntimeException e) {
             ErrorClass kind = MongoErrors.classify(e);
             if (kind == ErrorClass.AUTH) {
@@ -191,7 +194,7 @@ final class CollectionRepairs implements AutoCloseable {
         }
     }
 
-    private void decide(String db, BsonDocument signal) {
+    private void decide(String db, BsonDocument signal, SignalRefusals refusals) {
         BsonValue id = signal.get("_id");
         SignalStatus.State state = SignalStatus.of(signal, connector);
         if (state.terminal()) {
@@ -199,7 +202,7 @@ final class CollectionRepairs implements AutoCloseable {
         }
         RepairSignals.Parsed parsed = RepairSignals.parse(signal);
         if (!parsed.ok()) {
-            refuse(db, id, "it is ignored: " + parsed.problem());
+            refusals.add(id, "it is ignored: " + parsed.problem());
             return;
         }
         RepairRequest r = parsed.request();
@@ -208,7 +211,7 @@ final class CollectionRepairs implements AutoCloseable {
         if (c == null) {
             if (capture.owns().test(ns)) {
                 // said once, by the one task that would capture it: a typo or an excluded collection is not silent
-                refuse(db, id, "it names " + LogText.escape(ns) + ", which this connector does not capture (no such collection, "
+                refusals.add(id, "it names " + LogText.escape(ns) + ", which this connector does not capture (no such collection, "
                         + "or not selected by database.include / collection.include / ...exclude)");
             }
             return;
@@ -223,8 +226,8 @@ final class CollectionRepairs implements AutoCloseable {
             case SKIP -> {
             }
             case MARK_DONE -> marks.finish(db, r.signal(), SignalStatus.State.DONE, null);
-            case REFUSE -> refuse(db, id, ofCollection.size() + " repair(s) of " + LogText.escape(ns) + " are already running or "
-                    + "queued (repair.queue.max=" + queueMax + "); insert the signal again once they are done");
+            case REFUSE -> refusals.add(id, "the repairs of " + LogText.escape(ns) + " already running or queued fill its queue "
+                    + "(one running, repair.queue.max=" + queueMax + " waiting); insert the signal again once they are done");
             case RUN -> {
                 if (state == SignalStatus.State.NEW && !marks.queue(db, r.signal())) {
                     return; // gone, or marked meanwhile
@@ -245,14 +248,6 @@ final class CollectionRepairs implements AutoCloseable {
                 });
             }
             default -> throw new IllegalStateException("unknown decision");
-        }
-    }
-
-    /** Marks a signal refused and says so, once per connector (the first task to mark it). */
-    private void refuse(String db, BsonValue id, String why) {
-        if (marks.finish(db, id, SignalStatus.State.REFUSED, why)) {
-            log.warn("Repair signal {} in {}.{} is refused: {}. Marked refused in the signal.", LogText.escape(id), LogText.escape(db),
-                    RepairSignals.COLLECTION, why);
         }
     }
 

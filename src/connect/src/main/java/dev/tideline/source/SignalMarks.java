@@ -3,6 +3,7 @@ package dev.tideline.source;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.model.UpdateOptions;
 import dev.tideline.source.repair.SignalStatus;
+import java.util.List;
 import org.bson.BsonValue;
 
 /**
@@ -30,6 +31,12 @@ final class SignalMarks {
      */
     boolean finish(String db, BsonValue signal, SignalStatus.State to, String reason) {
         return apply(db, SignalStatus.finish(signal, connector, to, System.currentTimeMillis(), reason));
+    }
+
+    /** To REFUSED (or DONE) from QUEUED or NEW, each of {@code signals}. @return how many this call marked */
+    long finishAll(String db, List<BsonValue> signals, SignalStatus.State to, String reason) {
+        SignalStatus.Update u = SignalStatus.finishAll(signals, connector, to, System.currentTimeMillis(), reason);
+        return RepairRun.signals(client, db).updateMany(u.filter(), u.update()).getModifiedCount();
     }
 
     private boolean apply(String db, SignalStatus.Update u) {

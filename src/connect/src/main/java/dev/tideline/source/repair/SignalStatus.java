@@ -1,5 +1,7 @@
 package dev.tideline.source.repair;
 
+import java.util.List;
+import org.bson.BsonArray;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
@@ -75,11 +77,19 @@ public final class SignalStatus {
 
     /** NEW or QUEUED to DONE or REFUSED. */
     public static Update finish(BsonValue signal, String connector, State to, long nowMs, String reason) {
+        return finish(new BsonDocument("_id", signal), connector, to, nowMs, reason);
+    }
+
+    /** NEW or QUEUED to DONE or REFUSED, for each of these signals (an update of many: a flood is refused in one round trip). */
+    public static Update finishAll(List<BsonValue> signals, String connector, State to, long nowMs, String reason) {
+        return finish(new BsonDocument("_id", new BsonDocument("$in", new BsonArray(signals))), connector, to, nowMs, reason);
+    }
+
+    private static Update finish(BsonDocument filter, String connector, State to, long nowMs, String reason) {
         if (!to.terminal()) {
             throw new IllegalArgumentException(to + " is not a final state");
         }
-        BsonDocument filter = new BsonDocument("_id", signal).append(connectorIn(State.DONE), ne(connector))
-                .append(connectorIn(State.REFUSED), ne(connector));
+        filter.append(connectorIn(State.DONE), ne(connector)).append(connectorIn(State.REFUSED), ne(connector));
         BsonDocument update = new BsonDocument("$pull", new BsonDocument(path(State.QUEUED), new BsonDocument("connector", new BsonString(connector))))
                 .append("$push", new BsonDocument(path(to), entry(connector, nowMs, reason)));
         return new Update(filter, update);

@@ -90,6 +90,22 @@ class SignalStatusTest {
     }
 
     @Test
+    void aFloodIsRefusedInOneUpdateThatLeavesDoneAndQueuedAlone() {
+        for (int i = 1; i <= 5; i++) {
+            signals.insertOne(new BsonDocument("_id", id(i)).append("collection", new org.bson.BsonString("orders")));
+        }
+        apply(SignalStatus.queue(id(1), ME, 1));
+        apply(SignalStatus.finish(id(1), ME, State.DONE, 2, null));
+        apply(SignalStatus.queue(id(2), ME, 1));
+        SignalStatus.Update all = SignalStatus.finishAll(List.of(id(1), id(3), id(4), id(5)), ME, State.REFUSED, 3, "queue full");
+        assertThat(signals.updateMany(all.filter(), all.update()).getModifiedCount()).isEqualTo(3);
+        assertThat(state(1, ME)).as("done stays done").isEqualTo(State.DONE);
+        assertThat(state(2, ME)).as("not in the list").isEqualTo(State.QUEUED);
+        assertThat(List.of(state(3, ME), state(4, ME), state(5, ME))).containsOnly(State.REFUSED);
+        assertThat(signals.updateMany(all.filter(), all.update()).getModifiedCount()).as("refused once").isZero();
+    }
+
+    @Test
     void theFiltersFindTheQueuedAndTheUnhandledOnly() {
         for (int i = 1; i <= 5; i++) {
             signals.insertOne(new BsonDocument("_id", id(i)).append("collection", new org.bson.BsonString("orders")));
