@@ -43,7 +43,8 @@ final class FailedRecordHandler {
             if (reporter != null) {
                 reporter.report(f.record(), f.toException());
             } else {
-                log.error("Skipping a record (errors.tolerance=all, no dead letter queue configured): {} ({})", LogText.message(f.message()),
+                log.error("Skipping a record (errors.tolerance=all, no dead letter queue configured): {} ({})",
+                        LogText.message(f.message()),
                         LogText.message(f.cause())); // the record's data may be in the cause: no raw stack trace
             }
         }

@@ -78,10 +78,12 @@ final class ResnapshotSweeper {
             if (p.marker().stage() == ResnapshotMarker.Stage.BEGIN) {
                 if (p.marker().scope().isAll()) {
                     log.info("Resnapshot of {} (epoch {}) begins on {}-{}: the source copies the collection (first copy, "
-                            + "a copy after a restart without a committed position, or after a lost history)", LogText.escape(p.marker().ns()), ResnapshotMarker.show(p.marker().epoch()), p.topic(), p.partition());
+                            + "a copy after a restart without a committed position, or after a lost history)",
+                                    LogText.escape(p.marker().ns()), ResnapshotMarker.show(p.marker().epoch()), p.topic(), p.partition());
                 } else {
                     log.info("Repair of {} (epoch {}) begins on {}-{}: the source copies {} again", LogText.escape(p.marker().ns()),
-                            ResnapshotMarker.show(p.marker().epoch()), p.topic(), p.partition(), p.marker().scope().describe());
+                            ResnapshotMarker.show(p.marker().epoch()), p.topic(), p.partition(),
+                            LogText.message(p.marker().scope().describe()));
                 }
                 continue;
             }
@@ -98,7 +100,7 @@ final class ResnapshotSweeper {
     private long sweep(Pending p) {
         // "X" or "X, the ids from A to B": every line below says which copy it is about
         String epoch = ResnapshotMarker.show(p.marker().epoch())
-                + (p.marker().scope().isAll() ? "" : ", " + p.marker().scope().describe());
+                + (p.marker().scope().isAll() ? "" : ", " + LogText.message(p.marker().scope().describe()));
         if (store == null) {
             log.warn("Resnapshot of {} (epoch {}) complete on {}-{}, but stale.guard=off keeps no versions: documents deleted "
                             + "at the source and not seen by the copy stay at {}. Set stale.guard=auto to have them removed.",
@@ -116,8 +118,10 @@ final class ResnapshotSweeper {
         });
         if (!unsafe.isEmpty()) {
             log.warn("Resnapshot of {} (epoch {}): {} entries of {} in the {} collection name ids that would not match by "
-                            + "value (e.g. {}: {}); those documents are left as they are", LogText.escape(p.marker().ns()), epoch, unsafe.size(),
-                    LogText.escape(p.destination()), VersionStore.COLLECTION, LogText.escape(Ids.show(unsafe.get(0))), LogText.message(IdRules.problem(unsafe.get(0)).orElse("")));
+                            + "value (e.g. {}: {}); those documents are left as they are", LogText.escape(p.marker().ns()),
+                                    epoch, unsafe.size(),
+                    LogText.escape(p.destination()), VersionStore.COLLECTION, LogText.escape(Ids.show(unsafe.get(0))),
+                    LogText.message(IdRules.problem(unsafe.get(0)).orElse("")));
         }
         long removed = 0;
         for (int i = 0; i < gone.size(); i += CHUNK) {

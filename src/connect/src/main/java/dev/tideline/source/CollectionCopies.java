@@ -176,7 +176,8 @@ final class CollectionCopies implements AutoCloseable {
         }
         CopyPlan plan = new CopyPlan(streamStart, bounds);
         if (plan.chunks() > 1) {
-            log.info("Copy of {} (about {} documents) split into {} chunks for {} tasks, at _ids {}", LogText.escape(c.ns()), estimated, plan.chunks(),
+            log.info("Copy of {} (about {} documents) split into {} chunks for {} tasks, at _ids {}", LogText.escape(c.ns()),
+                    estimated, plan.chunks(),
                     tasks, LogText.escape(bounds));
         }
         return plan;

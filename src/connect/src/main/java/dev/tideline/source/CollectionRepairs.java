@@ -233,7 +233,8 @@ final class CollectionRepairs implements AutoCloseable {
                     return; // gone, or marked meanwhile
                 }
                 ofCollection.add(key);
-                log.info("Repair {} of {}: {} queued", LogText.escape(r.signal()), LogText.escape(c.ns()), r.scope().describe());
+                log.info("Repair {} of {}: {} queued", LogText.escape(r.signal()), LogText.escape(c.ns()),
+                        LogText.message(r.scope().describe()));
                 runner.execute(() -> {
                     boolean done = false;
                     try {
@@ -277,7 +278,8 @@ final class CollectionRepairs implements AutoCloseable {
                     RepairProgress p = c.records().repair();
                     run = p.isRunning(r.signal()) ? new RepairRun(client, capture, connector, chunkSize, c, r, p.epoch(), p.lastId())
                             : new RepairRun(client, capture, connector, chunkSize, c, r, null, null);
-                    log.info("Repair {} of {} ({}) {}", LogText.escape(r.signal()), LogText.escape(c.ns()), r.scope().describe(),
+                    log.info("Repair {} of {} ({}) {}", LogText.escape(r.signal()), LogText.escape(c.ns()),
+                            LogText.message(r.scope().describe()),
                             run.sentUpTo() == null ? "starts" : "resumes after _id " + LogText.escape(run.sentUpTo()));
                     c.metrics().repairStarted(r.signal().toString());
                 }
@@ -287,14 +289,16 @@ final class CollectionRepairs implements AutoCloseable {
                 c.metrics().repairChunk(run.copied() - copiedBefore, run.deleted() - deletedBefore);
                 if (last) {
                     log.info("Repair {} of {} done in {} ms: {} chunk(s), {} document(s) copied again, {} deleted",
-                            LogText.escape(r.signal()), LogText.escape(c.ns()), System.currentTimeMillis() - started, run.chunks(), run.copied(), run.deleted());
+                            LogText.escape(r.signal()), LogText.escape(c.ns()), System.currentTimeMillis() - started,
+                            run.chunks(), run.copied(), run.deleted());
                     c.metrics().repairEnded(true);
                     return true;
                 }
                 if (System.currentTimeMillis() - lastLogMs >= PROGRESS_EVERY_MS) {
                     lastLogMs = System.currentTimeMillis();
                     log.info("Repair {} of {}: {} chunk(s), {} document(s) copied again, {} deleted, up to _id {}",
-                            LogText.escape(r.signal()), LogText.escape(c.ns()), run.chunks(), run.copied(), run.deleted(), LogText.escape(run.sentUpTo()));
+                            LogText.escape(r.signal()), LogText.escape(c.ns()), run.chunks(), run.copied(), run.deleted(),
+                            LogText.escape(run.sentUpTo()));
                 }
                 backoff.reset();
             } catch (InterruptedException e) {

@@ -72,7 +72,8 @@ final class Coordinator implements AutoCloseable {
                     return;
                 }
                 long delay = backoff.next();
-                log.warn("Could not carry out {} yet (attempt {}): {}; again in {} ms", LogText.message(what), backoff.attempts(), LogText.message(e.toString()), delay);
+                log.warn("Could not carry out {} yet (attempt {}): {}; again in {} ms", LogText.message(what),
+                        backoff.attempts(), LogText.message(e.toString()), delay);
                 carryOut(what, action, backoff, delay);
             }
         }, delayMs);

@@ -131,7 +131,8 @@ final class SkipStarts {
             }
             StartPlanner.SkipStart.Anchor anchor = anchorOf(kept);
             log.info("initial.sync=skip: database {} starts at {} for connector {} ({} collection(s) there then; any other is "
-                    + "copied), kept in {}.{}", LogText.escape(db), anchor.at(), connector, anchor.collections().size(), LogText.escape(db), COLLECTION);
+                    + "copied), kept in {}.{}", LogText.escape(db), anchor.at(), connector, anchor.collections().size(),
+                            LogText.escape(db), COLLECTION);
             return anchor;
         } catch (RuntimeException e) {
             if (MongoErrors.classify(e) == ErrorClass.AUTH) {

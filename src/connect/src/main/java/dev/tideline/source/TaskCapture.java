@@ -120,7 +120,8 @@ final class TaskCapture implements AutoCloseable {
             if (coordinator.closed()) {
                 return;
             }
-            log.warn("Could not read the split copies' offsets this round ({}); again in {} ms", LogText.message(e.toString()), SplitCopies.POLL_MS);
+            log.warn("Could not read the split copies' offsets this round ({}); again in {} ms", LogText.message(e.toString()),
+                    SplitCopies.POLL_MS);
         }
         coordinator.schedule(this::pollSplitCopies, SplitCopies.POLL_MS);
     }
@@ -227,7 +228,8 @@ final class TaskCapture implements AutoCloseable {
                 c.state(CapturedCollection.State.PARKED);
                 cm.parked();
                 log.error("{} is PARKED: its stored offset cannot be used ({}). Reset it (PATCH or DELETE "
-                        + "/connectors/<name>/offsets with the connector stopped); the other collections go on.", LogText.escape(ns), LogText.message(e.getMessage()));
+                        + "/connectors/<name>/offsets with the connector stopped); the other collections go on.",
+                                LogText.escape(ns), LogText.message(e.getMessage()));
                 return;
             }
         }
@@ -315,7 +317,8 @@ final class TaskCapture implements AutoCloseable {
             });
             case LATEST -> coordinator.carryOut("the lost-history policy of " + c.ns(), () -> {
                 BsonTimestamp now = ServerClock.streamStart(client.getDatabase(db));
-                log.warn("LOST HISTORY: {}. Policy latest: streaming from {}; changes in the gap are NOT captured.", LogText.message(what), now);
+                log.warn("LOST HISTORY: {}. Policy latest: streaming from {}; changes in the gap are NOT captured.",
+                        LogText.message(what), now);
                 SourceOffset from = SourceOffset.streamFrom(now);
                 publisher.publish(c, List.of(new Captured.Control("history_lost", what + "; policy latest", from)));
                 stream(c, from);

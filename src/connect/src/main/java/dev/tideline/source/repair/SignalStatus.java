@@ -90,7 +90,8 @@ public final class SignalStatus {
             throw new IllegalArgumentException(to + " is not a final state");
         }
         filter.append(connectorIn(State.DONE), ne(connector)).append(connectorIn(State.REFUSED), ne(connector));
-        BsonDocument update = new BsonDocument("$pull", new BsonDocument(path(State.QUEUED), new BsonDocument("connector", new BsonString(connector))))
+        BsonDocument update = new BsonDocument("$pull", new BsonDocument(path(State.QUEUED), new BsonDocument("connector",
+                new BsonString(connector))))
                 .append("$push", new BsonDocument(path(to), entry(connector, nowMs, reason)));
         return new Update(filter, update);
     }

@@ -215,7 +215,8 @@ public final class ScanReader implements CollectionReader {
             BsonValue docId = marker.get(ScanQueries.MARKER_DOC_ID);
             deletes = ScanCursor.after(deletedAt, marker.get(ScanQueries.ID));
             if (docId == null) {
-                log.warn("Scan of {}: delete marker {} in {} has no '{}'; skipped", LogText.escape(ns), LogText.escape(marker.get(ScanQueries.ID)),
+                log.warn("Scan of {}: delete marker {} in {} has no '{}'; skipped", LogText.escape(ns),
+                        LogText.escape(marker.get(ScanQueries.ID)),
                         plan.deleteMarkerCollection(), ScanQueries.MARKER_DOC_ID);
                 movedWithoutEvent = true;
                 continue;

@@ -70,7 +70,8 @@ final class StreamMembers {
     void add(String collection, BsonDocument filter, StreamPosition position, boolean afterCopy, long nowMs) {
         Tracked previous = members.put(collection, new Tracked(collection, filter, position, afterCopy, nowMs));
         if (previous != null) {
-            log.warn("Change stream of {}: {} joined again at {} (was at {})", LogText.escape(db), LogText.escape(collection), position, previous.position);
+            log.warn("Change stream of {}: {} joined again at {} (was at {})", LogText.escape(db), LogText.escape(collection),
+                    position, previous.position);
         }
     }
 

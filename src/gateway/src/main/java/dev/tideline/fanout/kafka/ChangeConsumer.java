@@ -157,7 +157,8 @@ public final class ChangeConsumer implements AutoCloseable {
                     LogText.message(e.toString()));
         } else if (now - lastOutageLog >= OUTAGE_LOG_EVERY_MS) {
             lastOutageLog = now;
-            LOG.warn("the fanout gateway still cannot read Kafka after {} s ({})", (now - health.downSinceMillis()) / 1000, LogText.message(e.toString()));
+            LOG.warn("the fanout gateway still cannot read Kafka after {} s ({})", (now - health.downSinceMillis()) / 1000,
+                    LogText.message(e.toString()));
         }
     }
 
