@@ -168,7 +168,7 @@ final class CollectionRepairs implements AutoCloseable {
                 if (!stopped) {
                     log.warn("Could not mark the finished repair signal(s) of {} done in {}.{} ({}): {}. Tried again in a few "
                             + "seconds; until then a restart would only check them again.", LogText.escape(ns),
-                            LogText.escape(ns.db()), RepairSignals.COLLECTION, MongoErrors.classify(ex), ex.toString());
+                            LogText.escape(ns.db()), RepairSignals.COLLECTION, MongoErrors.classify(ex), LogText.message(ex.toString()));
                 }
             }
         }
@@ -182,15 +182,15 @@ final class CollectionRepairs implements AutoCloseable {
             if (kind == ErrorClass.AUTH) {
                 log.error("Repair signal {} in {}.{} is not run: the source refused to mark it ({}). The connector's user needs "
                         + "find, insert, update and remove on {}.{}.", LogText.escape(signal.get("_id")), LogText.escape(db),
-                        RepairSignals.COLLECTION, e.getMessage(), LogText.escape(db), RepairSignals.COLLECTION);
+                        RepairSignals.COLLECTION, LogText.message(e.getMessage()), LogText.escape(db), RepairSignals.COLLECTION);
                 throw e;
             }
             if (kind == ErrorClass.RETRIABLE) {
                 throw e; // the whole batch is read again at the next signal or start
             }
-            // this one signal cannot be marked (e.g. its "status" is not a document): it is never run, the others go on
+            // this one signal cannot be marked: it is never run, the others go on
             log.warn("Repair signal {} in {}.{} is not run: it cannot be marked ({}).", LogText.escape(signal.get("_id")),
-                    LogText.escape(db), RepairSignals.COLLECTION, LogText.escape(e.toString()));
+                    LogText.escape(db), RepairSignals.COLLECTION, LogText.message(e.toString()));
         }
     }
 
@@ -198,6 +198,12 @@ final class CollectionRepairs implements AutoCloseable {
         BsonValue id = signal.get("_id");
         SignalStatus.State state = SignalStatus.of(signal, connector);
         if (state.terminal()) {
+            return;
+        }
+        String unmarkable = SignalStatus.unmarkable(signal);
+        if (unmarkable != null) {
+            log.warn("Repair signal {} in {}.{} is not run: {}, so the source could not mark it done. Insert it again without "
+                    + "\"{}\".", LogText.escape(id), LogText.escape(db), RepairSignals.COLLECTION, unmarkable, SignalStatus.FIELD);
             return;
         }
         RepairSignals.Parsed parsed = RepairSignals.parse(signal);
@@ -312,7 +318,7 @@ final class CollectionRepairs implements AutoCloseable {
                 if (kind == ErrorClass.AUTH) {
                     log.error("Repair {} of {} stopped: the source refused the connector's user ({}). A repair needs find, insert, "
                             + "update and remove on {}.{} and find on the collection. The capture goes on; the signal is tried again "
-                            + "at the next start.", LogText.escape(r.signal()), LogText.escape(c.ns()), e.getMessage(),
+                            + "at the next start.", LogText.escape(r.signal()), LogText.escape(c.ns()), LogText.message(e.getMessage()),
                             LogText.escape(c.ns().db()), RepairSignals.COLLECTION);
                     return false;
                 }

@@ -69,6 +69,27 @@ public final class SignalStatus {
         return State.NEW;
     }
 
+    /**
+     * Why the source cannot write its state into this signal (a {@code status} someone wrote that is not a document
+     * of arrays: an update would fail on it), or null. Such a signal is never run: it could not be marked done.
+     */
+    public static String unmarkable(BsonDocument signal) {
+        BsonValue status = signal.get(FIELD);
+        if (status == null) {
+            return null;
+        }
+        if (!status.isDocument()) {
+            return "its \"" + FIELD + "\" is not a document";
+        }
+        for (State s : new State[] {State.QUEUED, State.DONE, State.REFUSED}) {
+            BsonValue list = status.asDocument().get(s.list());
+            if (list != null && !list.isArray()) {
+                return "its \"" + path(s) + "\" is not an array";
+            }
+        }
+        return null;
+    }
+
     /** NEW to QUEUED. */
     public static Update queue(BsonValue signal, String connector, long nowMs) {
         BsonDocument filter = notHandledBy(connector).append("_id", signal);

@@ -126,6 +126,20 @@ class SignalStatusTest {
         assertThat(SignalStatus.of(BsonDocument.parse("{_id: 1, status: 'not a document'}"), ME)).isEqualTo(State.NEW);
     }
 
+    @Test
+    void aStatusThatAnUpdateWouldFailOnIsUnmarkableAndSaysWhy() {
+        assertThat(SignalStatus.unmarkable(BsonDocument.parse("{_id: 1, collection: 'c'}"))).isNull();
+        assertThat(SignalStatus.unmarkable(BsonDocument.parse("{_id: 1, status: {done: []}}"))).isNull();
+        assertThat(SignalStatus.unmarkable(BsonDocument.parse("{_id: 1, status: 5}"))).contains("\"status\" is not a document");
+        assertThat(SignalStatus.unmarkable(BsonDocument.parse("{_id: 1, status: {refused: 'x'}}")))
+                .contains("\"status.refused\" is not an array");
+        // what the check spares: the server refuses an update of many on such a document
+        signals.insertOne(BsonDocument.parse("{_id: 1, collection: 'orders', status: {queued: 'x'}}"));
+        SignalStatus.Update u = SignalStatus.finishAll(List.of(id(1)), ME, State.REFUSED, 1, "r");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> signals.updateMany(u.filter(), u.update()))
+                .isInstanceOf(com.mongodb.MongoException.class);
+    }
+
     private List<BsonValue> ids(BsonDocument filter) {
         List<BsonValue> out = new ArrayList<>();
         signals.find(filter).sort(new BsonDocument("_id", new BsonInt32(1))).forEach(d -> out.add(d.get("_id")));
