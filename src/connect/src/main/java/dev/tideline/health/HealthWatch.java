@@ -1,5 +1,6 @@
 package dev.tideline.health;
 
+import dev.tideline.log.LogText;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -45,9 +46,9 @@ public final class HealthWatch {
         }
         if (!after.equals(before)) {
             if (after.state() == HealthState.OK) {
-                log.info("Health of {}: {} (was {})", subject, after, before);
+                log.info("Health of {}: {} (was {})", LogText.escape(subject), LogText.message(after), LogText.message(before));
             } else {
-                log.warn("Health of {}: {} (was {})", subject, after, before);
+                log.warn("Health of {}: {} (was {})", LogText.escape(subject), LogText.message(after), LogText.message(before));
             }
         }
     }

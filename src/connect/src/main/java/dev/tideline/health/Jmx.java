@@ -1,5 +1,6 @@
 package dev.tideline.health;
 
+import dev.tideline.log.LogText;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,7 +60,7 @@ public final class Jmx implements AutoCloseable {
             registered.add(name);
         } catch (JMException e) {
             // metrics must never stop a task from moving data
-            log.warn("Could not register the MBean {}: {}", name, e.toString());
+            log.warn("Could not register the MBean {}: {}", LogText.escape(name), LogText.message(e.toString()));
         }
     }
 
@@ -71,7 +72,7 @@ public final class Jmx implements AutoCloseable {
             } catch (InstanceNotFoundException gone) {
                 // already gone
             } catch (JMException e) {
-                log.warn("Could not unregister the MBean {}: {}", name, e.toString());
+                log.warn("Could not unregister the MBean {}: {}", LogText.escape(name), LogText.message(e.toString()));
             }
         }
         registered.clear();

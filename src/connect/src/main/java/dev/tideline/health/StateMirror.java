@@ -1,6 +1,7 @@
 package dev.tideline.health;
 
 import com.mongodb.client.MongoCollection;
+import dev.tideline.log.LogText;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Instant;
@@ -64,9 +65,11 @@ final class StateMirror implements AutoCloseable {
         try {
             last.get(FINAL_WRITE_WAIT_MS, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            log.info("The final state document of {} was not written within {} ms; stopping anyway", task, FINAL_WRITE_WAIT_MS);
+            log.info("The final state document of {} was not written within {} ms; stopping anyway", LogText.escape(task),
+                    FINAL_WRITE_WAIT_MS);
         } catch (ExecutionException e) {
-            log.warn("The final state document of {} could not be written: {}", task, e.getCause().toString());
+            log.warn("The final state document of {} could not be written: {}", LogText.escape(task),
+                    LogText.message(e.getCause().toString()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {

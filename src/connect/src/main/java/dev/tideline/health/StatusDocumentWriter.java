@@ -4,6 +4,7 @@ import com.mongodb.MongoException;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.ReplaceOptions;
+import dev.tideline.log.LogText;
 import org.bson.BsonDocument;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,15 +33,15 @@ public final class StatusDocumentWriter {
         try {
             collection.replaceOne(Filters.eq("_id", doc.get("_id")), doc, new ReplaceOptions().upsert(true));
             if (lastFailure != null) {
-                log.info("Wrote {} again in {}", what, collection.getNamespace());
+                log.info("Wrote {} again in {}", LogText.message(what), collection.getNamespace());
                 lastFailure = null;
             }
             return true;
         } catch (RuntimeException e) { // a server error, or a client closed under a stopping task: reported, never thrown
             String kind = e.getClass().getSimpleName() + (e instanceof MongoException m ? "/" + m.getCode() : "");
             if (!kind.equals(lastFailure)) {
-                log.warn("Could not write {} in {}: {}. Retrying at the next report; nothing else is affected.", what,
-                        collection.getNamespace(), e.getMessage());
+                log.warn("Could not write {} in {}: {}. Retrying at the next report; nothing else is affected.", LogText.message(what),
+                        collection.getNamespace(), LogText.message(e.getMessage()));
                 lastFailure = kind;
             }
             return false;

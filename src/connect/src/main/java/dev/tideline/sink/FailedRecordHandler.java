@@ -1,5 +1,6 @@
 package dev.tideline.sink;
 
+import dev.tideline.log.LogText;
 import dev.tideline.sink.write.RecordFailure;
 import java.util.List;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -33,7 +34,8 @@ final class FailedRecordHandler {
         if (!tolerateAll) {
             RecordFailure first = failures.get(0);
             String more = failures.size() > 1 ? " (and " + (failures.size() - 1) + " more failed records in this batch)" : "";
-            throw new ConnectException(first.message() + more
+            // the worker logs this message: escaped, since a record's data may be in it
+            throw new ConnectException(LogText.message(first.message()) + more
                     + ". The rest of the batch was applied. Set errors.tolerance=all and errors.deadletterqueue.topic.name "
                     + "to send such records to a dead letter queue instead of stopping", first.cause());
         }
@@ -41,7 +43,9 @@ final class FailedRecordHandler {
             if (reporter != null) {
                 reporter.report(f.record(), f.toException());
             } else {
-                log.error("Skipping a record (errors.tolerance=all, no dead letter queue configured): {}", f.message(), f.cause());
+                log.error("Skipping a record (errors.tolerance=all, no dead letter queue configured): {} ({})",
+                        LogText.message(f.message()),
+                        LogText.message(f.cause())); // the record's data may be in the cause: no raw stack trace
             }
         }
     }

@@ -3,6 +3,7 @@ package dev.tideline.sink;
 import com.mongodb.MongoException;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.ResnapshotMarker;
+import dev.tideline.log.LogText;
 import dev.tideline.sink.check.IdRules;
 import dev.tideline.sink.decode.Ids;
 import dev.tideline.sink.guard.SweepRule;
@@ -77,10 +78,12 @@ final class ResnapshotSweeper {
             if (p.marker().stage() == ResnapshotMarker.Stage.BEGIN) {
                 if (p.marker().scope().isAll()) {
                     log.info("Resnapshot of {} (epoch {}) begins on {}-{}: the source copies the collection (first copy, "
-                            + "a copy after a restart without a committed position, or after a lost history)", p.marker().ns(), ResnapshotMarker.show(p.marker().epoch()), p.topic(), p.partition());
+                            + "a copy after a restart without a committed position, or after a lost history)",
+                                    LogText.escape(p.marker().ns()), ResnapshotMarker.show(p.marker().epoch()), p.topic(), p.partition());
                 } else {
-                    log.info("Repair of {} (epoch {}) begins on {}-{}: the source copies {} again", p.marker().ns(),
-                            ResnapshotMarker.show(p.marker().epoch()), p.topic(), p.partition(), p.marker().scope().describe());
+                    log.info("Repair of {} (epoch {}) begins on {}-{}: the source copies {} again", LogText.escape(p.marker().ns()),
+                            ResnapshotMarker.show(p.marker().epoch()), p.topic(), p.partition(),
+                            LogText.message(p.marker().scope().describe()));
                 }
                 continue;
             }
@@ -97,11 +100,11 @@ final class ResnapshotSweeper {
     private long sweep(Pending p) {
         // "X" or "X, the ids from A to B": every line below says which copy it is about
         String epoch = ResnapshotMarker.show(p.marker().epoch())
-                + (p.marker().scope().isAll() ? "" : ", " + p.marker().scope().describe());
+                + (p.marker().scope().isAll() ? "" : ", " + LogText.message(p.marker().scope().describe()));
         if (store == null) {
             log.warn("Resnapshot of {} (epoch {}) complete on {}-{}, but stale.guard=off keeps no versions: documents deleted "
                             + "at the source and not seen by the copy stay at {}. Set stale.guard=auto to have them removed.",
-                    p.marker().ns(), epoch, p.topic(), p.partition(), p.destination());
+                    LogText.escape(p.marker().ns()), epoch, p.topic(), p.partition(), LogText.escape(p.destination()));
             return 0;
         }
         List<BsonValue> gone = new ArrayList<>();
@@ -115,8 +118,10 @@ final class ResnapshotSweeper {
         });
         if (!unsafe.isEmpty()) {
             log.warn("Resnapshot of {} (epoch {}): {} entries of {} in the {} collection name ids that would not match by "
-                            + "value (e.g. {}: {}); those documents are left as they are", p.marker().ns(), epoch, unsafe.size(),
-                    p.destination(), VersionStore.COLLECTION, Ids.show(unsafe.get(0)), IdRules.problem(unsafe.get(0)).orElse(""));
+                            + "value (e.g. {}: {}); those documents are left as they are", LogText.escape(p.marker().ns()),
+                                    epoch, unsafe.size(),
+                    LogText.escape(p.destination()), VersionStore.COLLECTION, LogText.escape(Ids.show(unsafe.get(0))),
+                    LogText.message(IdRules.problem(unsafe.get(0)).orElse("")));
         }
         long removed = 0;
         for (int i = 0; i < gone.size(); i += CHUNK) {
@@ -125,14 +130,14 @@ final class ResnapshotSweeper {
             store.markDeleted(p.destination(), chunk, p.marker().epoch());
         }
         log.info("Resnapshot of {} (epoch {}) complete on {}-{}: swept {} documents of {} that the copy did not find at "
-                + "the source", p.marker().ns(), epoch, p.topic(), p.partition(), removed, p.destination());
+                + "the source", LogText.escape(p.marker().ns()), epoch, p.topic(), p.partition(), removed, LogText.escape(p.destination()));
         if (p.partition() == 0) {
             long beyond = store.countLiveBeyond(p.destination(), p.topic(), p.marker().partitions());
             if (beyond > 0) {
                 log.warn("Topic {} has more partitions than the {} the resnapshot markers of {} went to: {} documents of {} "
                                 + "came through the others and are not swept. Set resnapshot.marker.partitions on the source "
                                 + "connector to the topic's partition count.", p.topic(), p.marker().partitions(),
-                        p.marker().ns(), beyond, p.destination());
+                        LogText.escape(p.marker().ns()), beyond, LogText.escape(p.destination()));
             }
         }
         return removed;

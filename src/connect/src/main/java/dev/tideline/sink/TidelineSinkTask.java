@@ -4,6 +4,7 @@ import com.mongodb.client.MongoClient;
 import dev.tideline.TidelineVersion;
 import dev.tideline.health.SinkTaskMetrics;
 import dev.tideline.health.TaskIdentity;
+import dev.tideline.log.LogText;
 import dev.tideline.mongo.Backoff;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoClientFactory;
@@ -89,7 +90,7 @@ public class TidelineSinkTask extends SinkTask {
         } catch (RetriableException e) {
             long wait = backoff.next();
             log.warn("Transient failure (attempt {}), the batch of {} records is re-delivered in {} ms: {}",
-                    backoff.attempts(), records.size(), wait, e.getMessage());
+                    backoff.attempts(), records.size(), wait, LogText.message(e.getMessage()));
             context.timeout(wait);
             metrics.retrying(MongoErrors.isUnreachable(e));
             throw e;

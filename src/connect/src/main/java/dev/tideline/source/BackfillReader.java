@@ -10,6 +10,7 @@ import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
 import dev.tideline.event.ResnapshotMarker;
+import dev.tideline.log.LogText;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonDocument;
@@ -90,8 +91,8 @@ final class BackfillReader implements CollectionReader {
         this.lastId = from.lastId();
         this.progress = progress;
         this.lastLogMs = System.currentTimeMillis();
-        log.info("Backfill of {}{} {} (stream start {}, estimated {} documents)", ns, describeChunk(),
-                lastId == null ? "starts" : "resumes after _id " + lastId, streamStart, progress.estimatedTotal());
+        log.info("Backfill of {}{} {} (stream start {}, estimated {} documents)", LogText.escape(ns), describeChunk(),
+                LogText.escape(lastId == null ? "starts" : "resumes after _id " + lastId), streamStart, progress.estimatedTotal());
     }
 
     @Override
@@ -120,7 +121,7 @@ final class BackfillReader implements CollectionReader {
             finished = true;
             // the chunk's last offset: its owner ends the copy once every chunk's is committed (records acknowledged)
             out.add(new Captured.Heartbeat(SourceOffset.chunkDone(streamStart, lastId)));
-            log.info("Backfill of {}{} done: {}", ns, describeChunk(), progress.describe());
+            log.info("Backfill of {}{} done: {}", LogText.escape(ns), describeChunk(), progress.describe());
         } else if (batch.last()) {
             finished = true;
             // after the last copy on every partition, before the switch to streaming is committed: a restart
@@ -129,10 +130,10 @@ final class BackfillReader implements CollectionReader {
                     SourceOffset.backfill(streamStart, lastId)));
             // commits the switch to streaming even when the collection was empty
             out.add(new Captured.Heartbeat(SourceOffset.streamAfterCopy(streamStart)));
-            log.info("Backfill of {} done: {}", ns, progress.describe());
+            log.info("Backfill of {} done: {}", LogText.escape(ns), progress.describe());
         } else if (now - lastLogMs >= PROGRESS_EVERY_MS) {
             lastLogMs = now;
-            log.info("Backfill of {}{}: {}", ns, describeChunk(), progress.describe());
+            log.info("Backfill of {}{}: {}", LogText.escape(ns), describeChunk(), progress.describe());
         }
         return out;
     }

@@ -2,6 +2,7 @@ package dev.tideline.source;
 
 import com.mongodb.client.MongoClient;
 import dev.tideline.event.ResnapshotMarker;
+import dev.tideline.log.LogText;
 import dev.tideline.mongo.Backoff;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
@@ -175,8 +176,9 @@ final class CollectionCopies implements AutoCloseable {
         }
         CopyPlan plan = new CopyPlan(streamStart, bounds);
         if (plan.chunks() > 1) {
-            log.info("Copy of {} (about {} documents) split into {} chunks for {} tasks, at _ids {}", c.ns(), estimated, plan.chunks(),
-                    tasks, bounds);
+            log.info("Copy of {} (about {} documents) split into {} chunks for {} tasks, at _ids {}", LogText.escape(c.ns()),
+                    estimated, plan.chunks(),
+                    tasks, LogText.escape(bounds));
         }
         return plan;
     }
@@ -245,9 +247,9 @@ final class CollectionCopies implements AutoCloseable {
         c.metrics().failed(kind, e);
         if (kind == ErrorClass.RETRIABLE) {
             long delay = backoff.next();
-            log.warn("Copy of {} interrupted by a transient error (attempt {}), resuming in {} ms after {}: {}", c.ns(),
-                    backoff.attempts(), delay, from == null || from.lastId() == null ? "its start" : "_id " + from.lastId(),
-                    e.toString());
+            log.warn("Copy of {} interrupted by a transient error (attempt {}), resuming in {} ms after {}: {}", LogText.escape(c.ns()),
+                    backoff.attempts(), delay, LogText.escape(from == null || from.lastId() == null ? "its start" : "_id " + from.lastId()),
+                    LogText.message(e.toString()));
             return sleep(delay);
         }
         if (kind == ErrorClass.AUTH) {

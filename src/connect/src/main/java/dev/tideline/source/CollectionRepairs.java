@@ -3,14 +3,19 @@ package dev.tideline.source;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import dev.tideline.event.Namespace;
+import dev.tideline.log.LogText;
 import dev.tideline.mongo.Backoff;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.source.repair.RepairRequest;
 import dev.tideline.source.repair.RepairSignals;
+import dev.tideline.source.repair.SignalAdmission;
+import dev.tideline.source.repair.SignalStatus;
 import dev.tideline.source.stream.DatabaseStream;
 import dev.tideline.source.stream.RepairWindow;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -18,8 +23,11 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonValue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,100 +46,225 @@ import org.slf4j.LoggerFactory;
  * record that closes the last one marks the signal done. A range or whole-collection repair is
  * bracketed by resnapshot markers whose epoch is its first low watermark: the sink then removes, within
  * that range, what no chunk found. A repair of listed ids sends a delete for each id not found.
+ *
+ * <p>Signals are untrusted input (whoever may insert into {@code <db>._tideline_signals}): at most one repair
+ * runs and {@code repair.queue.max} wait per collection ({@link SignalAdmission}), the rest are refused; each
+ * signal's state is written into its document ({@link SignalStatus}): queued when accepted, done once the
+ * offset that finishes it is committed, refused with its reason. A restart reads only the signals not done
+ * or refused, so none runs twice, however many there were.
  */
 final class CollectionRepairs implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(CollectionRepairs.class);
     private static final long NOT_STREAMING_RETRY_MS = 5_000;
     private static final long PROGRESS_EVERY_MS = 10_000;
+    private static final BsonDocument BY_ID = new BsonDocument("_id", new BsonInt32(1));
 
     /**
      * Where the runner finds the task's collections and streams.
      *
      * @param collection the task's collection, or null when another task (or none) captures it
+     * @param all        the task's collections
      * @param owns       whether this task would capture the namespace if the connector did (one task owns each)
      * @param streamOf   the task's change stream of a database
      * @param markerPartitions how many partitions a collection's resnapshot markers go to
      */
-    record Capture(Function<Namespace, CapturedCollection> collection, Predicate<Namespace> owns,
-                   Function<String, DatabaseStream> streamOf, ToIntFunction<CapturedCollection> markerPartitions) {
+    record Capture(Function<Namespace, CapturedCollection> collection, Supplier<Collection<CapturedCollection>> all,
+                   Predicate<Namespace> owns, Function<String, DatabaseStream> streamOf,
+                   ToIntFunction<CapturedCollection> markerPartitions, Function<Namespace, RepairProgress> committed) {
     }
 
     private final MongoClient client;
     private final Capture capture;
     private final String connector;
     private final int chunkSize;
-    private final ThreadPoolExecutor pool;
-    /** Signals queued or running in this task run, by database and signal _id. */
-    private final Set<String> active = ConcurrentHashMap.newKeySet();
+    private final int queueMax;
+    private final SignalMarks marks;
+    /** Reads signals and decides on them, so a flood is refused while a repair runs. */
+    private final ThreadPoolExecutor reader;
+    /** Runs the accepted repairs, one at a time. */
+    private final ThreadPoolExecutor runner;
+    /** Signals accepted (queued or running) in this task run, by collection: their {@link #key}s. */
+    private final Map<Namespace, Set<String>> accepted = new ConcurrentHashMap<>();
+    /** Signals finished in this task run whose done mark waits for their last offset to be committed. */
+    private final Map<Namespace, Set<BsonValue>> finishing = new ConcurrentHashMap<>();
     private volatile boolean stopped;
 
-    CollectionRepairs(MongoClient client, Capture capture, String connector, int chunkSize, TaskThreads threads) {
+    CollectionRepairs(MongoClient client, Capture capture, String connector, int chunkSize, int queueMax, TaskThreads threads) {
         this.client = client;
         this.capture = capture;
         this.connector = connector;
         this.chunkSize = chunkSize;
-        this.pool = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threads.factory("repair"));
-        this.pool.allowCoreThreadTimeOut(true); // no repair, no thread
+        this.queueMax = queueMax;
+        this.marks = new SignalMarks(client, connector);
+        this.reader = onDemandThread(threads, "repair-signals");
+        this.runner = onDemandThread(threads, "repair");
     }
 
-    /** Every signal of a database not done yet, e.g. at start (a repair that was running resumes). */
+    /** One thread, started on demand: no repair, no thread. The queue holds at most the accepted repairs (or signal batches). */
+    private static ThreadPoolExecutor onDemandThread(TaskThreads threads, String role) {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threads.factory(role));
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
+    }
+
+    /**
+     * Every signal of a database this connector has not done or refused, e.g. at start: first the repairs the
+     * offsets say are running (they resume), then those queued before, then the new ones (a full queue refuses them).
+     */
     void scan(String db) {
         submit(() -> {
-            for (BsonDocument s : signals(db).find()) { // a handful of documents: the signals and at most a few watermarks
-                if (!RepairSignals.isWatermark(s.get("_id"))) {
-                    consider(db, s);
+            SignalRefusals refusals = new SignalRefusals(marks, db);
+            for (CapturedCollection c : capture.all().get()) {
+                RepairProgress p = c.records().repair();
+                if (c.ns().db().equals(db) && p.running()) {
+                    BsonDocument s = signals(db).find(new BsonDocument("_id", p.signal())).first();
+                    if (s != null) {
+                        consider(db, s, refusals);
+                    }
                 }
             }
+            for (BsonDocument filter : List.of(SignalStatus.queuedBy(connector), SignalStatus.notHandledBy(connector))) {
+                for (BsonDocument s : signals(db).find(filter).sort(BY_ID)) {
+                    if (!RepairSignals.isWatermark(s.get("_id"))) {
+                        consider(db, s, refusals);
+                    }
+                }
+            }
+            refusals.flush();
         });
     }
 
-    /** Signals the stream read (their {@code _id}s). */
+    /** Signals the stream read (their {@code _id}s): read in one query, refused in bulk. */
     void signalled(String db, List<BsonValue> ids) {
         submit(() -> {
-            for (BsonValue id : ids) {
-                BsonDocument s = signals(db).find(new BsonDocument("_id", id)).first();
-                if (s != null) {
-                    consider(db, s);
-                }
+            SignalRefusals refusals = new SignalRefusals(marks, db);
+            BsonDocument these = new BsonDocument("_id", new BsonDocument("$in", new BsonArray(ids)));
+            for (BsonDocument s : signals(db).find(these).sort(BY_ID)) {
+                consider(db, s, refusals);
             }
+            refusals.flush();
         });
     }
 
-    private void consider(String db, BsonDocument signal) {
+    /**
+     * The finished repairs whose last offset is committed now get their done mark: only then, so a repair whose
+     * last chunks were not committed when the task died is completed after the restart instead.
+     */
+    void markCommitted() {
+        for (Map.Entry<Namespace, Set<BsonValue>> e : finishing.entrySet()) {
+            if (e.getValue().isEmpty() || stopped) {
+                continue;
+            }
+            Namespace ns = e.getKey();
+            try {
+                RepairProgress committed = capture.committed().apply(ns);
+                for (BsonValue sig : e.getValue()) {
+                    if (committed.isDone(sig) && !committed.isRunning(sig)) {
+                        marks.finish(ns.db(), sig, SignalStatus.State.DONE, null);
+                        e.getValue().remove(sig);
+                    }
+                }
+            } catch (RuntimeException ex) {
+                if (!stopped) {
+                    log.warn("Could not mark the finished repair signal(s) of {} done in {}.{} ({}): {}. Tried again in a few "
+                            + "seconds; until then a restart would only check them again.", LogText.escape(ns),
+                            LogText.escape(ns.db()), RepairSignals.COLLECTION, MongoErrors.classify(ex), LogText.message(ex.toString()));
+                }
+            }
+        }
+    }
+
+    private void consider(String db, BsonDocument signal, SignalRefusals refusals) {
+        try {
+            decide(db, signal, refusals);
+        } catch (RuntimeException e) {
+            ErrorClass kind = MongoErrors.classify(e);
+            if (kind == ErrorClass.AUTH) {
+                log.error("Repair signal {} in {}.{} is not run: the source refused to mark it ({}). The connector's user needs "
+                        + "find, insert, update and remove on {}.{}.", LogText.escape(signal.get("_id")), LogText.escape(db),
+                        RepairSignals.COLLECTION, LogText.message(e.getMessage()), LogText.escape(db), RepairSignals.COLLECTION);
+                throw e;
+            }
+            if (kind == ErrorClass.RETRIABLE) {
+                throw e; // the whole batch is read again at the next signal or start
+            }
+            // this one signal cannot be marked: it is never run, the others go on
+            log.warn("Repair signal {} in {}.{} is not run: it cannot be marked ({}).", LogText.escape(signal.get("_id")),
+                    LogText.escape(db), RepairSignals.COLLECTION, LogText.message(e.toString()));
+        }
+    }
+
+    private void decide(String db, BsonDocument signal, SignalRefusals refusals) {
+        BsonValue id = signal.get("_id");
+        SignalStatus.State state = SignalStatus.of(signal, connector);
+        if (state.terminal()) {
+            return;
+        }
+        String unmarkable = SignalStatus.unmarkable(signal);
+        if (unmarkable != null) {
+            log.warn("Repair signal {} in {}.{} is not run: {}, so the source could not mark it done. Insert it again without "
+                    + "\"{}\".", LogText.escape(id), LogText.escape(db), RepairSignals.COLLECTION, unmarkable, SignalStatus.FIELD);
+            return;
+        }
         RepairSignals.Parsed parsed = RepairSignals.parse(signal);
         if (!parsed.ok()) {
-            log.warn("Repair signal {} in {}.{} is ignored: {}", signal.get("_id"), db, RepairSignals.COLLECTION, parsed.problem());
+            refusals.add(id, "it is ignored: " + parsed.problem());
             return;
         }
         RepairRequest r = parsed.request();
-        CapturedCollection c = capture.collection().apply(new Namespace(db, r.collection()));
+        Namespace ns = new Namespace(db, r.collection());
+        CapturedCollection c = capture.collection().apply(ns);
         if (c == null) {
-            if (capture.owns().test(new Namespace(db, r.collection()))) {
+            if (capture.owns().test(ns)) {
                 // said once, by the one task that would capture it: a typo or an excluded collection is not silent
-                log.warn("Repair signal {} in {}.{} names {}.{}, which this connector does not capture (no such collection, "
-                        + "or not selected by database.include / collection.include / ...exclude): ignored", r.signal(), db,
-                        RepairSignals.COLLECTION, db, r.collection());
+                refusals.add(id, "it names " + LogText.escape(ns) + ", which this connector does not capture (no such collection, "
+                        + "or not selected by database.include / collection.include / ...exclude)");
             }
             return;
         }
-        if (c.records().repair().isDone(r.signal())) {
-            return;
-        }
-        String key = db + "/" + r.signal();
-        if (active.add(key)) {
-            log.info("Repair {} of {}: {} queued", r.signal(), c.ns(), r.scope().describe());
-            pool.execute(() -> {
-                try {
-                    run(c, r);
-                } finally {
-                    active.remove(key);
-                    c.metrics().repairEnded(false); // no repair runs now, however it ended
+        Set<String> ofCollection = accepted.computeIfAbsent(ns, k -> ConcurrentHashMap.newKeySet());
+        String key = key(r.signal());
+        RepairProgress progress = c.records().repair();
+        boolean finishingHere = finishing.getOrDefault(ns, Set.of()).contains(r.signal());
+        SignalAdmission.Seen seen = new SignalAdmission.Seen(state, progress.isRunning(r.signal()), progress.isDone(r.signal()),
+                ofCollection.contains(key) || finishingHere, ofCollection.size());
+        switch (SignalAdmission.decide(seen, queueMax)) {
+            case SKIP -> {
+            }
+            case MARK_DONE -> marks.finish(db, r.signal(), SignalStatus.State.DONE, null);
+            case REFUSE -> refusals.add(id, "the repairs of " + LogText.escape(ns) + " already running or queued fill its queue "
+                    + "(one running, repair.queue.max=" + queueMax + " waiting); insert the signal again once they are done");
+            case RUN -> {
+                if (state == SignalStatus.State.NEW && !marks.queue(db, r.signal())) {
+                    return; // gone, or marked meanwhile
                 }
-            });
+                ofCollection.add(key);
+                log.info("Repair {} of {}: {} queued", LogText.escape(r.signal()), LogText.escape(c.ns()),
+                        LogText.message(r.scope().describe()));
+                runner.execute(() -> {
+                    boolean done = false;
+                    try {
+                        done = run(c, r);
+                    } finally {
+                        if (done) {
+                            finishing.computeIfAbsent(ns, k -> ConcurrentHashMap.newKeySet()).add(r.signal());
+                        }
+                        ofCollection.remove(key);
+                        c.metrics().repairEnded(false); // no repair runs now, however it ended
+                    }
+                });
+            }
+            default -> throw new IllegalStateException("unknown decision");
         }
     }
 
-    private void run(CapturedCollection c, RepairRequest r) {
+    /** A signal's name in this task's sets. */
+    private static String key(BsonValue signal) {
+        return new BsonDocument("_id", signal).toJson();
+    }
+
+    /** @return true when the repair finished (its last chunk handed over), false when it stopped */
+    private boolean run(CapturedCollection c, RepairRequest r) {
         Backoff backoff = new Backoff(1_000, 30_000);
         long started = System.currentTimeMillis();
         long lastLogMs = started;
@@ -140,8 +273,9 @@ final class CollectionRepairs implements AutoCloseable {
             try {
                 if (c.state() != CapturedCollection.State.STREAMING) {
                     if (c.state() == CapturedCollection.State.PARKED) {
-                        log.warn("Repair {} of {} is not run: the collection is parked", r.signal(), c.ns());
-                        return;
+                        log.warn("Repair {} of {} is not run: the collection is parked", LogText.escape(r.signal()),
+                                LogText.escape(c.ns()));
+                        return false;
                     }
                     Thread.sleep(NOT_STREAMING_RETRY_MS); // copied or moved first; the repair follows
                     continue;
@@ -150,8 +284,9 @@ final class CollectionRepairs implements AutoCloseable {
                     RepairProgress p = c.records().repair();
                     run = p.isRunning(r.signal()) ? new RepairRun(client, capture, connector, chunkSize, c, r, p.epoch(), p.lastId())
                             : new RepairRun(client, capture, connector, chunkSize, c, r, null, null);
-                    log.info("Repair {} of {} ({}) {}", r.signal(), c.ns(), r.scope().describe(),
-                            run.sentUpTo() == null ? "starts" : "resumes after _id " + run.sentUpTo());
+                    log.info("Repair {} of {} ({}) {}", LogText.escape(r.signal()), LogText.escape(c.ns()),
+                            LogText.message(r.scope().describe()),
+                            run.sentUpTo() == null ? "starts" : "resumes after _id " + LogText.escape(run.sentUpTo()));
                     c.metrics().repairStarted(r.signal().toString());
                 }
                 long copiedBefore = run.copied();
@@ -159,47 +294,51 @@ final class CollectionRepairs implements AutoCloseable {
                 boolean last = run.step();
                 c.metrics().repairChunk(run.copied() - copiedBefore, run.deleted() - deletedBefore);
                 if (last) {
-                    log.info("Repair {} of {} done in {} ms: {} chunk(s), {} document(s) copied again, {} deleted", r.signal(), c.ns(),
-                            System.currentTimeMillis() - started, run.chunks(), run.copied(), run.deleted());
+                    log.info("Repair {} of {} done in {} ms: {} chunk(s), {} document(s) copied again, {} deleted",
+                            LogText.escape(r.signal()), LogText.escape(c.ns()), System.currentTimeMillis() - started,
+                            run.chunks(), run.copied(), run.deleted());
                     c.metrics().repairEnded(true);
-                    return;
+                    return true;
                 }
                 if (System.currentTimeMillis() - lastLogMs >= PROGRESS_EVERY_MS) {
                     lastLogMs = System.currentTimeMillis();
-                    log.info("Repair {} of {}: {} chunk(s), {} document(s) copied again, {} deleted, up to _id {}", r.signal(), c.ns(),
-                            run.chunks(), run.copied(), run.deleted(), run.sentUpTo());
+                    log.info("Repair {} of {}: {} chunk(s), {} document(s) copied again, {} deleted, up to _id {}",
+                            LogText.escape(r.signal()), LogText.escape(c.ns()), run.chunks(), run.copied(), run.deleted(),
+                            LogText.escape(run.sentUpTo()));
                 }
                 backoff.reset();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return;
+                return false;
             } catch (RuntimeException e) {
                 if (stopped) {
-                    return;
+                    return false;
                 }
                 ErrorClass kind = MongoErrors.classify(e);
                 if (kind == ErrorClass.AUTH) {
-                    log.error("Repair {} of {} stopped: the source refused the connector's user ({}). A repair needs find, insert "
-                            + "and remove on {}.{} and find on the collection. The capture goes on; the signal is tried again at the "
-                            + "next start.", r.signal(), c.ns(), e.getMessage(), c.ns().db(), RepairSignals.COLLECTION);
-                    return;
+                    log.error("Repair {} of {} stopped: the source refused the connector's user ({}). A repair needs find, insert, "
+                            + "update and remove on {}.{} and find on the collection. The capture goes on; the signal is tried again "
+                            + "at the next start.", LogText.escape(r.signal()), LogText.escape(c.ns()), LogText.message(e.getMessage()),
+                            LogText.escape(c.ns().db()), RepairSignals.COLLECTION);
+                    return false;
                 }
                 if (kind != ErrorClass.RETRIABLE && !(e instanceof RepairRun.WindowNotClosed)) {
                     log.error("Repair {} of {} stopped: {}. The capture goes on; the signal is tried again at the next start.",
-                            r.signal(), c.ns(), e.toString());
-                    return;
+                            LogText.escape(r.signal()), LogText.escape(c.ns()), LogText.escape(e.toString()));
+                    return false;
                 }
                 long delay = backoff.next();
-                log.warn("Repair {} of {}: chunk interrupted (attempt {}), again in {} ms: {}", r.signal(), c.ns(), backoff.attempts(),
-                        delay, e.toString());
+                log.warn("Repair {} of {}: chunk interrupted (attempt {}), again in {} ms: {}", LogText.escape(r.signal()),
+                        LogText.escape(c.ns()), backoff.attempts(), delay, LogText.escape(e.toString()));
                 try {
                     Thread.sleep(delay);
                 } catch (InterruptedException ie) {
                     Thread.currentThread().interrupt();
-                    return;
+                    return false;
                 }
             }
         }
+        return false;
     }
 
     private MongoCollection<BsonDocument> signals(String db) {
@@ -210,13 +349,13 @@ final class CollectionRepairs implements AutoCloseable {
         if (stopped) {
             return;
         }
-        pool.execute(() -> {
+        reader.execute(() -> {
             try {
                 r.run();
             } catch (RuntimeException e) {
                 if (!stopped) {
                     log.warn("Reading repair signals failed ({}): {}. They are read again at the next signal or start.",
-                            MongoErrors.classify(e), e.toString());
+                            MongoErrors.classify(e), LogText.escape(e.toString()));
                 }
             }
         });
@@ -225,6 +364,7 @@ final class CollectionRepairs implements AutoCloseable {
     @Override
     public void close() {
         stopped = true;
-        pool.shutdownNow();
+        reader.shutdownNow();
+        runner.shutdownNow();
     }
 }

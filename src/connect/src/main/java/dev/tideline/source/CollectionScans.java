@@ -1,5 +1,6 @@
 package dev.tideline.source;
 
+import dev.tideline.log.LogText;
 import dev.tideline.mongo.Backoff;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
@@ -84,8 +85,8 @@ final class CollectionScans implements AutoCloseable {
                 c.metrics().failed(kind, e);
                 if (kind == ErrorClass.RETRIABLE || kind == ErrorClass.HISTORY_LOST) {
                     long delay = backoff.next();
-                    log.warn("Scan of {} interrupted by a transient error (attempt {}), resuming in {} ms: {}", c.ns(),
-                            backoff.attempts(), delay, e.toString());
+                    log.warn("Scan of {} interrupted by a transient error (attempt {}), resuming in {} ms: {}", LogText.escape(c.ns()),
+                            backoff.attempts(), delay, LogText.message(e.toString()));
                     pool.schedule(this, delay, TimeUnit.MILLISECONDS);
                 } else if (kind == ErrorClass.AUTH) {
                     owner.fail(new ConnectException("Scan of " + c.ns() + " failed: authentication or authorization refused by the "
@@ -102,7 +103,7 @@ final class CollectionScans implements AutoCloseable {
                 try {
                     reader.close();
                 } catch (RuntimeException e) {
-                    log.debug("Closing the scan of {} failed: {}", c.ns(), e.toString());
+                    log.debug("Closing the scan of {} failed: {}", LogText.escape(c.ns()), LogText.message(e.toString()));
                 }
                 reader = null;
             }

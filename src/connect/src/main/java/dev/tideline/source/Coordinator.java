@@ -1,5 +1,6 @@
 package dev.tideline.source;
 
+import dev.tideline.log.LogText;
 import dev.tideline.mongo.Backoff;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
@@ -71,7 +72,8 @@ final class Coordinator implements AutoCloseable {
                     return;
                 }
                 long delay = backoff.next();
-                log.warn("Could not carry out {} yet (attempt {}): {}; again in {} ms", what, backoff.attempts(), e.toString(), delay);
+                log.warn("Could not carry out {} yet (attempt {}): {}; again in {} ms", LogText.message(what),
+                        backoff.attempts(), LogText.message(e.toString()), delay);
                 carryOut(what, action, backoff, delay);
             }
         }, delayMs);

@@ -1,6 +1,7 @@
 package dev.tideline.source;
 
 import dev.tideline.health.SourceTaskMetrics;
+import dev.tideline.log.LogText;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.source.stream.StreamOutput;
@@ -54,7 +55,7 @@ final class DatabaseStreamReports implements StreamOutput {
     @Override
     public void recopy(String coll, String reason) {
         CapturedCollection c = capture.collection(db, coll);
-        log.warn("{} is copied again: {}", c.ns(), reason);
+        log.warn("{} is copied again: {}", LogText.escape(c.ns()), LogText.message(reason));
         copies.submit(c, null);
     }
 

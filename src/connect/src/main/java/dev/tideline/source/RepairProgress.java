@@ -10,7 +10,8 @@ import org.bson.BsonValue;
 
 /**
  * Where a collection's repairs stand, kept in its source offset ({@link SourceOffset#withRepair}), so a
- * restart continues a repair after its last copied chunk and does not run a finished one again.
+ * restart continues a repair after its last copied chunk, and marks a finished one done in its signal
+ * document if the task stopped before it could.
  *
  * <p>Every record of the collection carries it (a record's offset is the whole position of its
  * partition), and it moves only with the record that closes a chunk: a crash before that record is
@@ -23,7 +24,11 @@ import org.bson.BsonValue;
  * @param done   the signals finished most recently, oldest first (at most {@value #DONE_KEPT})
  */
 public record RepairProgress(BsonValue signal, BsonTimestamp epoch, BsonValue lastId, List<BsonValue> done) {
-    /** Enough for any plausible pace of repairs; an older finished signal would only be repaired again (harmless). */
+    /**
+     * The signal document is what keeps a signal from running again (marked done there once this offset is
+     * committed, see CollectionRepairs); this list only covers the seconds between that commit and the mark,
+     * for at most 1 + repair.queue.max (at most 51) signals per collection.
+     */
     static final int DONE_KEPT = 64;
     public static final RepairProgress NONE = new RepairProgress(null, null, null, List.of());
 

@@ -8,6 +8,7 @@ import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.ReturnDocument;
 import com.mongodb.client.model.Updates;
 import dev.tideline.event.Namespace;
+import dev.tideline.log.LogText;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
 import java.util.ArrayList;
@@ -130,7 +131,8 @@ final class SkipStarts {
             }
             StartPlanner.SkipStart.Anchor anchor = anchorOf(kept);
             log.info("initial.sync=skip: database {} starts at {} for connector {} ({} collection(s) there then; any other is "
-                    + "copied), kept in {}.{}", db, anchor.at(), connector, anchor.collections().size(), db, COLLECTION);
+                    + "copied), kept in {}.{}", LogText.escape(db), anchor.at(), connector, anchor.collections().size(),
+                            LogText.escape(db), COLLECTION);
             return anchor;
         } catch (RuntimeException e) {
             if (MongoErrors.classify(e) == ErrorClass.AUTH) {
@@ -154,7 +156,7 @@ final class SkipStarts {
                     .deleteOne(Filters.eq("_id", connector)).getDeletedCount();
             if (removed > 0) {
                 log.info("initial.sync=skip: offsets of {} reset, so its start in {}.{} is forgotten: a collection without an "
-                        + "offset starts from now", db, db, COLLECTION);
+                        + "offset starts from now", LogText.escape(db), LogText.escape(db), COLLECTION);
             }
         }
     }

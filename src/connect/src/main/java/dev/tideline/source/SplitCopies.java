@@ -2,6 +2,7 @@ package dev.tideline.source;
 
 import dev.tideline.event.Namespace;
 import dev.tideline.event.ResnapshotMarker;
+import dev.tideline.log.LogText;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -86,7 +87,7 @@ final class SplitCopies {
     void ownerSplit(CapturedCollection c, CopyPlan plan) {
         owned.put(c.ns(), plan);
         log.info("Copy of {} split in {} chunks: this task ({} of {}) copies {}, then ends the copy once every chunk is committed",
-                c.ns(), plan.chunks(), ownership.index(), ownership.count(),
+                LogText.escape(c.ns()), plan.chunks(), ownership.index(), ownership.count(),
                 plan.chunksOf(ownership.index(), ownership.index(), ownership.count()).stream().map(CopyPlan.Chunk::index).toList());
         startChunks(c.ns(), plan, ownership.index());
     }
@@ -147,9 +148,9 @@ final class SplitCopies {
             }
             CapturedCollection c = capture.chunkCapture(ns, partition, from);
             log.info("Task {} of {} copies chunk {} of {} of {}{}", ownership.index(), ownership.count(), chunk.index(), plan.chunks(),
-                    ns, from == null || from.lastId() == null ? "" : ", after _id " + from.lastId());
+                    LogText.escape(ns), LogText.escape(from == null || from.lastId() == null ? "" : ", after _id " + from.lastId()));
             copies.submit(c, plan, chunk, from, () -> {
-                log.info("Chunk {} of {} of {} copied by task {}", chunk.index(), plan.chunks(), ns, ownership.index());
+                log.info("Chunk {} of {} of {} copied by task {}", chunk.index(), plan.chunks(), LogText.escape(ns), ownership.index());
                 if (capture.owned(ns) == null) {
                     c.metrics().chunksCopied();
                 }
@@ -166,7 +167,7 @@ final class SplitCopies {
             return o.phase() == SourceOffset.Phase.BACKFILL ? o : null;
         } catch (InvalidOffsetException e) {
             log.warn("The stored offset of chunk {} of the copy of {} cannot be used ({}): the chunk is copied from its start",
-                    chunk.index(), ns, e.getMessage());
+                    chunk.index(), LogText.escape(ns), LogText.message(e.getMessage()));
             return null;
         }
     }
@@ -193,7 +194,7 @@ final class SplitCopies {
             long now = System.currentTimeMillis();
             if (now - lastWaitingLog >= WAITING_LOG_MS) {
                 lastWaitingLog = now;
-                log.info("Copy of {}: waiting for chunk(s) {} (copied by task(s) {}) to be committed", ns, waiting,
+                log.info("Copy of {}: waiting for chunk(s) {} (copied by task(s) {}) to be committed", LogText.escape(ns), waiting,
                         waiting.stream().map(i -> CopyPlan.taskOf(i, ownership.index(), ownership.count())).distinct().toList());
             }
             return;
@@ -205,7 +206,7 @@ final class SplitCopies {
                         markerPartitions.applyAsInt(c)), SourceOffset.backfillSplit(plan)),
                 new Captured.Heartbeat(SourceOffset.streamAfterCopy(plan.streamStart()))));
         owned.remove(ns);
-        log.info("Copy of {} done: all {} chunks committed; streaming from {}", ns, plan.chunks(), plan.streamStart());
+        log.info("Copy of {} done: all {} chunks committed; streaming from {}", LogText.escape(ns), plan.chunks(), plan.streamStart());
         capture.copied(c, plan);
     }
 

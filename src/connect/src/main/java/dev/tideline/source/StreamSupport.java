@@ -2,6 +2,7 @@ package dev.tideline.source;
 
 import com.mongodb.client.MongoChangeStreamCursor;
 import com.mongodb.client.MongoDatabase;
+import dev.tideline.log.LogText;
 import dev.tideline.mongo.MongoErrors;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
@@ -38,7 +39,7 @@ final class StreamSupport {
                 log.warn("*** The source cannot serve change streams ({}: {}): mode=auto falls back to the DATE SCAN. "
                         + "Deletes are then only seen through the delete-marker collection, and every document must carry "
                         + "the scan key. Use a replica set (even a single-node one) for change streams. ***",
-                        e.getClass().getSimpleName(), e.getMessage());
+                        e.getClass().getSimpleName(), LogText.message(e.getMessage()));
             }
         }
         return available;

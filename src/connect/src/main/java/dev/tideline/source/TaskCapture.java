@@ -3,6 +3,7 @@ package dev.tideline.source;
 import com.mongodb.client.MongoClient;
 import dev.tideline.event.Namespace;
 import dev.tideline.health.SourceTaskMetrics;
+import dev.tideline.log.LogText;
 import dev.tideline.mongo.Backoff;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
@@ -44,6 +45,8 @@ import org.slf4j.LoggerFactory;
  */
 final class TaskCapture implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TaskCapture.class);
+    /** How often finished repairs are checked for their committed offset (then marked done in their signal). */
+    private static final long REPAIR_MARKS_MS = 2_000;
 
     private final SourceConfig config;
     private final MongoClient client;
@@ -87,8 +90,9 @@ final class TaskCapture implements AutoCloseable {
         this.coordinator = new Coordinator(threads, queue::fail);
         this.copies = new CollectionCopies(client, config, publisher, threads, new CopyOwner(), ownership.count());
         this.splitCopies = new SplitCopies(ownership, offsets, copies::submitChunk, publisher, new SplitCapture(), this::markerPartitions);
-        this.repairs = new CollectionRepairs(client, new CollectionRepairs.Capture(collections::get, ownership::owns, this::streamOf,
-                this::markerPartitions), connector, config.repair().chunkSize(), threads);
+        this.repairs = new CollectionRepairs(client, new CollectionRepairs.Capture(collections::get, collections::values, ownership::owns,
+                this::streamOf, this::markerPartitions, ns -> SourceOffset.repair(offsets.offset(SourcePartition.of(ns)))), connector,
+                config.repair().chunkSize(), config.repair().queueMax(), threads);
         this.discoveryBackoff = new Backoff(1_000, Math.max(1_000, config.selection().discoveryIntervalMs()));
         metrics.gauges(new TaskGauges(streams, copies, collections, threads, connections));
     }
@@ -98,6 +102,15 @@ final class TaskCapture implements AutoCloseable {
         if (copies.splits()) {
             coordinator.schedule(this::pollSplitCopies, SplitCopies.POLL_MS);
         }
+        if (config.repair().enabled()) {
+            coordinator.schedule(this::markRepairsCommitted, REPAIR_MARKS_MS);
+        }
+    }
+
+    /** Finished repairs get their done mark once their last offset is committed (see CollectionRepairs#markCommitted). */
+    private void markRepairsCommitted() throws InterruptedException {
+        repairs.markCommitted();
+        coordinator.schedule(this::markRepairsCommitted, REPAIR_MARKS_MS);
     }
 
     private void pollSplitCopies() throws InterruptedException {
@@ -107,7 +120,8 @@ final class TaskCapture implements AutoCloseable {
             if (coordinator.closed()) {
                 return;
             }
-            log.warn("Could not read the split copies' offsets this round ({}); again in {} ms", e.toString(), SplitCopies.POLL_MS);
+            log.warn("Could not read the split copies' offsets this round ({}); again in {} ms", LogText.message(e.toString()),
+                    SplitCopies.POLL_MS);
         }
         coordinator.schedule(this::pollSplitCopies, SplitCopies.POLL_MS);
     }
@@ -141,7 +155,7 @@ final class TaskCapture implements AutoCloseable {
                 }
                 Map<Map<String, Object>, Map<String, Object>> stored = storedOffsets(mine);
                 log.info("Task {} of {}: {} new collection(s) to capture: {}", ownership.index(), ownership.count(), mine.size(),
-                        mine.size() <= 20 ? mine : mine.subList(0, 20) + " ...");
+                        LogText.message(mine.size() <= 20 ? mine : mine.subList(0, 20) + " ..."));
                 for (Namespace ns : mine) {
                     begin(ns, stored.get(SourcePartition.of(ns)), useStreams);
                 }
@@ -170,7 +184,7 @@ final class TaskCapture implements AutoCloseable {
             long delay = discoveryBackoff.next();
             metrics.discovery(true, MongoErrors.isUnreachable(e));
             log.warn("Cannot list the source's collections, or keep their start (initial.sync=skip) (attempt {}, {}): {}. Retrying in {} ms; the collections already "
-                    + "captured go on.", discoveryBackoff.attempts(), MongoErrors.classify(e), e.toString(), delay);
+                    + "captured go on.", discoveryBackoff.attempts(), MongoErrors.classify(e), LogText.message(e.toString()), delay);
             coordinator.schedule(this::discover, delay);
         }
     }
@@ -214,7 +228,8 @@ final class TaskCapture implements AutoCloseable {
                 c.state(CapturedCollection.State.PARKED);
                 cm.parked();
                 log.error("{} is PARKED: its stored offset cannot be used ({}). Reset it (PATCH or DELETE "
-                        + "/connectors/<name>/offsets with the connector stopped); the other collections go on.", ns, e.getMessage());
+                        + "/connectors/<name>/offsets with the connector stopped); the other collections go on.",
+                                LogText.escape(ns), LogText.message(e.getMessage()));
                 return;
             }
         }
@@ -223,8 +238,8 @@ final class TaskCapture implements AutoCloseable {
         collections.put(ns, c);
         Plan plan = StartPlanner.plan(stored, config.capture().mode(), config.capture().initialSync(), useStreams,
                 () -> skipStarts.startOf(ns));
-        log.info("Capture of {} -> topic {}: {} from {}", ns, records.topic(), plan.phase(),
-                plan.offset() == null ? "its initial sync" : plan.offset());
+        log.info("Capture of {} -> topic {}: {} from {}", LogText.escape(ns), records.topic(), plan.phase(),
+                LogText.escape(plan.offset() == null ? "its initial sync" : plan.offset()));
         switch (plan.phase()) {
             case BACKFILL -> copies.submit(c, plan.offset());
             case STREAM -> {
@@ -295,14 +310,15 @@ final class TaskCapture implements AutoCloseable {
                     + "resnapshot (copy the collection again) or latest, or reset this collection's offset "
                     + "(DELETE/PATCH /connectors/<name>/offsets).", cause));
             case RESNAPSHOT -> coordinator.carryOut("the lost-history policy of " + c.ns(), () -> {
-                log.warn("LOST HISTORY: {}. Policy resnapshot: copying the collection again, then streaming.", what);
+                log.warn("LOST HISTORY: {}. Policy resnapshot: copying the collection again, then streaming.", LogText.message(what));
                 publisher.publish(c, List.of(new Captured.Control("history_lost", what + "; policy resnapshot",
                         SourceOffset.streamAt(position))));
                 copies.submit(c, null);
             });
             case LATEST -> coordinator.carryOut("the lost-history policy of " + c.ns(), () -> {
                 BsonTimestamp now = ServerClock.streamStart(client.getDatabase(db));
-                log.warn("LOST HISTORY: {}. Policy latest: streaming from {}; changes in the gap are NOT captured.", what, now);
+                log.warn("LOST HISTORY: {}. Policy latest: streaming from {}; changes in the gap are NOT captured.",
+                        LogText.message(what), now);
                 SourceOffset from = SourceOffset.streamFrom(now);
                 publisher.publish(c, List.of(new Captured.Control("history_lost", what + "; policy latest", from)));
                 stream(c, from);
@@ -314,7 +330,7 @@ final class TaskCapture implements AutoCloseable {
     /** Stops capturing a collection for a reason of its own; the others go on. */
     private void park(CapturedCollection c, String reason) {
         String detail = c.ns() + " is PARKED: " + reason;
-        log.error("{}. The task's other collections go on.", detail);
+        log.error("{}. The task's other collections go on.", LogText.message(detail));
         c.state(CapturedCollection.State.PARKED);
         c.metrics().parked();
         SourceOffset at = c.position();

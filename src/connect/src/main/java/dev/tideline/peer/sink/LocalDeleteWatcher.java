@@ -8,6 +8,7 @@ import com.mongodb.client.MongoCursor;
 import com.mongodb.client.model.Aggregates;
 import com.mongodb.client.model.Filters;
 import dev.tideline.event.Namespace;
+import dev.tideline.log.LogText;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
 import java.util.HashMap;
@@ -79,7 +80,7 @@ final class LocalDeleteWatcher implements AutoCloseable {
             }
             // the deletes between are not known: peer changes of documents deleted then are not held for them
             log.warn("The change stream of {} cannot resume where it stopped (code {}): deletes since then are not seen by "
-                    + "the barrier; watching from now", ns, e.getCode());
+                    + "the barrier; watching from now", LogText.escape(ns), e.getCode());
             resumeTokens.remove(ns);
             return openAt(ns, null);
         }
@@ -94,7 +95,7 @@ final class LocalDeleteWatcher implements AutoCloseable {
         }
         MongoCursor<BsonDocument> raw = it.withDocumentClass(BsonDocument.class).cursor();
         if (raw instanceof MongoChangeStreamCursor<BsonDocument> stream) {
-            log.debug("Watching the deletes of {}", ns);
+            log.debug("Watching the deletes of {}", LogText.escape(ns));
             return stream;
         }
         raw.close();

@@ -6,6 +6,7 @@ import com.mongodb.client.MongoClient;
 import dev.tideline.TidelineVersion;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.MalformedRecordException;
+import dev.tideline.log.LogText;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoClientFactory;
 import dev.tideline.mongo.MongoErrors;
@@ -152,7 +153,7 @@ public class PeerSinkTask extends SinkTask {
             }
             long wait = backoff.next();
             status.failed(kind == ErrorClass.AUTH ? HealthReason.AUTH_FAILED : HealthReason.DESTINATION_UNREACHABLE, e.getMessage());
-            log.warn("Peer sink: {} (attempt {}); {} queued record(s) wait, next attempt in {} ms", e.getMessage(),
+            log.warn("Peer sink: {} (attempt {}); {} queued record(s) wait, next attempt in {} ms", LogText.message(e.getMessage()),
                     backoff.attempts(), queue.queued(), wait);
             nextAttempt = System.currentTimeMillis() + wait;
         }

@@ -6,6 +6,7 @@ import dev.tideline.health.Health;
 import dev.tideline.health.HealthReason;
 import dev.tideline.health.HealthState;
 import dev.tideline.health.StatusDocumentWriter;
+import dev.tideline.log.LogText;
 import dev.tideline.peer.PeerCollections;
 import java.util.ArrayList;
 import java.util.List;
@@ -116,9 +117,9 @@ final class PeerStatus {
         if (health != lastHealth || now - lastLog >= LOG_EVERY_MS) {
             String line = "Peer sink " + taskId + " (cluster " + self + "): " + health.wireName() + " " + details + "; " + counters;
             if (health == HealthState.OK) {
-                log.info(line);
+                log.info("{}", LogText.message(line));
             } else {
-                log.warn(line);
+                log.warn("{}", LogText.message(line));
             }
             lastHealth = health;
             lastLog = now;

@@ -11,6 +11,7 @@ import com.mongodb.client.model.ReplaceOptions;
 import com.mongodb.client.result.DeleteResult;
 import com.mongodb.client.result.UpdateResult;
 import dev.tideline.event.Namespace;
+import dev.tideline.log.LogText;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.peer.PeerCollections;
 import dev.tideline.peer.Version;
@@ -184,7 +185,7 @@ final class PeerStore {
         if (indexedDatabases.add(db)) {
             // expireAfter 0: each tombstone carries its own expiry time
             tombstones(db).createIndex(Indexes.ascending("expireAt"), new IndexOptions().expireAfter(0L, TimeUnit.SECONDS));
-            log.debug("TTL index on {}.{} ensured", db, PeerCollections.TOMBSTONES);
+            log.debug("TTL index on {}.{} ensured", LogText.escape(db), PeerCollections.TOMBSTONES);
         }
     }
 

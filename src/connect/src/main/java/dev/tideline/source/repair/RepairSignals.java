@@ -1,5 +1,6 @@
 package dev.tideline.source.repair;
 
+import dev.tideline.log.LogText;
 import dev.tideline.mongo.BsonOrder;
 import java.util.ArrayList;
 import java.util.List;
@@ -7,6 +8,8 @@ import java.util.TreeSet;
 import org.bson.BsonDocument;
 import org.bson.BsonType;
 import org.bson.BsonValue;
+import org.bson.RawBsonDocument;
+import org.bson.codecs.BsonDocumentCodec;
 
 /**
  * Reads repair signals: documents an operator (or {@code tideline-verify --repair}) inserts into
@@ -27,6 +30,16 @@ public final class RepairSignals {
     public static final String WINDOW_KEY = "tidelineWindow";
     /** MongoDB's limit for a document is 16 MB; a list this long is an operator mistake, not a repair. */
     static final int MAX_IDS = 1_000_000;
+    /**
+     * The largest signal {@code _id}, in BSON bytes: it names the running repair in every record's source
+     * offset of its collection, which must stay small (and under the offsets topic's record limit).
+     */
+    public static final int MAX_SIGNAL_ID_BYTES = 256;
+    /**
+     * The largest listed {@code _id} or bound, in BSON bytes (MongoDB's index key limit before 4.2): the last
+     * one handed over is kept in the offset as the repair's position.
+     */
+    public static final int MAX_ID_BYTES = 1024;
 
     /** A signal read: the request, or why it is refused (for the log and the control topic). */
     public record Parsed(RepairRequest request, String problem) {
@@ -48,9 +61,14 @@ public final class RepairSignals {
         if (id == null) {
             return refused("it has no _id");
         }
+        int idBytes = bsonBytes(id);
+        if (idBytes > MAX_SIGNAL_ID_BYTES) {
+            return refused("its _id takes " + idBytes + " bytes; at most " + MAX_SIGNAL_ID_BYTES
+                    + " (an ObjectId, a number or a short string): insert the signal again with a small _id");
+        }
         BsonValue type = signal.get("type");
         if (type != null && !(type.isString() && type.asString().getValue().equals("repair"))) {
-            return refused("type must be \"repair\" (or left out), got " + type);
+            return refused("type must be \"repair\" (or left out), got " + LogText.escape(type));
         }
         BsonValue coll = signal.get("collection");
         if (coll == null || !coll.isString() || coll.asString().getValue().isEmpty()) {
@@ -75,7 +93,7 @@ public final class RepairSignals {
             for (BsonValue v : ids.asArray()) {
                 String bad = notAnId(v);
                 if (bad != null) {
-                    return refused("\"ids\" holds " + v + ", which " + bad);
+                    return refused("\"ids\" holds " + LogText.escape(v) + ", which " + bad);
                 }
                 sorted.add(v);
             }
@@ -84,11 +102,11 @@ public final class RepairSignals {
             for (BsonValue bound : new BsonValue[] {from, to}) {
                 String bad = bound == null ? null : notAnId(bound);
                 if (bad != null) {
-                    return refused("a bound " + bound + " " + bad);
+                    return refused("a bound " + LogText.escape(bound) + " " + bad);
                 }
             }
             if (from != null && to != null && BsonOrder.compare(from, to) >= 0) {
-                return refused("\"from\" (" + from + ") must come before \"to\" (" + to + ") in MongoDB's order");
+                return refused("\"from\" (" + LogText.escape(from) + ") must come before \"to\" (" + LogText.escape(to) + ") in MongoDB's order");
             }
             scope = new RepairRequest.Range(from, to);
         } else {
@@ -99,6 +117,11 @@ public final class RepairSignals {
 
     /** Why a value cannot be a document's _id (https://www.mongodb.com/docs/manual/core/document/#the-_id-field), or null. */
     private static String notAnId(BsonValue v) {
+        int bytes = bsonBytes(v);
+        if (bytes > MAX_ID_BYTES) {
+            return "takes " + bytes + " bytes; a repair takes _ids of at most " + MAX_ID_BYTES + " (repair a range or the whole "
+                    + "collection instead)";
+        }
         BsonType t = v.getBsonType();
         if (t == BsonType.ARRAY || t == BsonType.REGULAR_EXPRESSION || t == BsonType.UNDEFINED) {
             return "cannot be an _id (MongoDB allows no array, regular expression or undefined there)";
@@ -107,6 +130,11 @@ public final class RepairSignals {
             return "is a document with a $ key: an operator, not an _id";
         }
         return null;
+    }
+
+    /** The BSON size of {@code {_id: value}}: what the value adds to a document that holds it. */
+    private static int bsonBytes(BsonValue value) {
+        return new RawBsonDocument(new BsonDocument("_id", value), new BsonDocumentCodec()).getByteBuffer().remaining();
     }
 
     private static Parsed refused(String why) {

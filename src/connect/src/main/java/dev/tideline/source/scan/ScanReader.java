@@ -1,5 +1,6 @@
 package dev.tideline.source.scan;
 
+import dev.tideline.log.LogText;
 import dev.tideline.mongo.BsonOrder;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
@@ -155,7 +156,7 @@ public final class ScanReader implements CollectionReader {
         long invisible = documents.countDocuments(ScanQueries.keyMissing(plan.key()));
         if (invisible > 0) {
             log.warn("Scan of {}: {} document(s) have no '{}' (missing or null) and are invisible to the scan until a "
-                    + "write sets it", ns, invisible, plan.key());
+                    + "write sets it", LogText.escape(ns), invisible, plan.key());
         }
         started = true;
     }
@@ -214,7 +215,8 @@ public final class ScanReader implements CollectionReader {
             BsonValue docId = marker.get(ScanQueries.MARKER_DOC_ID);
             deletes = ScanCursor.after(deletedAt, marker.get(ScanQueries.ID));
             if (docId == null) {
-                log.warn("Scan of {}: delete marker {} in {} has no '{}'; skipped", ns, marker.get(ScanQueries.ID),
+                log.warn("Scan of {}: delete marker {} in {} has no '{}'; skipped", LogText.escape(ns),
+                        LogText.escape(marker.get(ScanQueries.ID)),
                         plan.deleteMarkerCollection(), ScanQueries.MARKER_DOC_ID);
                 movedWithoutEvent = true;
                 continue;
@@ -284,6 +286,6 @@ public final class ScanReader implements CollectionReader {
         warnedKeyType = true;
         log.warn("Scan of {}: key '{}' of document {} is a {}, not a date, number or string. The server compares values of "
                 + "one type at a time, so documents whose key has another type than the cursor's may be skipped: give every "
-                + "document a key of one type", ns, plan.key(), id, keyValue.getBsonType());
+                + "document a key of one type", LogText.escape(ns), plan.key(), LogText.escape(id), keyValue.getBsonType());
     }
 }

@@ -2,6 +2,7 @@ package dev.tideline.source.stream;
 
 import com.mongodb.client.MongoChangeStreamCursor;
 import com.mongodb.client.MongoDatabase;
+import dev.tideline.log.LogText;
 import dev.tideline.source.config.CaptureSettings.LargeEventPolicy;
 import dev.tideline.source.stream.StreamPipeline.Opening;
 import java.util.ArrayList;
@@ -194,7 +195,7 @@ public final class DatabaseStream implements Runnable {
         assembler.reset();
         lastOpenMs = System.currentTimeMillis();
         open = true;
-        log.debug("Change stream of {} opened {} for {} collection(s)", db, opening.start(), members.size());
+        log.debug("Change stream of {} opened {} for {} collection(s)", LogText.escape(db), opening.start(), members.size());
         out.opened(members.size());
     }
 
@@ -296,7 +297,7 @@ public final class DatabaseStream implements Runnable {
             try {
                 c.close();
             } catch (RuntimeException e) {
-                log.debug("Closing the change stream of {} failed (already broken): {}", db, e.toString());
+                log.debug("Closing the change stream of {} failed (already broken): {}", LogText.escape(db), LogText.message(e.toString()));
             }
         }
     }

@@ -1,6 +1,7 @@
 package dev.tideline.source.stream;
 
 import dev.tideline.event.Namespace;
+import dev.tideline.log.LogText;
 import dev.tideline.source.Captured;
 import dev.tideline.source.SourceOffset;
 import dev.tideline.source.stream.StreamOutput.Delivery;
@@ -69,7 +70,8 @@ final class StreamMembers {
     void add(String collection, BsonDocument filter, StreamPosition position, boolean afterCopy, long nowMs) {
         Tracked previous = members.put(collection, new Tracked(collection, filter, position, afterCopy, nowMs));
         if (previous != null) {
-            log.warn("Change stream of {}: {} joined again at {} (was at {})", db, collection, position, previous.position);
+            log.warn("Change stream of {}: {} joined again at {} (was at {})", LogText.escape(db), LogText.escape(collection),
+                    position, previous.position);
         }
     }
 
@@ -105,7 +107,7 @@ final class StreamMembers {
             if (t != null && !batch.recopies.contains(target)) {
                 String detail = "rename of " + db + "." + event.coll() + " onto " + db + "." + target + " at " + event.clusterTime()
                         + ": its documents were replaced without change events; the collection is copied again";
-                log.warn("Change stream of {}: {}", db, detail);
+                log.warn("Change stream of {}: {}", LogText.escape(db), LogText.message(detail));
                 batch.deliveries.add(new Delivery(target, new Captured.Control("renamed_into", detail,
                         SourceOffset.streamAt(batch.moved.getOrDefault(target, t.position)))));
                 batch.recopies.add(target);
@@ -116,7 +118,7 @@ final class StreamMembers {
             Tracked first = members.values().stream().filter(m -> !batch.recopies.contains(m.collection))
                     .min(Comparator.comparing(m -> m.collection)).orElse(null);
             if (first != null && ("dropDatabase".equals(type) || "invalidate".equals(type))) {
-                log.warn("Change stream of {}: {} at {}", db, type, event.clusterTime());
+                log.warn("Change stream of {}: {} at {}", LogText.escape(db), type, event.clusterTime());
                 batch.deliveries.add(new Delivery(first.collection, EventMapper.map(event, new Namespace(db, first.collection),
                         SourceOffset.streamAt(at), now)));
                 batch.moved.put(first.collection, at);
@@ -132,7 +134,7 @@ final class StreamMembers {
         }
         Captured item = EventMapper.map(event, new Namespace(db, coll), SourceOffset.streamAt(at), now);
         if (item instanceof Captured.Control c) {
-            log.warn("Change stream of {}: {}", db, c.detail());
+            log.warn("Change stream of {}: {}", LogText.escape(db), LogText.message(c.detail()));
         }
         batch.deliveries.add(new Delivery(coll, item));
         batch.moved.put(coll, at);

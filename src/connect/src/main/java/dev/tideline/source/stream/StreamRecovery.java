@@ -1,5 +1,6 @@
 package dev.tideline.source.stream;
 
+import dev.tideline.log.LogText;
 import dev.tideline.mongo.Backoff;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
@@ -193,16 +194,16 @@ final class StreamRecovery {
             case WITHOUT_SPLIT_STAGE -> {
                 splitSupported = false;
                 log.warn("Change stream of {}: the server has no $changeStreamSplitLargeEvent (MongoDB 7.0, or 6.0.9+): an event "
-                        + "over 16 MB cannot be sent whole; large.event.policy={} applies to it ({})", db,
-                        settings.largeEvents().name().toLowerCase(java.util.Locale.ROOT), e.getMessage());
+                        + "over 16 MB cannot be sent whole; large.event.policy={} applies to it ({})", LogText.escape(db),
+                        settings.largeEvents().name().toLowerCase(java.util.Locale.ROOT), LogText.message(e.getMessage()));
             }
             case WITHOUT_PRE_IMAGES -> {
                 preImages = false;
                 log.warn("Change stream of {}: the server does not know fullDocumentBeforeChange (MongoDB 6.0+): deletes carry no "
-                        + "tenant header ({})", db, e.getMessage());
+                        + "tenant header ({})", LogText.escape(db), LogText.message(e.getMessage()));
             }
             case REOPEN_BEFORE_FRAGMENTS -> {
-                log.warn("Change stream of {}: {}; reopening before that event", db, e.getMessage());
+                log.warn("Change stream of {}: {}; reopening before that event", LogText.escape(db), LogText.message(e.getMessage()));
                 assembler.reset();
             }
             case PARK_COLLECTION -> park(((StreamOutput.CollectionFailure) e).collection(), "its records cannot be built: " + subject);
@@ -216,8 +217,8 @@ final class StreamRecovery {
 
     private void retry(RuntimeException e) throws InterruptedException {
         long delay = backoff.next();
-        log.warn("Change stream of {} interrupted by a transient error (attempt {}), reopening in {} ms: {}", db,
-                backoff.attempts(), delay, e.toString());
+        log.warn("Change stream of {} interrupted by a transient error (attempt {}), reopening in {} ms: {}", LogText.escape(db),
+                backoff.attempts(), delay, LogText.message(e.toString()));
         out.retrying(e, delay);
         Thread.sleep(delay);
     }
@@ -234,11 +235,11 @@ final class StreamRecovery {
         if (lost.isEmpty()) {
             // every position opens now: the history vanished under a running cursor and the reopen resumes it
             log.warn("Change stream of {}: {} while reading, but every collection's position is still in the oplog; reopening",
-                    db, cause.getMessage());
+                    LogText.escape(db), LogText.message(cause.getMessage()));
             return;
         }
         log.warn("Change stream of {}: the history of {} collection(s) is no longer in the oplog ({}); the other {} go on",
-                db, lost.size(), cause.getMessage(), members.size());
+                LogText.escape(db), lost.size(), LogText.message(cause.getMessage()), members.size());
         for (StreamMembers.Lost l : lost) {
             out.historyLost(l.collection(), l.position(), l.afterCopy(), cause);
         }
@@ -255,8 +256,8 @@ final class StreamRecovery {
         if (!singleEvent) {
             singleEvent = true; // the batch that failed holds it somewhere: read on one event at a time
             singleEventReads = 0;
-            log.warn("Change stream of {}: an event is too large to send ({}); reading one event at a time to find it", db,
-                    cause.getMessage());
+            log.warn("Change stream of {}: an event is too large to send ({}); reading one event at a time to find it", LogText.escape(db),
+                    LogText.message(cause.getMessage()));
             return;
         }
         // the next event after the stream's read position is the one: read it without its documents
@@ -282,7 +283,7 @@ final class StreamRecovery {
                     + "($changeStreamSplitLargeEvent needs MongoDB 7.0, or 6.0.9+): SKIPPED (large.event.policy=skip). The "
                     + "destination keeps the document's previous version until its next change; reset this collection's offset "
                     + "to copy it again";
-            log.warn("Change stream of {}: {}", db, detail);
+            log.warn("Change stream of {}: {}", LogText.escape(db), LogText.message(detail));
             out.publish(List.of(new StreamOutput.Delivery(coll, new Captured.Control("event_too_large", detail, SourceOffset.streamAt(at)))));
             members.passed(coll, at, System.currentTimeMillis());
         }
@@ -296,7 +297,7 @@ final class StreamRecovery {
             return;
         }
         String detail = db + "." + coll + " is PARKED: " + reason;
-        log.error("Change stream of {}: {}. The other collections go on.", db, detail);
+        log.error("Change stream of {}: {}. The other collections go on.", LogText.escape(db), LogText.message(detail));
         out.publish(List.of(new StreamOutput.Delivery(coll, new Captured.Control("parked", detail, SourceOffset.streamAt(members.published(coll))))));
         members.remove(coll);
         stream.membersChanged();

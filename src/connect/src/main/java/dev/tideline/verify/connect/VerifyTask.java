@@ -2,6 +2,7 @@ package dev.tideline.verify.connect;
 
 import dev.tideline.TidelineVersion;
 import dev.tideline.health.TaskIdentity;
+import dev.tideline.log.LogText;
 import dev.tideline.verify.CollectionPair;
 import dev.tideline.verify.Outcome;
 import dev.tideline.verify.RunResult;
@@ -149,7 +150,7 @@ public class VerifyTask extends SourceTask {
         return new VerifyListener() {
             @Override
             public void note(String message) {
-                log.info("Verify task {}: {}", identity, message);
+                log.info("Verify task {}: {}", identity, LogText.message(message));
             }
 
             @Override

@@ -4,6 +4,7 @@ import dev.tideline.health.Health;
 import dev.tideline.health.HealthState;
 import dev.tideline.health.Jmx;
 import dev.tideline.health.TaskIdentity;
+import dev.tideline.log.LogText;
 import dev.tideline.verify.FindingKind;
 import dev.tideline.verify.RunResult;
 import java.time.Instant;
@@ -51,15 +52,15 @@ public final class VerifyTaskMetrics implements VerifyTaskMetricsMBean, AutoClos
         nextRunMs = nextRunAtMs;
         String line = "Verify run of " + task + ": " + result.describe();
         if (after.state() == HealthState.OK) {
-            log.info(line);
+            log.info("{}", LogText.message(line));
         } else {
-            log.warn(line);
+            log.warn("{}", LogText.message(line));
         }
         if (!after.equals(before)) {
             if (after.state() == HealthState.OK) {
-                log.info("Health of verify task {}: {} (was {})", task, after, before);
+                log.info("Health of verify task {}: {} (was {})", LogText.escape(task), after, before);
             } else {
-                log.warn("Health of verify task {}: {} (was {})", task, after, before);
+                log.warn("Health of verify task {}: {} (was {})", LogText.escape(task), after, before);
             }
         }
     }

@@ -74,4 +74,20 @@ class RepairSignalsTest {
         assertThat(RepairSignals.idsAfter(ids, new BsonInt64(3), 10)).containsExactly(new BsonInt32(5), new BsonString("a"));
         assertThat(RepairSignals.idsAfter(ids, new BsonString("a"), 10)).isEmpty();
     }
+
+    @Test
+    void aSignalIdOrListedIdOverTheSizeLimitIsRefusedWithoutPrintingItWhole() {
+        String big = "x".repeat(RepairSignals.MAX_SIGNAL_ID_BYTES);
+        RepairSignals.Parsed p = RepairSignals.parse(new BsonDocument("_id", new BsonString(big)).append("collection", new BsonString("c")));
+        assertThat(p.ok()).isFalse();
+        assertThat(p.problem()).contains("bytes; at most " + RepairSignals.MAX_SIGNAL_ID_BYTES).doesNotContain(big);
+        String fits = "x".repeat(RepairSignals.MAX_SIGNAL_ID_BYTES - 20);
+        assertThat(RepairSignals.parse(new BsonDocument("_id", new BsonString(fits)).append("collection", new BsonString("c"))).ok())
+                .isTrue();
+        String huge = "y".repeat(RepairSignals.MAX_ID_BYTES);
+        RepairSignals.Parsed listed = RepairSignals.parse(new BsonDocument("_id", new BsonInt32(1)).append("collection", new BsonString("c"))
+                .append("ids", new org.bson.BsonArray(List.of(new BsonInt32(1), new BsonString(huge)))));
+        assertThat(listed.problem()).contains("a repair takes _ids of at most " + RepairSignals.MAX_ID_BYTES).doesNotContain(huge);
+        assertThat(parse("{_id: 1, collection: 'c', to: '" + huge + "'}").problem()).contains("at most");
+    }
 }

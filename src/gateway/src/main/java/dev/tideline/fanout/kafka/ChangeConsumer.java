@@ -3,6 +3,7 @@ package dev.tideline.fanout.kafka;
 import dev.tideline.fanout.GatewayStats;
 import dev.tideline.fanout.channel.ChannelHub;
 import dev.tideline.fanout.channel.ConsumerProgress;
+import dev.tideline.log.LogText;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
@@ -153,10 +154,11 @@ public final class ChangeConsumer implements AutoCloseable {
         if (health.failed(now, e)) {
             lastOutageLog = now;
             LOG.warn("the fanout gateway cannot read Kafka ({}); /health answers 503 until it can, and it goes on from where it was",
-                    e.toString());
+                    LogText.message(e.toString()));
         } else if (now - lastOutageLog >= OUTAGE_LOG_EVERY_MS) {
             lastOutageLog = now;
-            LOG.warn("the fanout gateway still cannot read Kafka after {} s ({})", (now - health.downSinceMillis()) / 1000, e.toString());
+            LOG.warn("the fanout gateway still cannot read Kafka after {} s ({})", (now - health.downSinceMillis()) / 1000,
+                    LogText.message(e.toString()));
         }
     }
 
@@ -197,9 +199,9 @@ public final class ChangeConsumer implements AutoCloseable {
             String msg = "record {}-{}@{} not delivered ({}): {}; further records skipped for this reason are only counted "
                     + "(skipped at /stats)";
             if (expected) {
-                LOG.info(msg, r.topic(), r.partition(), r.offset(), reason, detail);
+                LOG.info(msg, r.topic(), r.partition(), r.offset(), LogText.message(reason), LogText.message(detail));
             } else {
-                LOG.warn(msg, r.topic(), r.partition(), r.offset(), reason, detail);
+                LOG.warn(msg, r.topic(), r.partition(), r.offset(), LogText.message(reason), LogText.message(detail));
             }
         });
     }

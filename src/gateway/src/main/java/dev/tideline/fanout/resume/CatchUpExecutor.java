@@ -5,6 +5,7 @@ import dev.tideline.fanout.channel.ChannelName;
 import dev.tideline.fanout.channel.ResumePlan;
 import dev.tideline.fanout.channel.RoutedChange;
 import dev.tideline.fanout.delivery.DisconnectReason;
+import dev.tideline.log.LogText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -99,7 +100,7 @@ public final class CatchUpExecutor implements AutoCloseable {
                     stats.resumed(outcome);
                 } catch (RuntimeException e) {
                     LOG.warn("reading back channel {} from Kafka failed; the subscriber is disconnected and retries: {}",
-                            job.channel(), e.toString());
+                            LogText.escape(job.channel()), LogText.message(e.toString()));
                     stats.resumed("failed");
                     job.target().abort(DisconnectReason.UNAVAILABLE);
                 } finally {
