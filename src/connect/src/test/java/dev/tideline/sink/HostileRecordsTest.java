@@ -8,7 +8,6 @@ import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.EnvelopeCodec;
 import dev.tideline.event.Op;
 import dev.tideline.event.ValueFormat;
-import dev.tideline.sink.config.SinkConfig;
 import dev.tideline.sink.config.WriteMode;
 import dev.tideline.sink.decode.SinkChange;
 import dev.tideline.sink.guard.VersionStore;
@@ -55,9 +54,7 @@ class HostileRecordsTest {
     }
 
     private BatchApplier applier(Map<String, String> extra) {
-        Map<String, String> props = new HashMap<>(Map.of("mongodb.uri", destination.uri, "database", "dest"));
-        props.putAll(extra);
-        return BatchApplier.create(new SinkConfig(props), destination.client);
+        return destination.applier(extra);
     }
 
     private static int now() {

@@ -14,10 +14,8 @@ import dev.tideline.event.Op;
 import dev.tideline.record.RecordForm;
 import dev.tideline.event.ResnapshotMarker;
 import dev.tideline.event.ValueFormat;
-import dev.tideline.sink.config.SinkConfig;
 import dev.tideline.sink.guard.VersionStore;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -59,9 +57,7 @@ class ResnapshotSweepTest {
     }
 
     private BatchApplier applier(Map<String, String> extra) {
-        Map<String, String> props = new HashMap<>(Map.of("mongodb.uri", destination.uri, "database", "dest"));
-        props.putAll(extra);
-        return BatchApplier.create(new SinkConfig(props), client);
+        return destination.applier(extra);
     }
 
     private SinkRecord change(String topic, int partition, Op op, int id, int clusterSeconds) {
