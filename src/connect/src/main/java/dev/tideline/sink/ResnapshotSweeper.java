@@ -15,9 +15,9 @@ import dev.tideline.sink.write.RecordFailure;
 import dev.tideline.sink.write.SweepWriter;
 import dev.tideline.sink.write.WriteFailures;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -103,13 +103,10 @@ final class ResnapshotSweeper {
      */
     List<RecordFailure> apply(List<Pending> markers) {
         List<RecordFailure> refused = new ArrayList<>();
-        Set<List<Object>> applied = new HashSet<>();
+        Map<List<Object>, Boolean> outcomes = new HashMap<>(); // a marker re-sent within one batch is applied once
         for (Pending p : markers) {
-            if (!applied.add(p.copy())) {
-                continue; // a marker re-sent within one batch is applied once
-            }
             try {
-                if (!applyOne(p)) {
+                if (!outcomes.computeIfAbsent(p.copy(), copy -> applyOne(p))) {
                     refused.add(new RecordFailure(p.record(), "refused: a " + p.marker().stage().wireName() + " marker of "
                             + p.marker().ns() + " (epoch " + ResnapshotMarker.show(p.marker().epoch()) + ") without its "
                             + ResnapshotMarker.Stage.BEGIN.wireName() + " marker of the same epoch earlier on " + p.topic() + "-"

@@ -170,10 +170,10 @@ class ResnapshotSweepTest {
         // a complete on partition 0
         SinkRecord otherEpoch = marker(0, ResnapshotMarker.Stage.BEGIN, 2, IdScope.ALL, EPOCH - 50);
         SinkRecord orphan = marker(0, ResnapshotMarker.Stage.COMPLETE, 2);
+        SinkRecord again = marker(0, ResnapshotMarker.Stage.COMPLETE, 2); // the same marker re-sent: refused as well
         BatchOutcome out = a.apply(List.of(otherEpoch, marker(1, ResnapshotMarker.Stage.BEGIN, 2), orphan,
-                change(TOPIC, 0, Op.INSERT, 7, EPOCH + 1)));
-        assertThat(out.failures()).hasSize(1);
-        assertThat(out.failures().get(0).record()).isSameAs(orphan);
+                change(TOPIC, 0, Op.INSERT, 7, EPOCH + 1), again));
+        assertThat(out.failures()).extracting(f -> f.record()).containsExactly(orphan, again);
         assertThat(out.failures().get(0).reason()).contains("without its resnapshot.begin marker of the same epoch earlier on "
                 + TOPIC + "-0").contains("sweeps nothing");
         assertThat(ids()).containsExactly(1, 2, 3, 4, 5, 6, 7, 11, 12, 13, 21);
