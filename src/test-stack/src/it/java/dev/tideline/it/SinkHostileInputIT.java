@@ -17,6 +17,7 @@ import dev.tideline.it.support.ClassMongo;
 import dev.tideline.it.support.ConnectRest;
 import dev.tideline.it.support.TestStack;
 import dev.tideline.it.support.TopicReader;
+import dev.tideline.it.ops.JmxReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,6 +31,8 @@ import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.management.openmbean.CompositeData;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -101,8 +104,17 @@ class SinkHostileInputIT {
         List<ProducerRecord<byte[], byte[]>> stream = interleave(honest, hostile, new Random(SEED + 1));
 
         List<String> states = Collections.synchronizedList(new ArrayList<>());
+        AtomicLong peakHeap = new AtomicLong();
+        AtomicLong maxHeap = new AtomicLong();
+        JmxReader jmx = new JmxReader(stack.jmxUrl(0));
         ScheduledExecutorService watcher = Executors.newSingleThreadScheduledExecutor();
-        watcher.scheduleAtFixedRate(() -> states.add(state(rest.statusOrEmpty(CONNECTOR))), 0, 250, TimeUnit.MILLISECONDS);
+        watcher.scheduleAtFixedRate(() -> {
+            states.add(state(rest.statusOrEmpty(CONNECTOR)));
+            if (jmx.attribute("java.lang:type=Memory", "HeapMemoryUsage") instanceof CompositeData heap) {
+                peakHeap.accumulateAndGet((Long) heap.get("used"), Math::max);
+                maxHeap.set((Long) heap.get("max"));
+            }
+        }, 0, 250, TimeUnit.MILLISECONDS);
         long started = System.nanoTime();
         List<ConsumerRecord<byte[], byte[]>> dead;
         try {
@@ -115,6 +127,7 @@ class SinkHostileInputIT {
         } finally {
             watcher.shutdown();
             watcher.awaitTermination(5, TimeUnit.SECONDS);
+            jmx.close();
         }
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
 
@@ -148,9 +161,11 @@ class SinkHostileInputIT {
 
         System.out.printf("hostile input: %d honest changes and %d hostile records (%d classes) in %d s; %d in the DLQ; "
                         + "destination %s (%d documents); %d versions ahead of the clock; %d copy begins recorded; databases %s; "
-                        + "%d status checks, not RUNNING: %s%n", honest.changes().size(), hostile.size(), counts.size(), seconds,
+                        + "%d status checks, not RUNNING: %s; worker heap peak %d MB of %d MB%n", honest.changes().size(), hostile.size(),
+                counts.size(), seconds,
                 dead.size(), diffs.isEmpty() ? "equals the honest records' result" : "DIFFERS: " + diffs.subList(0, Math.min(5, diffs.size())),
-                expected.size(), versionsAhead, copies, databases, states.size(), notRunning);
+                expected.size(), versionsAhead, copies, databases, states.size(), notRunning, peakHeap.get() >> 20,
+                maxHeap.get() >> 20);
         example.forEach((kind, reason) -> System.out.printf("  %-22s dlq=%d  %s%n", kind, counts.get(kind),
                 reason == null ? null : reason.length() > 240 ? reason.substring(0, 240) + "..." : reason));
 
