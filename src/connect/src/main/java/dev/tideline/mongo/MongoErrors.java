@@ -139,6 +139,24 @@ public final class MongoErrors {
         return ErrorClass.FATAL;
     }
 
+    /**
+     * Classifies a Throwable thrown while the sink read, checked, changed or encoded ONE record in memory
+     * (decoding, routing, applying a partial update, encoding the document), where no server is involved:
+     * what happens there is that record's doing, so it is isolated (PER_RECORD) and the batch goes on.
+     * That includes a StackOverflowError (nesting) and an OutOfMemoryError (an allocation the record asked
+     * for): each one frame or allocation of this record, unwound by the time it is caught. A server
+     * failure keeps its own class; any other Error (a broken install, the JVM itself) is FATAL.
+     */
+    public static ErrorClass classifyRecordProcessing(Throwable t) {
+        if (t instanceof StackOverflowError || t instanceof OutOfMemoryError) {
+            return ErrorClass.PER_RECORD;
+        }
+        if (t instanceof MongoException) {
+            return classify(t);
+        }
+        return t instanceof RuntimeException ? ErrorClass.PER_RECORD : ErrorClass.FATAL;
+    }
+
     /** Classifies the server's refusal of one write inside a bulk write. */
     public static ErrorClass classifyWriteError(int code) {
         if (RETRIABLE_CODES.contains(code)) {

@@ -2,20 +2,24 @@ package dev.tideline.sink;
 
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
-import dev.tideline.event.MalformedRecordException;
 import dev.tideline.sink.check.DestinationPolicy;
+import dev.tideline.sink.check.RecordFaults;
 import dev.tideline.sink.check.RecordShape;
-import dev.tideline.event.RefusedRecordException;
 import dev.tideline.sink.config.RecordSafetySettings;
 import dev.tideline.sink.config.SinkConfig;
 import dev.tideline.sink.config.StaleGuardMode;
 import dev.tideline.sink.decode.Decoded;
+import dev.tideline.sink.decode.Ids;
 import dev.tideline.sink.decode.RecordDecoder;
 import dev.tideline.sink.decode.SinkChange;
+import dev.tideline.sink.guard.CopyBegins;
 import dev.tideline.sink.guard.StaleWriteGuard;
+import dev.tideline.sink.guard.VersionBound;
 import dev.tideline.sink.guard.VersionStore;
 import dev.tideline.sink.guard.WriteGuard;
 import dev.tideline.sink.plan.NamespaceBatch;
+import dev.tideline.sink.plan.PaddingBudget;
+import dev.tideline.sink.plan.UpdateApplier;
 import dev.tideline.sink.plan.WritePlan;
 import dev.tideline.sink.plan.WriteFilter;
 import dev.tideline.sink.plan.WritePlanner;
@@ -33,9 +37,11 @@ import java.util.Optional;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
- * Applies one batch: decode → route → plan → guard → partial updates made whole → record versions → write. Malformed and refused records are
- * collected, not thrown, so the rest of the batch is always applied; what to do with them is the
- * caller's decision ({@link FailedRecordHandler}). Failures that are not about one record throw.
+ * Applies one batch: decode → route → bound the version → plan → guard → partial updates made whole → record versions → write.
+ * Malformed and refused records are collected, not thrown, so the rest of the batch is always applied;
+ * what to do with them is the caller's decision ({@link FailedRecordHandler}). So is whatever else one
+ * record makes the in-memory stages throw, a StackOverflowError or an OutOfMemoryError included
+ * ({@link RecordFaults}). Failures that are not about one record throw.
  */
 public final class BatchApplier {
     private final RecordDecoder decoder;
@@ -45,15 +51,17 @@ public final class BatchApplier {
     private final BulkWriteExecutor executor;
     private final int chunkSize;
     private final ResnapshotSweeper sweeper;
+    private final VersionBound versionBound;
 
     public BatchApplier(RecordDecoder decoder, NamespaceRouter router, WriteGuard guard, PartialUpdates partials,
                         BulkWriteExecutor executor, int chunkSize) {
-        this(decoder, router, guard, partials, executor, chunkSize, null);
+        this(decoder, router, guard, partials, executor, chunkSize, null,
+                new VersionBound(RecordSafetySettings.DEFAULT_VERSION_MAX_AHEAD_MS, System::currentTimeMillis));
     }
 
     /** @param sweeper acts on resnapshot markers; null: they are skipped like other control records */
     BatchApplier(RecordDecoder decoder, NamespaceRouter router, WriteGuard guard, PartialUpdates partials,
-                 BulkWriteExecutor executor, int chunkSize, ResnapshotSweeper sweeper) {
+                 BulkWriteExecutor executor, int chunkSize, ResnapshotSweeper sweeper, VersionBound versionBound) {
         this.decoder = decoder;
         this.router = router;
         this.guard = guard;
@@ -61,6 +69,7 @@ public final class BatchApplier {
         this.executor = executor;
         this.chunkSize = chunkSize;
         this.sweeper = sweeper;
+        this.versionBound = versionBound;
     }
 
     public static BatchApplier create(SinkConfig config, MongoClient client) {
@@ -73,10 +82,23 @@ public final class BatchApplier {
                 new DestinationPolicy(safety.allowedDatabases()));
         RecordDecoder decoder = new RecordDecoder(writes.tombstoneAction(), writes.versionField(), true,
                 new RecordShape(safety.maxRecordBytes(), RecordSafetySettings.RECORD_MAX_BYTES));
+        VersionBound bound = new VersionBound(safety.versionMaxAheadMs(), System::currentTimeMillis);
         return new BatchApplier(decoder, router,
                 guard, new PartialUpdates(client), new BulkWriteExecutor(client, writes.writeMode(), new WriteFilter(writes.shardKeyFields())),
                 writes.bulkChunkSize(),
-                new ResnapshotSweeper(router, versions, new SweepWriter(client)));
+                new ResnapshotSweeper(router, versions, new SweepWriter(client), new CopyBegins(client), bound), bound);
+    }
+
+    private static Optional<String> updateProblem(SinkChange change) {
+        if (!change.isPartial()) {
+            return Optional.empty();
+        }
+        try {
+            UpdateApplier.checkDepths(change.updates());
+            return Optional.empty();
+        } catch (UpdateApplier.OutOfBounds e) {
+            return Optional.of("refused: the update of _id " + Ids.show(change.id()) + " " + e.getMessage());
+        }
     }
 
     public BatchOutcome apply(Collection<SinkRecord> records) {
@@ -96,21 +118,28 @@ public final class BatchApplier {
                 Decoded d = decoder.decode(r);
                 if (d instanceof SinkChange change) {
                     Optional<RoutedChange> rc = router.route(change);
-                    if (rc.isPresent()) {
-                        routed.add(rc.get());
-                    } else {
+                    if (rc.isEmpty()) {
                         filtered++;
+                        continue;
+                    }
+                    // before planning: a version from the future would also win over the batch's later changes,
+                    // and a partial update MongoDB would refuse is refused as itself before it is folded with others
+                    Optional<String> problem = versionBound.problem(change.version(), "its version")
+                            .or(() -> updateProblem(change));
+                    if (problem.isPresent()) {
+                        failures.add(new RecordFailure(r, problem.get(), null));
+                    } else {
+                        routed.add(rc.get());
                     }
                 } else {
                     skipped++;
                 }
-            } catch (RefusedRecordException e) {
-                failures.add(new RecordFailure(r, e.getMessage(), e));
-            } catch (MalformedRecordException e) {
-                failures.add(new RecordFailure(r, "malformed record: " + e.getMessage(), e));
+            } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
+                failures.add(new RecordFailure(r, RecordFaults.reason("while reading it", e), e));
             }
         }
-        WritePlan plan = WritePlanner.plan(routed);
+        PaddingBudget padding = new PaddingBudget();
+        WritePlan plan = WritePlanner.plan(routed, padding);
         plan.refused().forEach(r -> failures.add(new RecordFailure(r.change().change().record(), r.reason(), null)));
         int stale = 0;
         int written = 0;
@@ -123,7 +152,7 @@ public final class BatchApplier {
                         + " in the " + VersionStore.COLLECTION + " collection");
             }
             stale += admitted.stale();
-            PartialUpdates.Resolved resolved = partials.resolve(admitted.batch());
+            PartialUpdates.Resolved resolved = partials.resolve(admitted.batch(), padding);
             failures.addAll(resolved.refused());
             try {
                 guard.record(admitted, resolved.batch());
@@ -136,7 +165,7 @@ public final class BatchApplier {
             written += resolved.batch().writes().size() - refused.size();
         }
         if (!markers.isEmpty()) {
-            sweeper.apply(markers);
+            failures.addAll(sweeper.apply(markers));
         }
         return new BatchOutcome(records.size(), written, plan.superseded(), stale, skipped, filtered, failures);
     }

@@ -2,18 +2,23 @@ package dev.tideline.sink;
 
 import com.mongodb.MongoException;
 import dev.tideline.event.Namespace;
+import dev.tideline.event.RefusedRecordException;
 import dev.tideline.event.ResnapshotMarker;
 import dev.tideline.log.LogText;
 import dev.tideline.sink.check.IdRules;
 import dev.tideline.sink.decode.Ids;
+import dev.tideline.sink.guard.CopyBegins;
 import dev.tideline.sink.guard.SweepRule;
+import dev.tideline.sink.guard.VersionBound;
 import dev.tideline.sink.guard.VersionStore;
 import dev.tideline.sink.route.NamespaceRouter;
+import dev.tideline.sink.write.RecordFailure;
 import dev.tideline.sink.write.SweepWriter;
 import dev.tideline.sink.write.WriteFailures;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -33,30 +38,45 @@ import org.slf4j.LoggerFactory;
  * {@link ResnapshotMarker#scope()}) sweeps inside that range only. Only this task applies that partition's changes, so nothing
  * races the sweep on the same documents. Documents first, then their entries: a crash between the two
  * leaves the entries live and older than the epoch, so the re-delivered marker removes them again.
+ *
+ * <p>Markers are records, so untrusted: an epoch further ahead of this worker's clock than
+ * {@code version.max.ahead.ms} is refused ({@link VersionBound}), and a {@code complete} sweeps only when
+ * its {@code begin} (same epoch) arrived earlier on the same topic partition, as the source sends them
+ * ({@link CopyBegins}, kept in the destination so that it holds across restarts). A refused marker goes
+ * to the dead letter queue with its reason and sweeps nothing.
  */
 final class ResnapshotSweeper {
     private static final Logger log = LoggerFactory.getLogger(ResnapshotSweeper.class);
     private static final int CHUNK = 1000;
 
     /** A marker read from a record, with where it came from and where its collection lands. */
-    record Pending(ResnapshotMarker marker, String topic, int partition, Namespace destination) {
+    record Pending(ResnapshotMarker marker, String topic, int partition, Namespace destination, SinkRecord record) {
+        /** The same marker re-sent (another record) is the same copy on the same partition. */
+        List<Object> copy() {
+            return List.of(marker, topic, partition, destination);
+        }
     }
 
     private final NamespaceRouter router;
     private final VersionStore store;
     private final SweepWriter writer;
+    private final CopyBegins begins;
+    private final VersionBound bound;
 
     /** @param store null when {@code stale.guard=off}: no versions are kept, so nothing can be swept */
-    ResnapshotSweeper(NamespaceRouter router, VersionStore store, SweepWriter writer) {
+    ResnapshotSweeper(NamespaceRouter router, VersionStore store, SweepWriter writer, CopyBegins begins, VersionBound bound) {
         this.router = router;
         this.store = store;
         this.writer = writer;
+        this.begins = begins;
+        this.bound = bound;
     }
 
     /**
      * @return the marker a record carries (empty for every other record, and for markers of a collection
      * the filter leaves to another destination)
      * @throws dev.tideline.event.MalformedRecordException for a marker with a missing or bad header
+     * @throws RefusedRecordException for a marker whose epoch is too far ahead of this worker's clock
      */
     Optional<Pending> read(SinkRecord record) {
         Optional<ResnapshotMarker> marker = ResnapshotMarker.fromHeaders(name -> {
@@ -67,34 +87,63 @@ final class ResnapshotSweeper {
             return Optional.empty();
         }
         ResnapshotMarker m = marker.get();
-        return router.destination(record.topic(), m.ns())
-                .map(d -> new Pending(m, record.topic(), record.kafkaPartition() == null ? 0 : record.kafkaPartition(), d));
+        Optional<Pending> pending = router.destination(record.topic(), m.ns())
+                .map(d -> new Pending(m, record.topic(), record.kafkaPartition() == null ? 0 : record.kafkaPartition(), d, record));
+        if (pending.isPresent()) {
+            bound.problem(m.epoch(), "the epoch of this " + m.stage().wireName() + " marker of " + m.ns() + ",").ifPresent(p -> {
+                throw new RefusedRecordException(p);
+            });
+        }
+        return pending;
     }
 
-    /** Applies a batch's markers, in order, once its changes are written. @return documents removed */
-    long apply(List<Pending> markers) {
-        long removed = 0;
-        for (Pending p : new LinkedHashSet<>(markers)) { // a marker re-sent within one batch is applied once
-            if (p.marker().stage() == ResnapshotMarker.Stage.BEGIN) {
-                if (p.marker().scope().isAll()) {
-                    log.info("Resnapshot of {} (epoch {}) begins on {}-{}: the source copies the collection (first copy, "
-                            + "a copy after a restart without a committed position, or after a lost history)",
-                                    LogText.escape(p.marker().ns()), ResnapshotMarker.show(p.marker().epoch()), p.topic(), p.partition());
-                } else {
-                    log.info("Repair of {} (epoch {}) begins on {}-{}: the source copies {} again", LogText.escape(p.marker().ns()),
-                            ResnapshotMarker.show(p.marker().epoch()), p.topic(), p.partition(),
-                            LogText.message(p.marker().scope().describe()));
-                }
-                continue;
-            }
+    /**
+     * Applies a batch's markers, in order, once its changes are written.
+     *
+     * @return the markers refused: a {@code complete} whose {@code begin} this sink never saw on that partition
+     */
+    List<RecordFailure> apply(List<Pending> markers) {
+        List<RecordFailure> refused = new ArrayList<>();
+        Map<List<Object>, Boolean> outcomes = new HashMap<>(); // a marker re-sent within one batch is applied once
+        for (Pending p : markers) {
             try {
-                removed += sweep(p);
+                if (!outcomes.computeIfAbsent(p.copy(), copy -> applyOne(p))) {
+                    refused.add(new RecordFailure(p.record(), "refused: a " + p.marker().stage().wireName() + " marker of "
+                            + p.marker().ns() + " (epoch " + ResnapshotMarker.show(p.marker().epoch()) + ") without its "
+                            + ResnapshotMarker.Stage.BEGIN.wireName() + " marker of the same epoch earlier on " + p.topic() + "-"
+                            + p.partition() + ": it sweeps nothing. The source sends the begin first on every partition, so this "
+                            + "one is forged or orphaned (a sink that started reading in the middle of a copy, or was upgraded "
+                            + "during one): if documents deleted at the source remain at " + p.destination() + ", repair the "
+                            + "collection (docs/repair.md)", null));
+                }
             } catch (MongoException e) {
-                throw WriteFailures.translate(e, "sweeping " + p.destination() + " after the resnapshot of " + p.marker().ns()
-                        + " in the " + VersionStore.COLLECTION + " collection");
+                throw WriteFailures.translate(e, "applying the " + p.marker().stage().wireName() + " marker of " + p.marker().ns()
+                        + " to " + p.destination() + " (the " + CopyBegins.COLLECTION + " and " + VersionStore.COLLECTION
+                        + " collections)");
             }
         }
-        return removed;
+        return refused;
+    }
+
+    /** @return false for a complete marker without its begin */
+    private boolean applyOne(Pending p) {
+        if (p.marker().stage() == ResnapshotMarker.Stage.BEGIN) {
+            begins.recordBegin(p.destination(), p.topic(), p.partition(), p.marker().epoch());
+            if (p.marker().scope().isAll()) {
+                log.info("Resnapshot of {} (epoch {}) begins on {}-{}: the source copies the collection (first copy, "
+                        + "a copy after a restart without a committed position, or after a lost history)", LogText.escape(p.marker().ns()), ResnapshotMarker.show(p.marker().epoch()), p.topic(), p.partition());
+            } else {
+                log.info("Repair of {} (epoch {}) begins on {}-{}: the source copies {} again", LogText.escape(p.marker().ns()),
+                        ResnapshotMarker.show(p.marker().epoch()), p.topic(), p.partition(),
+                        LogText.message(p.marker().scope().describe()));
+            }
+            return true;
+        }
+        if (!begins.begun(p.destination(), p.topic(), p.partition(), p.marker().epoch())) {
+            return false;
+        }
+        sweep(p);
+        return true;
     }
 
     private long sweep(Pending p) {
@@ -118,8 +167,7 @@ final class ResnapshotSweeper {
         });
         if (!unsafe.isEmpty()) {
             log.warn("Resnapshot of {} (epoch {}): {} entries of {} in the {} collection name ids that would not match by "
-                            + "value (e.g. {}: {}); those documents are left as they are", LogText.escape(p.marker().ns()),
-                                    epoch, unsafe.size(),
+                            + "value (e.g. {}: {}); those documents are left as they are", LogText.escape(p.marker().ns()), epoch, unsafe.size(),
                     LogText.escape(p.destination()), VersionStore.COLLECTION, LogText.escape(Ids.show(unsafe.get(0))),
                     LogText.message(IdRules.problem(unsafe.get(0)).orElse("")));
         }

@@ -18,6 +18,13 @@ final class DestinationServer implements AutoCloseable {
         client = MongoClients.create(uri);
     }
 
+    /** A batch applier writing to database {@code dest} on this server, with these settings besides. */
+    BatchApplier applier(java.util.Map<String, String> extra) {
+        java.util.Map<String, String> props = new java.util.HashMap<>(java.util.Map.of("mongodb.uri", uri, "database", "dest"));
+        props.putAll(extra);
+        return BatchApplier.create(new dev.tideline.sink.config.SinkConfig(props), client);
+    }
+
     @Override
     public void close() {
         client.close();

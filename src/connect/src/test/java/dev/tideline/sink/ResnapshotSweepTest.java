@@ -14,10 +14,8 @@ import dev.tideline.event.Op;
 import dev.tideline.record.RecordForm;
 import dev.tideline.event.ResnapshotMarker;
 import dev.tideline.event.ValueFormat;
-import dev.tideline.sink.config.SinkConfig;
 import dev.tideline.sink.guard.VersionStore;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -59,9 +57,7 @@ class ResnapshotSweepTest {
     }
 
     private BatchApplier applier(Map<String, String> extra) {
-        Map<String, String> props = new HashMap<>(Map.of("mongodb.uri", destination.uri, "database", "dest"));
-        props.putAll(extra);
-        return BatchApplier.create(new SinkConfig(props), client);
+        return destination.applier(extra);
     }
 
     private SinkRecord change(String topic, int partition, Op op, int id, int clusterSeconds) {
@@ -76,7 +72,11 @@ class ResnapshotSweepTest {
 
     /** Headers as the worker's default header converter hands them to the task (a scope's JSON parsed into a Map). */
     private SinkRecord marker(int partition, ResnapshotMarker.Stage stage, int partitions, IdScope scope) {
-        ResnapshotMarker m = new ResnapshotMarker(stage, SHOP_ORDERS, TestRecords.ts(EPOCH), partitions, scope);
+        return marker(partition, stage, partitions, scope, EPOCH);
+    }
+
+    private SinkRecord marker(int partition, ResnapshotMarker.Stage stage, int partitions, IdScope scope, int epochSeconds) {
+        ResnapshotMarker m = new ResnapshotMarker(stage, SHOP_ORDERS, TestRecords.ts(epochSeconds), partitions, scope);
         SimpleHeaderConverter converter = new SimpleHeaderConverter();
         converter.configure(Map.of());
         Map<String, String> sent = new java.util.LinkedHashMap<>(Map.of(EventHeaders.KIND, EventHeaders.KIND_CONTROL,
@@ -115,7 +115,7 @@ class ResnapshotSweepTest {
         // the copy found 1, 2 (and 11); 6 was changed during the copy (after the epoch); 7 was inserted after the
         // marker, in the same batch; 3, 4, 5 were deleted at the source while the history was lost
         BatchOutcome out = a.apply(List.of(
-                marker(0, ResnapshotMarker.Stage.BEGIN, 2),
+                marker(0, ResnapshotMarker.Stage.BEGIN, 2), marker(1, ResnapshotMarker.Stage.BEGIN, 2),
                 change(TOPIC, 0, Op.READ, 1, EPOCH), change(TOPIC, 0, Op.READ, 2, EPOCH),
                 change(TOPIC, 0, Op.UPDATE, 6, EPOCH + 5),
                 marker(0, ResnapshotMarker.Stage.COMPLETE, 2),
@@ -143,7 +143,8 @@ class ResnapshotSweepTest {
     void aRedeliveredMarkerIsIdempotentAndANewerReinsertSurvivesIt() {
         BatchApplier a = applier(Map.of());
         before(a);
-        List<SinkRecord> batch = List.of(change(TOPIC, 0, Op.READ, 1, EPOCH), marker(0, ResnapshotMarker.Stage.COMPLETE, 1));
+        List<SinkRecord> batch = List.of(marker(0, ResnapshotMarker.Stage.BEGIN, 1), change(TOPIC, 0, Op.READ, 1, EPOCH),
+                marker(0, ResnapshotMarker.Stage.COMPLETE, 1));
         a.apply(batch);
         assertThat(ids()).containsExactly(1, 11, 12, 13, 21);
         a.apply(List.of(change(TOPIC, 0, Op.INSERT, 4, EPOCH + 1))); // re-inserted at the source after the copy
@@ -155,9 +156,52 @@ class ResnapshotSweepTest {
     void withoutVersionsNothingIsSweptAndNothingFails() {
         BatchApplier a = applier(Map.of("stale.guard", "off"));
         before(a);
-        BatchOutcome out = a.apply(List.of(change(TOPIC, 0, Op.READ, 1, EPOCH), marker(0, ResnapshotMarker.Stage.COMPLETE, 1)));
+        BatchOutcome out = a.apply(List.of(marker(0, ResnapshotMarker.Stage.BEGIN, 1), change(TOPIC, 0, Op.READ, 1, EPOCH),
+                marker(0, ResnapshotMarker.Stage.COMPLETE, 1)));
         assertThat(out.failures()).isEmpty();
         assertThat(ids()).containsExactly(1, 2, 3, 4, 5, 6, 11, 12, 13, 21);
+    }
+
+    @Test
+    void aCompleteWithoutItsBeginOnThatPartitionIsRefusedAndSweepsNothing() {
+        BatchApplier a = applier(Map.of());
+        before(a);
+        // a begin of another epoch on partition 0, and this epoch's begin on partition 1 only: neither counts for
+        // a complete on partition 0
+        SinkRecord otherEpoch = marker(0, ResnapshotMarker.Stage.BEGIN, 2, IdScope.ALL, EPOCH - 50);
+        SinkRecord orphan = marker(0, ResnapshotMarker.Stage.COMPLETE, 2);
+        SinkRecord again = marker(0, ResnapshotMarker.Stage.COMPLETE, 2); // the same marker re-sent: refused as well
+        BatchOutcome out = a.apply(List.of(otherEpoch, marker(1, ResnapshotMarker.Stage.BEGIN, 2), orphan,
+                change(TOPIC, 0, Op.INSERT, 7, EPOCH + 1), again));
+        assertThat(out.failures()).extracting(f -> f.record()).containsExactly(orphan, again);
+        assertThat(out.failures().get(0).reason()).contains("without its resnapshot.begin marker of the same epoch earlier on "
+                + TOPIC + "-0").contains("sweeps nothing");
+        assertThat(ids()).containsExactly(1, 2, 3, 4, 5, 6, 7, 11, 12, 13, 21);
+    }
+
+    @Test
+    void aBeginSeenBeforeARestartStillCounts() {
+        before(applier(Map.of()));
+        applier(Map.of()).apply(List.of(marker(0, ResnapshotMarker.Stage.BEGIN, 1), change(TOPIC, 0, Op.READ, 1, EPOCH)));
+        // a new task (a restart): what it knows of the begin is in the destination
+        BatchOutcome out = applier(Map.of()).apply(List.of(marker(0, ResnapshotMarker.Stage.COMPLETE, 1)));
+        assertThat(out.failures()).isEmpty();
+        assertThat(ids()).containsExactly(1, 11, 12, 13, 21);
+    }
+
+    @Test
+    void aMarkerWhoseEpochIsAheadOfTheClockIsRefusedAndNeitherBeginsNorSweeps() {
+        BatchApplier a = applier(Map.of("version.max.ahead.ms", "60000"));
+        before(a);
+        int future = (int) (System.currentTimeMillis() / 1000 + 3600); // an hour ahead
+        SinkRecord begin = marker(0, ResnapshotMarker.Stage.BEGIN, 1, IdScope.ALL, future);
+        SinkRecord complete = marker(0, ResnapshotMarker.Stage.COMPLETE, 1, IdScope.ALL, future);
+        BatchOutcome out = a.apply(List.of(begin, complete));
+        assertThat(out.failures()).extracting(f -> f.record()).containsExactly(begin, complete);
+        assertThat(out.failures().get(1).reason()).contains("the epoch of this resnapshot.complete marker")
+                .contains("ahead of this worker's clock").contains("version.max.ahead.ms (60000 ms)");
+        assertThat(ids()).containsExactly(1, 2, 3, 4, 5, 6, 11, 12, 13, 21);
+        assertThat(client.getDatabase("dest").getCollection(dev.tideline.sink.guard.CopyBegins.COLLECTION).countDocuments()).isZero();
     }
 
     @Test

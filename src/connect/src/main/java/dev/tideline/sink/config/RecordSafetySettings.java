@@ -19,13 +19,20 @@ public final class RecordSafetySettings {
     public static final String RECORD_MAX_BYTES = "record.max.bytes";
     /** Three times MongoDB's 16 MiB document limit: room for the JSON forms of the largest documents. */
     public static final long DEFAULT_RECORD_MAX_BYTES = 48L * 1024 * 1024;
+    public static final String VERSION_MAX_AHEAD_MS = "version.max.ahead.ms";
+    /** Five minutes: well above the skew of synchronized clocks, far below what pins a document for long. */
+    public static final long DEFAULT_VERSION_MAX_AHEAD_MS = 5 * 60_000L;
+    /** A day: beyond that no clock is merely skewed, and a forged version would pin documents for as long. */
+    static final long MAX_VERSION_MAX_AHEAD_MS = 24 * 3_600_000L;
 
     private final List<String> allowedDatabases;
     private final long maxRecordBytes;
+    private final long versionMaxAheadMs;
 
     RecordSafetySettings(AbstractConfig c) {
         allowedDatabases = c.getList(DATABASE_ALLOW).stream().map(String::trim).filter(s -> !s.isEmpty()).toList();
         maxRecordBytes = c.getLong(RECORD_MAX_BYTES);
+        versionMaxAheadMs = c.getLong(VERSION_MAX_AHEAD_MS);
     }
 
     static void define(ConfigDef def) {
@@ -45,6 +52,15 @@ public final class RecordSafetySettings {
                         + "dead letter queue with the reason, before it is decoded. MongoDB stores documents up to 16 MiB; "
                         + "the default leaves room for the longer JSON forms.",
                 GROUP, ++order, Width.SHORT, "Max record size (bytes)");
+        def.define(VERSION_MAX_AHEAD_MS, Type.LONG, DEFAULT_VERSION_MAX_AHEAD_MS,
+                ConfigDef.Range.between(1_000L, MAX_VERSION_MAX_AHEAD_MS), Importance.LOW,
+                "How far ahead of this worker's clock a version taken from a record may be: a change's source cluster "
+                        + "time (or a date of version.field) and a resnapshot marker's epoch. A record further ahead goes "
+                        + "to the dead letter queue with the reason and is never recorded in _tideline_versions, where a "
+                        + "version from the future would make every later change of its documents look stale; a marker "
+                        + "further ahead sweeps nothing. Raise it only if the source cluster's clock runs ahead of the "
+                        + "workers' by more than the default.",
+                GROUP, ++order, Width.SHORT, "Max version ahead of the clock (ms)");
     }
 
     /** The destination databases the sink may write; empty: any but admin, config and local. */
@@ -54,5 +70,10 @@ public final class RecordSafetySettings {
 
     public long maxRecordBytes() {
         return maxRecordBytes;
+    }
+
+    /** How far ahead of this worker's clock a record's version or a marker's epoch may be, in ms. */
+    public long versionMaxAheadMs() {
+        return versionMaxAheadMs;
     }
 }

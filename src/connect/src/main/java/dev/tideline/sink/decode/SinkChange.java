@@ -23,9 +23,13 @@ import org.bson.BsonValue;
  *                 one batch are folded together); empty otherwise
  * @param shardKey the shard key fields of the source's {@code documentKey} besides {@code _id} (field
  *                 name or dotted path → value), empty when the record carries none
+ * @param updateRecords for an update: the record each description came from (one per description: the
+ *                 same record, or the records folded together), so that one refused description is
+ *                 reported as its own record; empty otherwise
  */
 public record SinkChange(SinkRecord record, Kind kind, Namespace sourceNs, BsonValue id, BsonDocument document,
-                         BsonValue version, List<UpdateDescription> updates, BsonDocument shardKey) implements Decoded {
+                         BsonValue version, List<UpdateDescription> updates, BsonDocument shardKey,
+                         List<SinkRecord> updateRecords) implements Decoded {
     public enum Kind { WRITE, DELETE, UPDATE }
 
     public SinkChange {
@@ -33,6 +37,7 @@ public record SinkChange(SinkRecord record, Kind kind, Namespace sourceNs, BsonV
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(id, "id");
         updates = List.copyOf(updates);
+        updateRecords = List.copyOf(updateRecords);
         shardKey = shardKey == null ? new BsonDocument() : shardKey;
         if ((kind == Kind.WRITE) != (document != null)) {
             throw new IllegalArgumentException("a write carries a document, a delete or an update does not");
@@ -40,6 +45,16 @@ public record SinkChange(SinkRecord record, Kind kind, Namespace sourceNs, BsonV
         if ((kind == Kind.UPDATE) != !updates.isEmpty()) {
             throw new IllegalArgumentException("an update carries its descriptions, a write or a delete does not");
         }
+        if (updateRecords.size() != updates.size()) {
+            throw new IllegalArgumentException("one record per update description, got " + updateRecords.size() + " for "
+                    + updates.size());
+        }
+    }
+
+    /** A change whose update descriptions (if any) all come from {@code record}. */
+    public SinkChange(SinkRecord record, Kind kind, Namespace sourceNs, BsonValue id, BsonDocument document, BsonValue version,
+                      List<UpdateDescription> updates, BsonDocument shardKey) {
+        this(record, kind, sourceNs, id, document, version, updates, shardKey, java.util.Collections.nCopies(updates.size(), record));
     }
 
     /** A change without shard key fields. */
@@ -61,12 +76,12 @@ public record SinkChange(SinkRecord record, Kind kind, Namespace sourceNs, BsonV
 
     /** The same change with the shard key fields the record carries (null: none). */
     public SinkChange withShardKey(BsonDocument fields) {
-        return new SinkChange(record, kind, sourceNs, id, document, version, updates, fields);
+        return new SinkChange(record, kind, sourceNs, id, document, version, updates, fields, updateRecords);
     }
 
     /** The same change as a whole-document write of {@code newDocument} (a partial update made whole), keeping the rest. */
     public SinkChange asWrite(BsonDocument newDocument) {
-        return new SinkChange(record, Kind.WRITE, sourceNs, id, newDocument, version, List.of(), shardKey);
+        return new SinkChange(record, Kind.WRITE, sourceNs, id, newDocument, version, List.of(), shardKey, List.of());
     }
 
     public boolean isDelete() {

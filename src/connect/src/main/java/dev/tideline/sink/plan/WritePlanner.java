@@ -1,6 +1,7 @@
 package dev.tideline.sink.plan;
 
 import dev.tideline.event.Namespace;
+import dev.tideline.sink.check.RecordFaults;
 import dev.tideline.sink.decode.Ids;
 import dev.tideline.sink.decode.SinkChange;
 import dev.tideline.sink.decode.UpdateDescription;
@@ -11,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.kafka.connect.sink.SinkRecord;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
@@ -33,6 +35,11 @@ public final class WritePlanner {
     }
 
     public static WritePlan plan(List<RoutedChange> changes) {
+        return plan(changes, new PaddingBudget());
+    }
+
+    /** @param padding the batch's bound on the nulls partial updates add to arrays */
+    public static WritePlan plan(List<RoutedChange> changes, PaddingBudget padding) {
         Map<Namespace, Map<BsonValue, RoutedChange>> latest = new LinkedHashMap<>();
         int superseded = 0;
         List<Refusal> refused = new ArrayList<>();
@@ -56,10 +63,17 @@ public final class WritePlanner {
                     continue;
                 }
                 try {
-                    survivor = fold(previous, c);
+                    survivor = fold(previous, c, padding);
                 } catch (UpdateApplier.NotApplicable e) {
                     refused.add(new Refusal(c, "the update of _id " + Ids.show(id) + " does not fit the document "
                             + "written before it in the same batch: " + e.getMessage()));
+                    continue;
+                } catch (UpdateApplier.OutOfBounds e) {
+                    refused.add(new Refusal(c, "refused: the update of _id " + Ids.show(id) + " " + e.getMessage()));
+                    continue;
+                } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
+                    refused.add(new Refusal(c, RecordFaults.reason("while applying the update of _id " + Ids.show(id)
+                            + " to the document written before it in the same batch", e)));
                     continue;
                 }
             }
@@ -77,17 +91,19 @@ public final class WritePlanner {
      * whole new document; after another partial update, both descriptions in order. Either way one
      * write per document remains, carrying the later change's version and record.
      */
-    private static RoutedChange fold(RoutedChange previous, RoutedChange update) {
+    private static RoutedChange fold(RoutedChange previous, RoutedChange update, PaddingBudget padding) {
         SinkChange p = previous.change();
         SinkChange u = update.change();
         SinkChange folded;
         if (p.isPartial()) {
             List<UpdateDescription> both = new ArrayList<>(p.updates());
             both.addAll(u.updates());
+            List<SinkRecord> records = new ArrayList<>(p.updateRecords());
+            records.addAll(u.updateRecords());
             folded = new SinkChange(u.record(), SinkChange.Kind.UPDATE, u.sourceNs(), u.id(), null, u.version(), both,
-                    u.shardKey());
+                    u.shardKey(), records);
         } else {
-            folded = u.asWrite(UpdateApplier.apply(p.document(), u.updates()));
+            folded = u.asWrite(UpdateApplier.apply(p.document(), u.updates(), padding));
         }
         return new RoutedChange(folded, update.destination());
     }

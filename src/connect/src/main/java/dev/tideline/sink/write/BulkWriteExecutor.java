@@ -11,6 +11,7 @@ import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.sink.config.WriteMode;
 import dev.tideline.sink.check.DocumentRules;
+import dev.tideline.sink.check.RecordFaults;
 import dev.tideline.sink.decode.Ids;
 import dev.tideline.sink.decode.SinkChange;
 import dev.tideline.sink.plan.WriteFilter;
@@ -69,6 +70,10 @@ public final class BulkWriteExecutor {
                     } catch (BsonSerializationException | IllegalArgumentException e) {
                         failures.add(new RecordFailure(rc.change().record(), "document _id " + Ids.show(rc.change().id())
                                 + " for " + batch.destination() + " cannot be encoded as BSON: " + e.getMessage(), e));
+                        continue;
+                    } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
+                        failures.add(new RecordFailure(rc.change().record(), RecordFaults.reason("while encoding the document _id "
+                                + Ids.show(rc.change().id()) + " for " + batch.destination(), e), e));
                         continue;
                     }
                     int size = encoded.getByteBuffer().remaining();

@@ -3,15 +3,21 @@ package dev.tideline.sink.write;
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
 import dev.tideline.sink.check.ExactMatch;
+import dev.tideline.sink.check.RecordFaults;
 import dev.tideline.sink.decode.Ids;
 import dev.tideline.sink.decode.SinkChange;
 import dev.tideline.sink.plan.NamespaceBatch;
+import dev.tideline.sink.plan.PaddingBudget;
 import dev.tideline.sink.plan.UpdateApplier;
 import dev.tideline.sink.route.RoutedChange;
+import dev.tideline.sink.decode.UpdateDescription;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.connect.sink.SinkRecord;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
@@ -47,6 +53,11 @@ public final class PartialUpdates {
     }
 
     public Resolved resolve(NamespaceBatch batch) {
+        return resolve(batch, new PaddingBudget());
+    }
+
+    /** @param padding the batch's bound on the nulls partial updates add to arrays */
+    public Resolved resolve(NamespaceBatch batch, PaddingBudget padding) {
         List<BsonValue> ids = batch.writes().stream().map(RoutedChange::change).filter(SinkChange::isPartial)
                 .map(SinkChange::id).toList();
         if (ids.isEmpty()) {
@@ -68,23 +79,53 @@ public final class PartialUpdates {
             }
             BsonDocument base = current.get(c.id());
             if (base == null) {
-                refused.add(new RecordFailure(c.record(), "update without full document for _id " + Ids.show(c.id())
+                refuseAll(c, "update without full document for _id " + Ids.show(c.id())
                         + ", which is absent at the destination " + batch.destination() + ": it cannot be reconstructed. "
                         + "Enable change.stream.full.document=updateLookup on the official source connector (Debezium: "
                         + "capture.mode=change_streams_update_full), or copy the collection first (copy.existing / "
-                        + "snapshot), then replay", null));
+                        + "snapshot), then replay", null, refused);
                 continue;
             }
-            try {
-                BsonDocument doc = UpdateApplier.apply(base, c.updates());
-                writes.add(new RoutedChange(c.asWrite(doc), rc.destination()));
-            } catch (UpdateApplier.NotApplicable e) {
-                refused.add(new RecordFailure(c.record(), "the update of _id " + Ids.show(c.id()) + " does not fit the "
-                        + "document at the destination " + batch.destination() + " (it differs from the source's): "
-                        + e.getMessage(), e));
-            }
+            Optional<BsonDocument> doc = applyWithin(c, base, batch, padding, refused);
+            doc.ifPresent(d -> writes.add(new RoutedChange(c.asWrite(d), rc.destination())));
         }
         return new Resolved(batch.withWrites(writes), refused);
+    }
+
+    /**
+     * The document with the change's descriptions applied. A description MongoDB would refuse whatever the
+     * document ({@link UpdateApplier.OutOfBounds}: it never happened at the source) is refused as its own
+     * record and the others are applied without it; a change that does not fit the document refuses every
+     * record folded into it. Empty when nothing is left to write.
+     */
+    private static Optional<BsonDocument> applyWithin(SinkChange c, BsonDocument base, NamespaceBatch batch, PaddingBudget padding,
+                                                      List<RecordFailure> refused) {
+        List<UpdateDescription> descriptions = new ArrayList<>(c.updates());
+        List<SinkRecord> records = new ArrayList<>(c.updateRecords());
+        while (!descriptions.isEmpty()) {
+            try {
+                return Optional.of(UpdateApplier.apply(base, descriptions, padding));
+            } catch (UpdateApplier.OutOfBounds e) {
+                SinkRecord record = records.remove(e.description());
+                descriptions.remove(e.description());
+                refused.add(new RecordFailure(record, "refused: the update of _id " + Ids.show(c.id()) + " for "
+                        + batch.destination() + " " + e.getMessage(), e));
+            } catch (UpdateApplier.NotApplicable e) {
+                refuseAll(c, "the update of _id " + Ids.show(c.id()) + " does not fit the document at the destination "
+                        + batch.destination() + " (it differs from the source's): " + e.getMessage(), e, refused);
+                return Optional.empty();
+            } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
+                refuseAll(c, RecordFaults.reason("while applying the update of _id " + Ids.show(c.id()) + " to the document at "
+                        + batch.destination(), e), e, refused);
+                return Optional.empty();
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Refuses every record folded into the change, each once. */
+    private static void refuseAll(SinkChange c, String reason, Throwable cause, List<RecordFailure> refused) {
+        new LinkedHashSet<>(c.updateRecords()).forEach(r -> refused.add(new RecordFailure(r, reason, cause)));
     }
 
     private Map<BsonValue, BsonDocument> read(NamespaceBatch batch, List<BsonValue> ids) {

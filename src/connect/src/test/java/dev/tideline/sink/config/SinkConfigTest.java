@@ -34,7 +34,8 @@ class SinkConfigTest {
                 "stale.guard", "version.field", "bulk.chunk.size", "retry.backoff.initial.ms", "retry.backoff.max.ms",
                 "peer.cluster.id", "peer.tombstone.ttl.ms", "peer.status.database", "peer.lag.degraded.ms", "peer.tenants",
                 "peer.heartbeat.namespace", "peer.heartbeat.interval.ms", "peer.clock.max.ahead.ms", "peer.stamp.key",
-                "peer.stamp.key.previous", "database.allow", "record.max.bytes", "shard.key.fields", "duplicate.key.retry.ms");
+                "peer.stamp.key.previous", "database.allow", "record.max.bytes", "shard.key.fields", "duplicate.key.retry.ms",
+                "version.max.ahead.ms");
         for (ConfigDef.ConfigKey key : def.configKeys().values()) {
             assertThat(key.documentation).as(key.name).isNotBlank();
             assertThat(key.group).as(key.name).isNotBlank();
@@ -207,5 +208,16 @@ class SinkConfigTest {
         assertThat(new SinkConfig(Map.of("mongodb.uri", "mongodb://h")).safety().maxRecordBytes()).isEqualTo(48L * 1024 * 1024);
         assertThatThrownBy(() -> new SinkConfig(Map.of("mongodb.uri", "mongodb://h", "record.max.bytes", "10")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("record.max.bytes");
+    }
+
+    @Test
+    void versionsMayBeMinutesAheadByDefaultAndAtMostADay() {
+        assertThat(new SinkConfig(Map.of("mongodb.uri", "mongodb://h")).safety().versionMaxAheadMs()).isEqualTo(300_000L);
+        assertThat(new SinkConfig(Map.of("mongodb.uri", "mongodb://h", "version.max.ahead.ms", "86400000")).safety()
+                .versionMaxAheadMs()).isEqualTo(86_400_000L);
+        for (String bad : new String[] {"999", "86400001", "-1"}) {
+            assertThatThrownBy(() -> new SinkConfig(Map.of("mongodb.uri", "mongodb://h", "version.max.ahead.ms", bad)))
+                    .isInstanceOf(ConfigException.class).hasMessageContaining("version.max.ahead.ms");
+        }
     }
 }
