@@ -52,6 +52,18 @@ final class StreamRecovery {
         FAIL
     }
 
+    /** How recovery waits before a stream reopens (a test counts what it would wait instead of waiting). */
+    @FunctionalInterface
+    interface Sleeper {
+        void sleep(long ms) throws InterruptedException;
+    }
+
+    /**
+     * How many ChangeStreamFatalErrors (280) in a row, with every position's history still there and the
+     * stream never past where it stood, before the collections it cannot get past are parked.
+     */
+    static final int MAX_UNEXPLAINED_FATAL = 5;
+
     /** What recovery may do to the stream it recovers; on the stream's thread. */
     interface Stream {
         /** Opens the cursor where the stream stands; {@code trimmed}: one event at a time, without its documents. */
@@ -78,7 +90,13 @@ final class StreamRecovery {
     private final ChangeStreamCursors cursors;
     private final FragmentAssembler assembler;
     private final Stream stream;
+    private final Sleeper sleeper;
     private final Backoff backoff = new Backoff(1_000, 30_000);
+    /** Back-off between ChangeStreamFatalErrors whose history is there: reset only once the stream gets past them. */
+    private final Backoff fatalBackoff = new Backoff(1_000, 30_000);
+    /** Where the stream stood at the first of the ChangeStreamFatalErrors in a row whose history is there, or null. */
+    private StreamPosition fatalAt;
+    private int fatalInARow;
     private boolean splitSupported = true;
     private boolean preImages;
     /** Reading one event per batch to find the one too large to send (see {@link #readPastTooLargeEvent}). */
@@ -86,8 +104,9 @@ final class StreamRecovery {
     private int singleEventReads;
 
     StreamRecovery(String db, DatabaseStream.Settings settings, StreamMembers members, StreamOutput out,
-                   ChangeStreamCursors cursors, FragmentAssembler assembler, Stream stream) {
+                   ChangeStreamCursors cursors, FragmentAssembler assembler, Stream stream, Sleeper sleeper) {
         this.db = db;
+        this.sleeper = sleeper;
         this.settings = settings;
         this.members = members;
         this.out = out;
@@ -95,11 +114,6 @@ final class StreamRecovery {
         this.assembler = assembler;
         this.stream = stream;
         this.preImages = settings.preImages();
-    }
-
-    /** Whether the stream asks for {@code $changeStreamSplitLargeEvent}. */
-    boolean splitSupported() {
-        return splitSupported;
     }
 
     /** Whether the stream asks for pre-images. */
@@ -112,14 +126,30 @@ final class StreamRecovery {
         return singleEvent || trimmed ? 1 : settings.batchSize();
     }
 
-    /** A batch was handed over: the back-off starts again, and a search for a too-large event may end. */
-    void handedOver() {
+    /**
+     * Where the stream opens and what it asks for: the same pipeline for the stream and for the probes of
+     * its history ({@link #findLostHistory}), so a probe answers as the stream would.
+     */
+    StreamPipeline.Opening plan(boolean trimmed) {
+        return StreamPipeline.plan(db, members.list(), splitSupported, trimmed, settings.repairSignals());
+    }
+
+    /**
+     * A batch was handed over and the stream stands at {@code read}: the back-off starts again, a search
+     * for a too-large event may end, and ChangeStreamFatalErrors in a row end once the stream got past them.
+     */
+    void handedOver(StreamPosition read) {
         if (singleEvent && ++singleEventReads > settings.batchSize()) {
             // a whole batch read one by one without meeting it again: whatever it was is gone
             singleEvent = false;
             stream.close();
         }
         backoff.reset();
+        if (fatalAt != null && read != null && read.compareTo(fatalAt) > 0) {
+            fatalAt = null;
+            fatalInARow = 0;
+            fatalBackoff.reset();
+        }
     }
 
     /**
@@ -188,7 +218,7 @@ final class StreamRecovery {
         RuntimeException subject = subject(e);
         switch (remedy) {
             case RETRY -> retry(subject);
-            case FIND_LOST_HISTORY -> findLostHistory(e);
+            case FIND_LOST_HISTORY -> findLostHistory(subject);
             case READ_PAST_TOO_LARGE_EVENT -> readPastTooLargeEvent(e);
             case WITHOUT_SPLIT_STAGE -> {
                 splitSupported = false;
@@ -219,22 +249,24 @@ final class StreamRecovery {
         log.warn("Change stream of {} interrupted by a transient error (attempt {}), reopening in {} ms: {}", db,
                 backoff.attempts(), delay, e.toString());
         out.retrying(e, delay);
-        Thread.sleep(delay);
+        sleeper.sleep(delay);
     }
 
     /**
      * The server no longer has the history of some position. Which members are affected is asked of the
-     * server ({@link HistoryWindow}); those leave the stream for their lost-history policy, the others go on.
+     * server ({@link HistoryWindow}), with the stream's own pipeline (a probe without the split stage is
+     * refused at a split event's position, which the stream is not); those leave the stream for their
+     * lost-history policy, the others go on. When every position still opens, the failure was not lost
+     * history ({@link #notLostHistory}).
      */
-    private void findLostHistory(RuntimeException cause) {
+    private void findLostHistory(RuntimeException cause) throws InterruptedException {
         List<StreamPosition> points = members.openingPoints();
-        int first = HistoryWindow.firstReachable(points, cursors::opensAt);
+        List<org.bson.BsonDocument> pipeline = plan(false).pipeline();
+        int first = HistoryWindow.firstReachable(points, p -> cursors.opensAt(new StreamPipeline.Opening(p, pipeline), preImages));
         List<StreamMembers.Lost> lost = members.removeBefore(first < points.size() ? points.get(first) : null);
         stream.membersChanged();
         if (lost.isEmpty()) {
-            // every position opens now: the history vanished under a running cursor and the reopen resumes it
-            log.warn("Change stream of {}: {} while reading, but every collection's position is still in the oplog; reopening",
-                    db, cause.getMessage());
+            notLostHistory(cause, points);
             return;
         }
         log.warn("Change stream of {}: the history of {} collection(s) is no longer in the oplog ({}); the other {} go on",
@@ -242,6 +274,38 @@ final class StreamRecovery {
         for (StreamMembers.Lost l : lost) {
             out.historyLost(l.collection(), l.position(), l.afterCopy(), cause);
         }
+    }
+
+    /**
+     * Every position still opens: the history vanished under a running cursor (the reopen resumes it), or
+     * the server refused something else with ChangeStreamFatalError (280). Reopens after a back-off; after
+     * {@value #MAX_UNEXPLAINED_FATAL} in a row without the stream getting past where it stood, the
+     * collections at the stream's start (the position it cannot get past) are parked with the reason.
+     */
+    private void notLostHistory(RuntimeException cause, List<StreamPosition> points) throws InterruptedException {
+        StreamPosition start = points.get(0);
+        if (fatalAt == null || start.compareTo(fatalAt) > 0) {
+            fatalAt = start;
+            fatalInARow = 0;
+            fatalBackoff.reset();
+        }
+        if (++fatalInARow >= MAX_UNEXPLAINED_FATAL) {
+            String reason = "the change stream answered " + cause.getMessage() + " " + fatalInARow + " times in a row at this "
+                    + "collection's position (" + start + "), although its history is still in the oplog: the stream cannot get "
+                    + "past it. Reset this collection's offset to copy it again (or to a later position), then restart the task";
+            for (String coll : members.at(start)) {
+                park(coll, reason);
+            }
+            fatalAt = null;
+            fatalInARow = 0;
+            fatalBackoff.reset();
+            return;
+        }
+        long delay = fatalBackoff.next();
+        log.warn("Change stream of {}: {} ({} in a row), but every collection's position is still in the oplog; reopening in {} ms",
+                db, cause.getMessage(), fatalInARow, delay);
+        out.retrying(cause, delay);
+        sleeper.sleep(delay);
     }
 
     /**
@@ -273,13 +337,16 @@ final class StreamRecovery {
         String coll = event.coll() != null && members.contains(event.coll()) ? event.coll() : null;
         String what = event.type() + " of _id " + (event.documentId() == null ? "?" : event.documentId().toString())
                 + " in " + db + "." + event.coll() + " at " + event.clusterTime();
+        String unsplittable = splitSupported
+                ? "$changeStreamSplitLargeEvent cannot split it (one of its fields is over 16 MB on its own: " + cause.getMessage() + ")"
+                : "this server cannot split it ($changeStreamSplitLargeEvent needs MongoDB 7.0, or 6.0.9+)";
         if (coll != null && settings.largeEvents() == LargeEventPolicy.PARK) {
-            park(coll, "the " + what + " is larger than MongoDB can send (16 MB) and this server cannot split it "
-                    + "($changeStreamSplitLargeEvent needs MongoDB 7.0, or 6.0.9+). large.event.policy=park: this collection "
-                    + "stops here; set large.event.policy=skip to read on past it, or reset the collection's offset to copy it again");
+            park(coll, "the " + what + " is larger than MongoDB can send (16 MB) and " + unsplittable + ". large.event.policy=park: "
+                    + "this collection stops here; set large.event.policy=skip to read on past it, or reset the collection's offset "
+                    + "to copy it again");
         } else if (coll != null) {
-            String detail = "the " + what + " is larger than MongoDB can send (16 MB) and this server cannot split it "
-                    + "($changeStreamSplitLargeEvent needs MongoDB 7.0, or 6.0.9+): SKIPPED (large.event.policy=skip). The "
+            String detail = "the " + what + " is larger than MongoDB can send (16 MB) and " + unsplittable
+                    + ": SKIPPED (large.event.policy=skip). The "
                     + "destination keeps the document's previous version until its next change; reset this collection's offset "
                     + "to copy it again";
             log.warn("Change stream of {}: {}", db, detail);
