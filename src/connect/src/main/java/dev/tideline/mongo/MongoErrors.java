@@ -3,6 +3,7 @@ package dev.tideline.mongo;
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
+import com.mongodb.MongoExecutionTimeoutException;
 import com.mongodb.MongoNodeIsRecoveringException;
 import com.mongodb.MongoNotPrimaryException;
 import com.mongodb.MongoSecurityException;
@@ -276,7 +277,13 @@ public final class MongoErrors {
      * goes on from its last position; a caller whose whole answer would take as long again must stop instead.
      */
     public static boolean isTimeLimitExceeded(Throwable t) {
-        return serverCode(t) == MAX_TIME_MS_EXPIRED;
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            // the driver answers 50 with MongoExecutionTimeoutException, which is not a MongoServerException
+            if (c instanceof MongoExecutionTimeoutException || c instanceof MongoException me && me.getCode() == MAX_TIME_MS_EXPIRED) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether the server refused a pipeline because it does not know one of its stages. */

@@ -88,6 +88,8 @@ class ReadErrorClassificationTest {
     @Test
     void aTimeLimitIsToldApartFromOtherTransientErrors() {
         assertThat(MongoErrors.isTimeLimitExceeded(refused(50, "MaxTimeMSExpired"))).isTrue();
+        assertThat(MongoErrors.isTimeLimitExceeded(new com.mongodb.MongoExecutionTimeoutException(50, "operation exceeded time limit")))
+                .as("as the driver throws it").isTrue();
         assertThat(MongoErrors.isTimeLimitExceeded(refused(91, "ShutdownInProgress"))).isFalse();
     }
 
