@@ -39,8 +39,10 @@ import org.slf4j.LoggerFactory;
  * decides what follows ({@link StreamRecovery#decide}) and does it. Failures that belong to one
  * collection stay with it: lost history is found per position ({@link HistoryWindow}) and handed back
  * for that collection's policy; an event too large to send on a server without
- * {@code $changeStreamSplitLargeEvent} is found, read without its documents and skipped or its
- * collection parked ({@link LargeEventPolicy}); a collection whose records cannot be built is parked.
+ * {@code $changeStreamSplitLargeEvent}, or one the stage cannot split, is found, read without its
+ * documents and skipped or its collection parked ({@link LargeEventPolicy}); a collection whose records
+ * cannot be built is parked. An event that arrived in fragments is positioned so that the stream never
+ * reopens at a fragment's token ({@link StreamPosition#afterSplitEvent}).
  * Transient errors reopen with back-off; a server without the split stage or pre-images is read
  * without them; what concerns the whole stream (refused credentials, an unknown error) fails the task
  * with the server's message.

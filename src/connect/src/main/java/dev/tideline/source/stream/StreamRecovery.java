@@ -18,10 +18,12 @@ import org.slf4j.LoggerFactory;
  * on its next round, unless the remedy ends it.
  *
  * <p>Failures that belong to one collection stay with it: lost history is found per position
- * ({@link HistoryWindow}) and handed back for that collection's policy; an event too large to send on
- * a server without {@code $changeStreamSplitLargeEvent} is found, read without its documents and
- * skipped or its collection parked ({@link LargeEventPolicy}); a collection whose records cannot be
- * built is parked. Transient errors reopen with back-off; a server without the split stage or without
+ * ({@link HistoryWindow}, probed with the stream's own pipeline) and handed back for that collection's
+ * policy; a ChangeStreamFatalError whose history is still there reopens with back-off and, repeated
+ * without progress, parks the collections at the stream's start; an event too large to send on a
+ * server without {@code $changeStreamSplitLargeEvent}, or one the stage cannot split (7182500), is
+ * found, read without its documents and skipped or its collection parked ({@link LargeEventPolicy});
+ * a collection whose records cannot be built is parked. Transient errors reopen with back-off; a server without the split stage or without
  * pre-images is read without them; what concerns the whole stream (refused credentials, an unknown
  * error) fails the task with the server's message.
  *
@@ -38,7 +40,7 @@ final class StreamRecovery {
         RETRY,
         /** Some position's history is gone: find whose, hand those to their lost-history policy. */
         FIND_LOST_HISTORY,
-        /** An event over 16 MB that the server cannot split: find it, skip it or park its collection. */
+        /** An event over 16 MB that the server cannot split (no split stage, or 7182500): find it, skip it or park its collection. */
         READ_PAST_TOO_LARGE_EVENT,
         /** The server has no {@code $changeStreamSplitLargeEvent}: reopen without it. */
         WITHOUT_SPLIT_STAGE,

@@ -58,6 +58,16 @@ class StreamFaultsTest {
         return s;
     }
 
+    /** A stream reading {@code collections} from now on, running. */
+    private DatabaseStream streaming(DatabaseStreamTest.Recorder out, String... collections) {
+        DatabaseStream s = stream(out);
+        for (String c : collections) {
+            s.join(c, new BsonDocument(), now(mongo.client()), false);
+        }
+        run(s);
+        return s;
+    }
+
     private void run(DatabaseStream s) {
         Thread t = new Thread(s, "stream-faults-test");
         t.setDaemon(true);
@@ -98,9 +108,7 @@ class StreamFaultsTest {
         MongoCollection<Document> a = db.getCollection("a");
         a.insertOne(new Document("_id", 1));
         DatabaseStreamTest.Recorder first = new DatabaseStreamTest.Recorder();
-        DatabaseStream before = stream(first);
-        before.join("a", new BsonDocument(), now(mongo.client()), false);
-        run(before);
+        DatabaseStream before = streaming(first, "a");
         splitUpdate(a, 2);
         await("the insert and the split update", () -> first.changes("a").size() >= 2);
         stop(before);
@@ -121,6 +129,30 @@ class StreamFaultsTest {
         assertThat(second.parked).isEmpty();
         assertThat(second.changes("a")).extracting(c -> c.event().op()).as("the unset update and the insert, nothing again")
                 .containsExactly(Op.UPDATE, Op.INSERT);
+    }
+
+    /**
+     * An event the split stage cannot split (one field over the limit alone: MongoDB's 7182500) goes to
+     * {@code large.event.policy} like an event too large on a server without the stage: here {@code park}, and the
+     * other collections go on. It failed the task, on the same event after every restart.
+     */
+    @Test
+    void anEventTheSplitStageCannotSplitParksItsCollectionByPolicyAndTheOthersGoOn() throws Exception {
+        MongoDatabase db = start(new AwaitingMemoryBackend().maxEventBytes(LIMIT));
+        db.getCollection("a").insertOne(new Document("_id", 0));
+        DatabaseStreamTest.Recorder out = new DatabaseStreamTest.Recorder();
+        DatabaseStream s = streaming(out, "a", "b");
+        db.getCollection("a").insertOne(new Document("_id", 1));
+        db.getCollection("a").insertOne(new Document("_id", 2).append("one", "x".repeat(LIMIT))); // one field over the limit
+        db.getCollection("a").insertOne(new Document("_id", 3));
+        db.getCollection("b").insertOne(new Document("_id", 1));
+        await("b's insert and a parked", () -> out.changes("b").size() >= 1 && !out.parked.isEmpty());
+        assertThat(ids(out.changes("a"), c -> true)).containsExactly(1);
+        assertThat(out.parked).containsExactly("a");
+        List<Captured.Control> parked = out.controls("a");
+        assertThat(parked).extracting(Captured.Control::type).containsExactly("parked");
+        assertThat(parked.get(0).detail()).contains("_id", "2", "cannot split", "7182500", "large.event.policy=park");
+        assertThat(s.positions()).containsOnlyKeys("b");
     }
 
     /**
@@ -206,9 +238,7 @@ class StreamFaultsTest {
         MongoCollection<Document> a = db.getCollection("a");
         a.insertOne(new Document("_id", 0));
         DatabaseStreamTest.Recorder out = new DatabaseStreamTest.Recorder();
-        DatabaseStream s = stream(out);
-        s.join("a", new BsonDocument(), now(mongo.client()), false);
-        run(s);
+        streaming(out, "a");
         int id = 0;
         for (Object[] fault : new Object[][] {{134, "ReadConcernMajorityNotAvailableYet"}, {202, "NetworkInterfaceExceededTimeLimit"}}) {
             backend.failNext(DB, Set.of("aggregate", "getMore"), (Integer) fault[0], (String) fault[1], 3);
