@@ -156,13 +156,7 @@ final class CollectionCopies implements AutoCloseable {
         MongoCollection<RawBsonDocument> coll = client.getDatabase(c.ns().db()).getCollection(c.ns().coll(), RawBsonDocument.class);
         long estimated = coll.estimatedDocumentCount();
         int chunks = CopyPlan.chunkCount(estimated, tasks, minDocuments);
-        List<BsonValue> bounds;
-        try {
-            bounds = SplitBounds.find(coll, estimated, chunks, SplitBounds.BOUND_MAX_TIME_MS);
-        } catch (SplitBounds.NotFoundInTime e) {
-            log.error("Copy of {} is not split across tasks: {}", c.ns(), e.getMessage());
-            bounds = List.of();
-        }
+        List<BsonValue> bounds = SplitBounds.findOrUnsplit(coll, estimated, chunks);
         CopyPlan plan = new CopyPlan(streamStart, bounds);
         if (plan.chunks() > 1) {
             log.info("Copy of {} (about {} documents) split into {} chunks for {} tasks, at _ids {}", c.ns(), estimated, plan.chunks(),

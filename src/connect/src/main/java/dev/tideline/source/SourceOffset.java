@@ -207,7 +207,7 @@ public final class SourceOffset {
         return token;
     }
 
-    /** The stream start (BACKFILL, or STREAM before the first event), or null. */
+    /** The stream start (BACKFILL, or STREAM before the first event, or after a split event: its cluster time), or null. */
     public BsonTimestamp startAt() {
         return startAt;
     }

@@ -10,6 +10,8 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonValue;
 import org.bson.RawBsonDocument;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Where a split copy's chunks meet ({@link CopyPlan}): the {@code _id}s at documents {@code n/k, 2n/k ...} in
@@ -38,7 +40,23 @@ final class SplitBounds {
         }
     }
 
+    private static final Logger log = LoggerFactory.getLogger(SplitBounds.class);
+
     private SplitBounds() {
+    }
+
+    /**
+     * The bounds ({@link #find}), or none when one cannot be found within {@link #BOUND_MAX_TIME_MS}: the
+     * error is logged naming the bound, and the copy is not split (its owner copies it whole) instead of
+     * the planning being tried again.
+     */
+    static List<BsonValue> findOrUnsplit(MongoCollection<RawBsonDocument> coll, long estimated, int chunks) {
+        try {
+            return find(coll, estimated, chunks, BOUND_MAX_TIME_MS);
+        } catch (NotFoundInTime e) {
+            log.error("Copy of {} is not split across tasks: {}", coll.getNamespace(), e.getMessage());
+            return List.of();
+        }
     }
 
     /**

@@ -104,5 +104,9 @@ class SplitBoundsTest {
                 .hasMessageContaining("document 250 of about 1000").hasMessageContaining("maxTimeMS 5000");
         assertThat(backend.received("find") - findsBefore).isEqualTo(1);
         assertThat(backend.injected()).as("the find carried maxTimeMS").isEqualTo(1);
+
+        // the copy's planning: logged, and the copy is not split (its owner copies it whole), after one more find
+        assertThat(SplitBounds.findOrUnsplit(coll, 1_000, 4)).isEmpty();
+        assertThat(backend.received("find") - findsBefore).isEqualTo(2);
     }
 }
