@@ -7,6 +7,7 @@ import dev.tideline.source.Captured;
 import dev.tideline.source.SourceOffset;
 import dev.tideline.source.config.CaptureSettings.LargeEventPolicy;
 import java.util.List;
+import org.bson.BsonDocument;
 import org.bson.RawBsonDocument;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,9 +24,9 @@ import org.slf4j.LoggerFactory;
  * without progress, parks the collections at the stream's start; an event too large to send on a
  * server without {@code $changeStreamSplitLargeEvent}, or one the stage cannot split (7182500), is
  * found, read without its documents and skipped or its collection parked ({@link LargeEventPolicy});
- * a collection whose records cannot be built is parked. Transient errors reopen with back-off; a server without the split stage or without
- * pre-images is read without them; what concerns the whole stream (refused credentials, an unknown
- * error) fails the task with the server's message.
+ * a collection whose records cannot be built is parked. Transient errors reopen with back-off; a
+ * server without the split stage or without pre-images is read without them; what concerns the whole
+ * stream (refused credentials, an unknown error) fails the task with the server's message.
  *
  * <p>It also holds the reading state those remedies change: whether the split stage and pre-images
  * are asked for, and whether the stream reads one event at a time to find one too large to send.
@@ -256,14 +257,14 @@ final class StreamRecovery {
 
     /**
      * The server no longer has the history of some position. Which members are affected is asked of the
-     * server ({@link HistoryWindow}), with the stream's own pipeline (a probe without the split stage is
-     * refused at a split event's position, which the stream is not); those leave the stream for their
+     * server ({@link HistoryWindow}), with the stream's own pipeline (without the split stage, for one,
+     * MongoDB refuses to resume at a fragment's token with 280); those leave the stream for their
      * lost-history policy, the others go on. When every position still opens, the failure was not lost
      * history ({@link #notLostHistory}).
      */
     private void findLostHistory(RuntimeException cause) throws InterruptedException {
         List<StreamPosition> points = members.openingPoints();
-        List<org.bson.BsonDocument> pipeline = plan(false).pipeline();
+        List<BsonDocument> pipeline = plan(false).pipeline();
         int first = HistoryWindow.firstReachable(points, p -> cursors.opensAt(new StreamPipeline.Opening(p, pipeline), preImages));
         List<StreamMembers.Lost> lost = members.removeBefore(first < points.size() ? points.get(first) : null);
         stream.membersChanged();
@@ -285,6 +286,9 @@ final class StreamRecovery {
      * collections at the stream's start (the position it cannot get past) are parked with the reason.
      */
     private void notLostHistory(RuntimeException cause, List<StreamPosition> points) throws InterruptedException {
+        if (points.isEmpty()) {
+            return; // nothing is read any more: no stream to reopen
+        }
         StreamPosition start = points.get(0);
         if (fatalAt == null || start.compareTo(fatalAt) > 0) {
             fatalAt = start;
