@@ -216,6 +216,8 @@ class StreamFaultsTest {
         await("both collections parked (or a runaway loop)", () -> out.parked.size() == 2 || backend.received("aggregate") > 2_000);
         long aggregates = backend.received("aggregate");
         double perMinute = aggregates * 60_000.0 / Math.max(1, sleptMs.get());
+        System.out.printf("repeating 280: %d aggregates (%d of the stream's, the rest probes) over %d ms of back-off: %.1f a minute%n",
+                aggregates, backend.injected(), sleptMs.get(), perMinute);
         assertThat(out.parked).containsExactly("a", "b");
         assertThat(backend.injected()).as("the stream's own opens: at most %d per parked collection", StreamRecovery.MAX_UNEXPLAINED_FATAL)
                 .isLessThanOrEqualTo(2 * StreamRecovery.MAX_UNEXPLAINED_FATAL);
