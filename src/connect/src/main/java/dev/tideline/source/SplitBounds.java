@@ -23,15 +23,16 @@ import org.slf4j.LoggerFactory;
  * router, so each shard sends up to one step of {@code _id}s per bound, not up to {@code n}.
  *
  * <p>Every find carries its own {@code maxTimeMS}, which overrides a MongoDB 8.0 cluster's
- * {@code defaultMaxTimeMS} (https://www.mongodb.com/docs/manual/reference/cluster-parameters/defaultMaxTimeMS/),
- * whose MaxTimeMSExpired (50) the copy took for a transient error and retried for ever. A bound that cannot be
- * found in that time ends the planning with {@link NotFoundInTime}, never a retry: the same walk would take as
- * long again.
+ * {@code defaultMaxTimeMS} (https://www.mongodb.com/docs/manual/reference/cluster-parameters/defaultMaxTimeMS/:
+ * a find without its own gets that limit, and its MaxTimeMSExpired, 50, is a transient error to a reader that
+ * would retry the same walk for ever). A bound that cannot be found in that time ends the planning with
+ * {@link NotFoundInTime}, never a retry: the same walk would take as long again.
  */
 final class SplitBounds {
     /** How long the server may walk the index for one bound: one step of a 500 million document collection takes seconds. */
     static final long BOUND_MAX_TIME_MS = 60_000;
     private static final BsonDocument BY_ID = new BsonDocument("_id", new BsonInt32(1));
+    private static final Logger log = LoggerFactory.getLogger(SplitBounds.class);
 
     /** A bound could not be found within {@code maxTimeMS}. */
     static final class NotFoundInTime extends RuntimeException {
@@ -39,8 +40,6 @@ final class SplitBounds {
             super(message, cause);
         }
     }
-
-    private static final Logger log = LoggerFactory.getLogger(SplitBounds.class);
 
     private SplitBounds() {
     }
