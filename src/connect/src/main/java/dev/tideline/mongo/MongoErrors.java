@@ -3,6 +3,7 @@ package dev.tideline.mongo;
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
+import com.mongodb.MongoExecutionTimeoutException;
 import com.mongodb.MongoNodeIsRecoveringException;
 import com.mongodb.MongoNotPrimaryException;
 import com.mongodb.MongoSecurityException;
@@ -55,6 +56,13 @@ public final class MongoErrors {
     public static final int MAX_TIME_MS_EXPIRED = 50;
     /** Excluded from the driver's automatic resume like {@link #INTERRUPTED}; reopened by the capture for the same reason. */
     public static final int CURSOR_KILLED = 237;
+    /**
+     * ReadConcernMajorityNotAvailableYet: a node that just started (or became primary) has no majority
+     * commit point yet, so a change stream (always read concern majority) cannot open for a moment.
+     */
+    public static final int READ_CONCERN_MAJORITY_NOT_AVAILABLE_YET = 134;
+    /** NetworkInterfaceExceededTimeLimit: a router's or a node's own call to another member timed out. */
+    public static final int NETWORK_INTERFACE_EXCEEDED_TIME_LIMIT = 202;
 
     /**
      * The server no longer has the cursor (killed, timed out, a restarted node): the cursor is gone,
@@ -85,6 +93,13 @@ public final class MongoErrors {
     public static final int DUPLICATE_KEY = 11000;
     public static final int DOCUMENT_VALIDATION_FAILURE = 121;
     public static final int BSON_OBJECT_TOO_LARGE = 10334;
+    /**
+     * An event that {@code $changeStreamSplitLargeEvent} cannot split: one of its top-level fields (with
+     * the fragment's resume token, which holds the document key) is over 16 MB on its own. MongoDB raises
+     * it as uassert 7182500 ("Splitting change event failed: fragment size ... is greater than maximum
+     * allowed fragment size"), src/mongo/db/pipeline/change_stream_split_event_helpers.cpp.
+     */
+    public static final int CHANGE_EVENT_CANNOT_BE_SPLIT = 7182500;
     public static final int BAD_VALUE = 2;
     public static final int IMMUTABLE_FIELD = 66;
     public static final int INVALID_ID_FIELD = 53;
@@ -114,7 +129,7 @@ public final class MongoErrors {
             INTERRUPTED_AT_SHUTDOWN, INTERRUPTED_DUE_TO_REPL_STATE_CHANGE, NOT_PRIMARY_NO_SECONDARY_OK,
             NOT_PRIMARY_OR_SECONDARY, WRITE_CONCERN_FAILED, LOCK_TIMEOUT, WRITE_CONFLICT, STALE_CONFIG, CURSOR_NOT_FOUND,
             STALE_SHARD_VERSION, FAILED_TO_SATISFY_READ_PREFERENCE, STALE_EPOCH, RETRY_CHANGE_STREAM, INTERRUPTED,
-            MAX_TIME_MS_EXPIRED, CURSOR_KILLED);
+            MAX_TIME_MS_EXPIRED, CURSOR_KILLED, READ_CONCERN_MAJORITY_NOT_AVAILABLE_YET, NETWORK_INTERFACE_EXCEEDED_TIME_LIMIT);
     private static final Set<Integer> HISTORY_LOST_CODES = Set.of(CHANGE_STREAM_FATAL_ERROR,
             CHANGE_STREAM_HISTORY_LOST, CHANGE_STREAM_INVALIDATED, OPLOG_QUERY_MIN_TS_MISSING);
     private static final Set<Integer> PER_RECORD_CODES = Set.of(DUPLICATE_KEY, DOCUMENT_VALIDATION_FAILURE,
@@ -264,7 +279,29 @@ public final class MongoErrors {
      * {@link #classifyWriteError} isolates as a per-record refusal).
      */
     public static boolean isEventTooLarge(Throwable t) {
-        return serverCode(t) == BSON_OBJECT_TOO_LARGE && !(t instanceof MongoWriteException) && !(t instanceof MongoBulkWriteException);
+        int code = serverCode(t);
+        return (code == BSON_OBJECT_TOO_LARGE || code == CHANGE_EVENT_CANNOT_BE_SPLIT) && !(t instanceof MongoWriteException)
+                && !(t instanceof MongoBulkWriteException);
+    }
+
+    /** Whether a change-stream read failed on an event {@code $changeStreamSplitLargeEvent} cannot split (one field over 16 MB). */
+    public static boolean isEventUnsplittable(Throwable t) {
+        return serverCode(t) == CHANGE_EVENT_CANNOT_BE_SPLIT;
+    }
+
+    /**
+     * Whether an operation ran into its time limit (MaxTimeMSExpired, 50): its own {@code maxTimeMS}, or
+     * the {@code defaultMaxTimeMS} a MongoDB 8.0 cluster sets for every read. Retriable for a read that
+     * goes on from its last position; a caller whose whole answer would take as long again must stop instead.
+     */
+    public static boolean isTimeLimitExceeded(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            // the driver answers 50 with MongoExecutionTimeoutException, which is not a MongoServerException
+            if (c instanceof MongoExecutionTimeoutException || c instanceof MongoException me && me.getCode() == MAX_TIME_MS_EXPIRED) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether the server refused a pipeline because it does not know one of its stages. */

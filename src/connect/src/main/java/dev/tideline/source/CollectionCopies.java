@@ -9,15 +9,11 @@ import dev.tideline.mongo.MongoErrors;
 import dev.tideline.source.StartPlanner.Phase;
 import dev.tideline.source.config.SourceConfig;
 import com.mongodb.client.MongoCollection;
-import dev.tideline.mongo.BsonOrder;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.connect.errors.ConnectException;
-import org.bson.BsonDocument;
-import org.bson.BsonInt32;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
 import org.bson.RawBsonDocument;
@@ -41,7 +37,6 @@ import org.slf4j.LoggerFactory;
  */
 final class CollectionCopies implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(CollectionCopies.class);
-    private static final BsonDocument BY_ID = new BsonDocument("_id", new BsonInt32(1));
 
     /** What a finished copy leads to, and how a failure is reported. */
     interface Owner {
@@ -162,18 +157,7 @@ final class CollectionCopies implements AutoCloseable {
         MongoCollection<RawBsonDocument> coll = client.getDatabase(c.ns().db()).getCollection(c.ns().coll(), RawBsonDocument.class);
         long estimated = coll.estimatedDocumentCount();
         int chunks = CopyPlan.chunkCount(estimated, tasks, minDocuments);
-        List<BsonValue> bounds = new ArrayList<>();
-        for (long at : CopyPlan.boundPositions(estimated, chunks)) {
-            // the id at that position in _id order: one index walk on the server, no document read
-            RawBsonDocument found = coll.find().sort(BY_ID).projection(BY_ID).skip((int) Math.min(at, Integer.MAX_VALUE)).limit(1).first();
-            if (found == null) {
-                break; // fewer documents than estimated: fewer chunks
-            }
-            BsonValue id = found.get("_id");
-            if (bounds.isEmpty() || BsonOrder.COMPARATOR.compare(bounds.get(bounds.size() - 1), id) < 0) {
-                bounds.add(id);
-            }
-        }
+        List<BsonValue> bounds = SplitBounds.findOrUnsplit(coll, estimated, chunks);
         CopyPlan plan = new CopyPlan(streamStart, bounds);
         if (plan.chunks() > 1) {
             log.info("Copy of {} (about {} documents) split into {} chunks for {} tasks, at _ids {}", LogText.escape(c.ns()),

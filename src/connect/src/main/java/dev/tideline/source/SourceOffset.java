@@ -31,7 +31,10 @@ import org.bson.json.JsonWriterSettings;
  *       event (or a later post-batch token) and {@code ct} that position's cluster time, so positions of
  *       collections read through one stream always compare ({@link StreamPosition}); or {@code startAt}
  *       alone when no event has been seen yet, with {@code copied} when that is where a finished copy's
- *       stream begins (a copy that outlived the oplog window is told apart from a plain lost history).</li>
+ *       stream begins (a copy that outlived the oplog window is told apart from a plain lost history).
+ *       {@code token} with {@code startAt} (equal to {@code ct}): after an event that arrived split into
+ *       fragments, whose FIRST fragment's token {@code token} is; the stream opens at {@code startAt}, never
+ *       at a fragment's token ({@link StreamPosition#afterSplitEvent}).</li>
  *   <li>{@code SCAN}: the date-scan cursor {@code (scanKey, scanId)}; both null before the first
  *       document (scan from the beginning); {@code scanKey} alone (no id) means "from this key on".</li>
  * </ul>
@@ -178,7 +181,9 @@ public final class SourceOffset {
         if (!position.isToken()) {
             return streamFrom(position.clusterTime());
         }
-        return new SourceOffset(Phase.STREAM, position.token(), position.clusterTime(), null, null, null, null, null, null, false);
+        // after a split event, startAt says so: the stream opens at its cluster time, never at a fragment's token
+        return new SourceOffset(Phase.STREAM, position.token(), position.clusterTime(), position.isSplitEvent() ? position.clusterTime() : null,
+                null, null, null, null, null, false);
     }
 
     public static SourceOffset scan(BsonValue keyValue, BsonValue id) {
@@ -202,7 +207,7 @@ public final class SourceOffset {
         return token;
     }
 
-    /** The stream start (BACKFILL, or STREAM before the first event), or null. */
+    /** The stream start (BACKFILL, or STREAM before the first event, or after a split event: its cluster time), or null. */
     public BsonTimestamp startAt() {
         return startAt;
     }
@@ -241,7 +246,10 @@ public final class SourceOffset {
         if (phase != Phase.STREAM) {
             throw new IllegalStateException("only a stream offset has a stream position, this is " + this);
         }
-        return token != null ? StreamPosition.afterToken(token, clusterTime) : StreamPosition.atOperationTime(startAt);
+        if (token != null) {
+            return startAt != null ? StreamPosition.afterSplitEvent(token, clusterTime) : StreamPosition.afterToken(token, clusterTime);
+        }
+        return StreamPosition.atOperationTime(startAt);
     }
 
     /** The delete-marker cursor's marker {@code _id} (SCAN), or null. */
@@ -455,7 +463,8 @@ public final class SourceOffset {
                                 + "' (its cluster time as a BSON timestamp value: seconds << 32 | increment), or stream from an "
                                 + "operation time with '" + K_START_AT + "'");
                     }
-                    return new SourceOffset(Phase.STREAM, parsed, time, null, null, null, null, null, null, false);
+                    // startAt with a token: after an event that arrived in fragments, opened at its cluster time
+                    return new SourceOffset(Phase.STREAM, parsed, time, startAt != null ? time : null, null, null, null, null, null, false);
                 }
                 if (startAt == null) {
                     throw new InvalidOffsetException("phase stream needs offset key '" + K_TOKEN + "' (a resume token) or '" + K_START_AT + "' (an operation time)");

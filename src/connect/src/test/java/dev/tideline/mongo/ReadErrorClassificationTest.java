@@ -66,9 +66,31 @@ class ReadErrorClassificationTest {
         assertThat(MongoErrors.isEventTooLarge(new MongoQueryException(new BsonDocument("code", new BsonInt32(10334))
                 .append("errmsg", new BsonString("too large")), ADDRESS))).isTrue();
         assertThat(MongoErrors.isEventTooLarge(refused(286, "ChangeStreamHistoryLost"))).isFalse();
+        // what $changeStreamSplitLargeEvent cannot split (one field over 16 MB) is an event too large as well
+        assertThat(MongoErrors.isEventTooLarge(refused(7182500, "Location7182500"))).isTrue();
+        assertThat(MongoErrors.isEventUnsplittable(refused(7182500, "Location7182500"))).isTrue();
+        assertThat(MongoErrors.isEventUnsplittable(refused(10334, "BSONObjectTooLarge"))).isFalse();
         assertThat(MongoErrors.isUnknownPipelineStage(refused(40324, "Location40324"))).isTrue();
         assertThat(MongoErrors.isUnknownField(refused(40415, "Location40415"))).isTrue();
         assertThat(MongoErrors.isUnknownPipelineStage(refused(40415, "Location40415"))).isFalse();
+    }
+
+    /**
+     * ReadConcernMajorityNotAvailableYet (134: a node without a majority commit point yet, e.g. just elected)
+     * and NetworkInterfaceExceededTimeLimit (202: a member's call to another timed out) clear up by themselves.
+     */
+    @Test
+    void aMajorityNotAvailableYetAndAnInternalNetworkTimeLimitAreTransient() {
+        assertThat(MongoErrors.classify(refused(134, "ReadConcernMajorityNotAvailableYet"))).isEqualTo(ErrorClass.RETRIABLE);
+        assertThat(MongoErrors.classify(refused(202, "NetworkInterfaceExceededTimeLimit"))).isEqualTo(ErrorClass.RETRIABLE);
+    }
+
+    @Test
+    void aTimeLimitIsToldApartFromOtherTransientErrors() {
+        assertThat(MongoErrors.isTimeLimitExceeded(refused(50, "MaxTimeMSExpired"))).isTrue();
+        assertThat(MongoErrors.isTimeLimitExceeded(new com.mongodb.MongoExecutionTimeoutException(50, "operation exceeded time limit")))
+                .as("as the driver throws it").isTrue();
+        assertThat(MongoErrors.isTimeLimitExceeded(refused(91, "ShutdownInProgress"))).isFalse();
     }
 
     @Test

@@ -43,6 +43,8 @@ class SourceOffsetTest {
                 Arguments.of("stream with an unreadable token and its cluster time", SourceOffset.streamAt(
                         dev.tideline.source.stream.StreamPosition.afterToken(new BsonDocument("_data", new BsonBinary(new byte[] {7})),
                                 START))),
+                Arguments.of("stream after a split event", SourceOffset.streamAt(
+                        dev.tideline.source.stream.StreamPosition.afterSplitEvent(TOKEN, new BsonTimestamp(0x66F1A2B3, 1)))),
                 Arguments.of("stream from startAt", SourceOffset.streamFrom(START)),
                 Arguments.of("stream after a copy", SourceOffset.streamAfterCopy(START)),
                 Arguments.of("scan from start", SourceOffset.scan(null, null)),
@@ -124,6 +126,17 @@ class SourceOffsetTest {
         Map<String, Object> m = valid(SourceOffset.streamFrom(START));
         m.put("v", 3L);
         assertRejected(m, "'v'", "got 3");
+    }
+
+    /** A restart after an event that arrived in fragments opens at its cluster time, never at the fragment's token. */
+    @Test
+    void aSplitEventsPositionIsStoredSoThatARestartOpensAtItsClusterTime() {
+        BsonTimestamp ct = new BsonTimestamp(0x66F1A2B3, 1);
+        SourceOffset stored = SourceOffset.fromMap(SourceOffset.streamAt(
+                dev.tideline.source.stream.StreamPosition.afterSplitEvent(TOKEN, ct)).toMap());
+        assertThat(stored.streamPosition().isSplitEvent()).isTrue();
+        assertThat(stored.streamPosition().openingPoint()).isEqualTo(dev.tideline.source.stream.StreamPosition.atOperationTime(ct));
+        assertThat(SourceOffset.fromMap(SourceOffset.streamAfter(TOKEN).toMap()).streamPosition().isSplitEvent()).isFalse();
     }
 
     @Test

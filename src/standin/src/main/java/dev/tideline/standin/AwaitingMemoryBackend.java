@@ -38,6 +38,7 @@ public class AwaitingMemoryBackend extends MemoryBackend {
     private static final Set<String> VIEW_READS = Set.of("find", "aggregate", "count", "distinct");
 
     private final Object writeLock = new Object();
+    private final java.util.concurrent.atomic.LongAdder keysExamined = new java.util.concurrent.atomic.LongAdder();
     private final CollectionCatalog catalog = new CollectionCatalog();
     private final AwaitingGetMore.Waiters waiters = new AwaitingGetMore.Waiters();
     private final AwaitingGetMore.Answers answers = new GetMoreAnswers();
@@ -55,7 +56,16 @@ public class AwaitingMemoryBackend extends MemoryBackend {
     /** Databases whose collections refuse the {@code _id}s MongoDB refuses ({@link StandInDatabase}). */
     @Override
     public MemoryDatabase openOrCreateDatabase(String databaseName) {
-        return new StandInDatabase(databaseName, getCursorRegistry());
+        return new StandInDatabase(databaseName, getCursorRegistry(), keysExamined);
+    }
+
+    /**
+     * Index keys examined so far by queries answered from an ordered {@code _id} index ({@link OrderedIdIndex}), as
+     * MongoDB counts {@code keysExamined}: a query on an {@code _id} range sorted by {@code _id} walks from the
+     * range's start, skipped keys included.
+     */
+    public long indexKeysExamined() {
+        return keysExamined.sum();
     }
 
     @Override

@@ -14,7 +14,9 @@ import java.util.stream.Stream;
  * (BSONObjectTooLarge, 10334) or, with {@code $changeStreamSplitLargeEvent} last, the split into
  * fragments (https://www.mongodb.com/docs/manual/reference/operator/aggregation/changeStreamSplitLargeEvent/):
  * top-level fields in order, as many as fit in each fragment, each fragment with its own resume token
- * and {@code splitEvent: {fragment, of}}; a single field too large for a fragment is still 10334.
+ * and {@code splitEvent: {fragment, of}}; a single field too large for a fragment fails the split with MongoDB's
+ * own error, 7182500 ("Splitting change event failed: fragment size N is greater than maximum allowed fragment
+ * size M", {@code splitChangeEvent} in src/mongo/db/pipeline/change_stream_split_event_helpers.cpp), not 10334.
  *
  * <p>An {@code invalidate} bypasses the client's stages: it always reaches the client and closes the cursor.
  */
@@ -83,7 +85,7 @@ final class EventPipeline {
             }
             long field = BsonSize.element(key, event.get(key));
             if (overhead + field > maxEventBytes) {
-                throw tooLarge(overhead + field); // a field is never split
+                throw cannotSplit(overhead + field); // a field is never split
             }
             if (size + field > maxEventBytes) {
                 parts.add(current);
@@ -103,6 +105,12 @@ final class EventPipeline {
             fragments.add(new Output(fragment, fragmentToken, BsonSize.of(fragment)));
         }
         return fragments;
+    }
+
+    private RuntimeException cannotSplit(long fragmentSize) {
+        return ServerErrors.error(ServerErrors.CHANGE_EVENT_CANNOT_BE_SPLIT, "Location" + ServerErrors.CHANGE_EVENT_CANNOT_BE_SPLIT,
+                "Splitting change event failed: fragment size " + fragmentSize + " is greater than maximum allowed fragment size "
+                        + maxEventBytes);
     }
 
     private RuntimeException tooLarge(long size) {

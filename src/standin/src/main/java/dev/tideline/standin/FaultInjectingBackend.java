@@ -25,6 +25,8 @@ public final class FaultInjectingBackend extends AwaitingMemoryBackend {
     private final AtomicInteger injected = new AtomicInteger();
     private final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicLong> readsLetThrough =
             new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicLong> received =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     /** An {@code aggregate} that resumes a change stream after a token: where a server finds its history gone. */
     public static final Predicate<Document> RESUMING = query -> query.get("pipeline") instanceof List<?> stages
@@ -66,6 +68,12 @@ public final class FaultInjectingBackend extends AwaitingMemoryBackend {
         return f == null || f.remaining().get() <= 0;
     }
 
+    /** How many {@code command}s the server received so far on any database, answered or failed by a fault. */
+    public long received(String command) {
+        java.util.concurrent.atomic.AtomicLong n = received.get(command);
+        return n == null ? 0 : n.get();
+    }
+
     /** How many {@link #READS} on {@code database} were let through to the server (not failed by a fault) so far. */
     public long readsLetThrough(String database) {
         java.util.concurrent.atomic.AtomicLong n = readsLetThrough.get(database);
@@ -74,6 +82,7 @@ public final class FaultInjectingBackend extends AwaitingMemoryBackend {
 
     @Override
     public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
+        received.computeIfAbsent(command, c -> new java.util.concurrent.atomic.AtomicLong()).incrementAndGet();
         Fault f = armed;
         if (f != null && f.database().equals(databaseName) && f.commands().contains(command)
                 && f.matching().test(query) && f.remaining().getAndDecrement() > 0) {

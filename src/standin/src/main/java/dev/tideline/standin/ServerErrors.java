@@ -26,6 +26,12 @@ public final class ServerErrors {
     public static final int CHANGE_STREAM_NOT_ON_REPLICA_SET = 40573;
     public static final int MULTIPLE_RESUME_OPTIONS = 40674;
     public static final int SPLIT_STAGE_NOT_LAST = 7182802;
+    /**
+     * {@code $changeStreamSplitLargeEvent} cannot split an event: one top-level field (with the fragment's
+     * {@code _id} and {@code splitEvent}) is over the limit alone; MongoDB's uassert in
+     * src/mongo/db/pipeline/change_stream_split_event_helpers.cpp ({@code splitChangeEvent}).
+     */
+    public static final int CHANGE_EVENT_CANNOT_BE_SPLIT = 7182500;
 
     private ServerErrors() {
     }

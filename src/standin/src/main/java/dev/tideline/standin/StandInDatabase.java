@@ -12,6 +12,7 @@ import de.bwaldvogel.mongo.exception.DollarPrefixedFieldNameException;
 import de.bwaldvogel.mongo.exception.InvalidIdFieldError;
 import de.bwaldvogel.mongo.exception.MongoServerError;
 import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * mongo-java-server's in-memory database whose collections refuse the {@code _id}s MongoDB refuses
@@ -21,13 +22,22 @@ import java.util.Map;
  */
 public final class StandInDatabase extends MemoryDatabase {
 
+    /** Index keys walked by queries its collections answered from their ordered {@code _id} index ({@link OrderedIdIndex}). */
+    private final LongAdder keysExamined;
+
     public StandInDatabase(String databaseName, CursorRegistry cursorRegistry) {
+        this(databaseName, cursorRegistry, new LongAdder());
+    }
+
+    /** @param keysExamined where index keys walked are counted (the server's total) */
+    public StandInDatabase(String databaseName, CursorRegistry cursorRegistry, LongAdder keysExamined) {
         super(databaseName, cursorRegistry);
+        this.keysExamined = keysExamined;
     }
 
     @Override
     protected MemoryCollection openOrCreateCollection(String collectionName, CollectionOptions options) {
-        return new IdCheckingCollection(this, collectionName, options, cursorRegistry);
+        return new IdCheckingCollection(this, collectionName, options, cursorRegistry, keysExamined);
     }
 
     /** Throws MongoDB's error for an {@code _id} it would not store. */
@@ -83,8 +93,28 @@ public final class StandInDatabase extends MemoryDatabase {
     }
 
     private static final class IdCheckingCollection extends MemoryCollection {
-        IdCheckingCollection(MongoDatabase database, String collectionName, CollectionOptions options, CursorRegistry cursorRegistry) {
+        private final OrderedIdIndex ids;
+
+        IdCheckingCollection(MongoDatabase database, String collectionName, CollectionOptions options, CursorRegistry cursorRegistry,
+                             LongAdder keysExamined) {
             super(database, collectionName, options, cursorRegistry);
+            this.ids = new OrderedIdIndex(keysExamined);
+        }
+
+        @Override
+        protected Integer addDocumentInternal(Document document) {
+            Integer position = super.addDocumentInternal(document);
+            ids.add(document.get("_id"), position);
+            return position;
+        }
+
+        @Override
+        protected void removeDocument(Integer position) {
+            Document document = getDocument(position);
+            if (document != null) {
+                ids.remove(document.get("_id"));
+            }
+            super.removeDocument(position);
         }
 
         /**
@@ -96,6 +126,11 @@ public final class StandInDatabase extends MemoryDatabase {
         @Override
         protected QueryResult queryDocuments(Document query, Document orderBy, int numberToSkip, int limit, int batchSize,
                                              Document fieldSelector) {
+            // an _id range sorted by _id walks the ordered _id index from the range's start, as MongoDB's IXSCAN does
+            java.util.stream.Stream<Document> walked = ids.walk(query, orderBy, this::getDocument, d -> documentMatchesQuery(d, query));
+            if (walked != null) {
+                return matchDocumentsFromStream(query, walked, numberToSkip, limit, batchSize, null, fieldSelector);
+            }
             return super.queryDocuments(DeprecatedTypeAliases.dropped(idEqualityAsLookup(query), this::holds), orderBy, numberToSkip,
                     limit, batchSize, fieldSelector);
         }

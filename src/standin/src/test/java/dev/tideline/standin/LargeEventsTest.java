@@ -169,10 +169,47 @@ class LargeEventsTest {
                 .isInstanceOfSatisfying(MongoCommandException.class, e -> assertThat(e.getErrorCode()).isEqualTo(40324));
     }
 
+    /**
+     * MongoDB's split helper refuses a fragment that one field alone makes too large with its own code, 7182500
+     * ({@code splitChangeEvent}, src/mongo/db/pipeline/change_stream_split_event_helpers.cpp), not 10334.
+     */
     @Test
     void aSingleFieldOverTheLimitCannotBeSplit() {
         c.insertOne(new Document("_id", "huge").append("a", "h".repeat(LIMIT)));
         assertThatThrownBy(() -> take(c.watch(SPLIT).startAtOperationTime(new BsonTimestamp(0)).cursor(), 10))
-                .isInstanceOfSatisfying(MongoCommandException.class, e -> assertThat(e.getErrorCode()).isEqualTo(10334));
+                .isInstanceOfSatisfying(MongoCommandException.class, e -> {
+                    assertThat(e.getErrorCode()).isEqualTo(7182500);
+                    assertThat(e.getErrorCodeName()).isEqualTo("Location7182500");
+                    assertThat(e.getErrorMessage()).contains("Splitting change event failed");
+                });
+    }
+
+    /**
+     * A stream resumed at a fragment's token splits the event again; when the looked-up document changed since,
+     * the new split has fewer fragments and MongoDB answers ChangeStreamFatalError (280, "the resumed stream produced
+     * a different split", DocumentSourceChangeStreamSplitLargeEvent::doGetNext in
+     * src/mongo/db/pipeline/document_source_change_stream_split_large_event.cpp).
+     */
+    @Test
+    void aResumeAtAFragmentWhoseDocumentChangedSinceAnswers280() {
+        List<BsonDocument> tokens = new java.util.ArrayList<>();
+        try (var cursor = fromStart(SPLIT).withDocumentClass(RawBsonDocument.class).cursor()) {
+            long deadline = System.currentTimeMillis() + 20_000;
+            while (System.currentTimeMillis() < deadline && tokens.size() < 2) {
+                RawBsonDocument d = cursor.tryNext();
+                if (d != null && d.containsKey("splitEvent")) {
+                    tokens.add(d.getDocument("_id"));
+                }
+            }
+        }
+        assertThat(tokens).hasSize(2);
+        BsonDocument lastFragment = tokens.get(1);
+        try (var cursor = c.watch(SPLIT).resumeAfter(lastFragment).fullDocument(FullDocument.UPDATE_LOOKUP).cursor()) {
+            assertThat(take(cursor, 1)).as("the same split: the stream goes on after the event")
+                    .extracting(e -> e.getDocumentKey().getString("_id").getValue()).containsExactly("after");
+        }
+        c.updateOne(Filters.eq("_id", "big"), Updates.combine(Updates.unset("a"), Updates.unset("b"))); // the lookup is small now
+        assertThatThrownBy(() -> take(c.watch(SPLIT).resumeAfter(lastFragment).fullDocument(FullDocument.UPDATE_LOOKUP).cursor(), 1))
+                .isInstanceOfSatisfying(MongoCommandException.class, e -> assertThat(e.getErrorCode()).isEqualTo(280));
     }
 }

@@ -9,7 +9,6 @@ import com.mongodb.client.model.changestream.FullDocumentBeforeChange;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.source.stream.StreamPipeline.Opening;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.bson.RawBsonDocument;
 
@@ -38,16 +37,22 @@ final class ChangeStreamCursors {
         return changeStream(at(it, opening.start()));
     }
 
-    /** Whether a stream opens at {@code p}: its history is still in the oplog. */
-    boolean opensAt(StreamPosition p) {
-        ChangeStreamIterable<RawBsonDocument> it = database.watch(List.of(), RawBsonDocument.class).batchSize(1)
-                .maxAwaitTime(PROBE_AWAIT_MS, TimeUnit.MILLISECONDS);
-        try (MongoChangeStreamCursor<RawBsonDocument> probe = changeStream(at(it, p))) {
-            probe.tryNext();
+    /**
+     * Whether a stream opens at {@code probe.start()}: its history is still in the oplog. Asked as the stream
+     * asks ({@code probe}'s pipeline, the same options), so the server answers the probe as it answers the
+     * stream: without the split stage, for one, MongoDB refuses to resume at a split event's fragment (280).
+     * A probe that meets an event too large to send has reached the history it asked for.
+     */
+    boolean opensAt(Opening probe, boolean preImages) {
+        try (MongoChangeStreamCursor<RawBsonDocument> cursor = open(probe, 1, (int) PROBE_AWAIT_MS, preImages)) {
+            cursor.tryNext();
             return true;
         } catch (RuntimeException e) {
             if (MongoErrors.classify(e) == ErrorClass.HISTORY_LOST) {
                 return false;
+            }
+            if (MongoErrors.isEventTooLarge(e)) {
+                return true;
             }
             throw e;
         }

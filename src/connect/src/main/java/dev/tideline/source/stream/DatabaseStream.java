@@ -40,8 +40,10 @@ import org.slf4j.LoggerFactory;
  * decides what follows ({@link StreamRecovery#decide}) and does it. Failures that belong to one
  * collection stay with it: lost history is found per position ({@link HistoryWindow}) and handed back
  * for that collection's policy; an event too large to send on a server without
- * {@code $changeStreamSplitLargeEvent} is found, read without its documents and skipped or its
- * collection parked ({@link LargeEventPolicy}); a collection whose records cannot be built is parked.
+ * {@code $changeStreamSplitLargeEvent}, or one the stage cannot split, is found, read without its
+ * documents and skipped or its collection parked ({@link LargeEventPolicy}); a collection whose records
+ * cannot be built is parked. An event that arrived in fragments is positioned so that the stream never
+ * reopens at a fragment's token ({@link StreamPosition#afterSplitEvent}).
  * Transient errors reopen with back-off; a server without the split stage or pre-images is read
  * without them; what concerns the whole stream (refused credentials, an unknown error) fails the task
  * with the server's message.
@@ -82,12 +84,17 @@ public final class DatabaseStream implements Runnable {
     private long idleSleepMs = MIN_IDLE_SLEEP_MS;
 
     public DatabaseStream(String db, MongoDatabase database, Settings settings, StreamOutput out) {
+        this(db, database, settings, out, Thread::sleep);
+    }
+
+    /** @param sleeper how recovery waits before the stream reopens */
+    DatabaseStream(String db, MongoDatabase database, Settings settings, StreamOutput out, StreamRecovery.Sleeper sleeper) {
         this.db = db;
         this.settings = settings;
         this.out = out;
         this.cursors = new ChangeStreamCursors(database);
         this.members = new StreamMembers(db, settings.heartbeatIntervalMs());
-        this.recovery = new StreamRecovery(db, settings, members, out, cursors, assembler, new RecoveryAccess());
+        this.recovery = new StreamRecovery(db, settings, members, out, cursors, assembler, new RecoveryAccess(), sleeper);
     }
 
     public String database() {
@@ -189,7 +196,7 @@ public final class DatabaseStream implements Runnable {
     }
 
     private void openCursor(boolean trimmed) {
-        Opening opening = StreamPipeline.plan(db, members.list(), recovery.splitSupported(), trimmed, settings.repairSignals());
+        Opening opening = recovery.plan(trimmed);
         cursor = cursors.open(opening, recovery.batchSize(trimmed), settings.maxAwaitMs(), recovery.preImages());
         readPosition = opening.start();
         assembler.reset();
@@ -207,6 +214,7 @@ public final class DatabaseStream implements Runnable {
      */
     private StreamPosition readBatch(StreamMembers.Batch batch) {
         StreamPosition read = readPosition;
+        BsonDocument lastFragment = null;
         int limit = recovery.batchSize(false);
         int events = 0;
         boolean invalidated = false;
@@ -222,7 +230,9 @@ public final class DatabaseStream implements Runnable {
                 break;
             }
             RawChangeEvent event = RawChangeEvent.parse(raw);
-            if (event.isFragment()) {
+            boolean split = event.isFragment();
+            if (split) {
+                lastFragment = event.token();
                 RawBsonDocument whole = assembler.add(raw, event);
                 if (whole == null) {
                     continue;
@@ -233,7 +243,8 @@ public final class DatabaseStream implements Runnable {
             if (event.token() == null) {
                 throw new IllegalStateException("a change event of " + db + " has no _id (resume token): " + event.type());
             }
-            StreamPosition at = StreamPosition.afterToken(event.token(), event.clusterTime());
+            StreamPosition at = split ? StreamPosition.afterSplitEvent(event.token(), event.clusterTime())
+                    : StreamPosition.afterToken(event.token(), event.clusterTime());
             read = at;
             members.route(event, at, now, batch);
             windows.observe(event, c -> members.positionIn(batch, c), batch.deliveries, batch.signals);
@@ -246,8 +257,9 @@ public final class DatabaseStream implements Runnable {
             closeCursor();
         } else if (!assembler.inProgress() && cursor.available() == 0) {
             BsonDocument postBatch = cursor.getResumeToken();
-            // a post-batch token moves every member; one whose place in the order cannot be read moves none
-            if (postBatch != null && StreamPosition.clusterTimeOf(postBatch).isPresent()) {
+            // a post-batch token moves every member; one whose place in the order cannot be read moves none, nor
+            // the last fragment's token of a batch that ended on a split event (never a position: see StreamPosition)
+            if (postBatch != null && !postBatch.equals(lastFragment) && StreamPosition.clusterTimeOf(postBatch).isPresent()) {
                 read = StreamPosition.max(read, StreamPosition.afterToken(postBatch, null));
             }
         }
@@ -269,7 +281,7 @@ public final class DatabaseStream implements Runnable {
             out.signals(batch.signals);
         }
         memberCount = members.size();
-        recovery.handedOver();
+        recovery.handedOver(read);
     }
 
     private void heartbeats() throws InterruptedException {

@@ -15,8 +15,9 @@ import org.bson.codecs.BsonDocumentCodec;
  * its own resume token as {@code _id} and {@code splitEvent: {fragment: n, of: total}}, and the
  * fragments arrive one after the other
  * (https://www.mongodb.com/docs/manual/reference/operator/aggregation/changeStreamSplitLargeEvent/).
- * The whole event is the union of their fields, positioned at the LAST fragment's token: a stream
- * reopened there continues with the next event, never in the middle of this one.
+ * The whole event is the union of their fields and carries its FIRST fragment's token as {@code _id}: the
+ * stream orders it there ({@link StreamPosition#afterSplitEvent}) but never opens at a fragment's token,
+ * since MongoDB splits the event again on resume and answers 280 when the new split differs.
  */
 public final class FragmentAssembler {
     private static final BsonDocumentCodec CODEC = new BsonDocumentCodec();
@@ -55,11 +56,11 @@ public final class FragmentAssembler {
             return null;
         }
         BsonDocument whole = new BsonDocument();
-        BsonValue lastToken = null;
+        BsonValue firstToken = null;
         for (RawBsonDocument part : pending) {
             for (Map.Entry<String, BsonValue> field : part.entrySet()) {
                 switch (field.getKey()) {
-                    case "_id" -> lastToken = field.getValue();
+                    case "_id" -> firstToken = firstToken == null ? field.getValue() : firstToken;
                     case "splitEvent" -> {
                         // the split's bookkeeping, not part of the event
                     }
@@ -68,7 +69,7 @@ public final class FragmentAssembler {
             }
         }
         reset();
-        BsonDocument ordered = new BsonDocument("_id", lastToken);
+        BsonDocument ordered = new BsonDocument("_id", firstToken);
         ordered.putAll(whole);
         return new RawBsonDocument(ordered, CODEC);
     }

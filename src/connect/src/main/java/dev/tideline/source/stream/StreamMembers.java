@@ -217,6 +217,11 @@ final class StreamMembers {
         return members.values().stream().map(t -> t.position.openingPoint()).distinct().sorted().toList();
     }
 
+    /** The members the stream opens at {@code point} for, by name. */
+    List<String> at(StreamPosition point) {
+        return members.values().stream().filter(t -> t.position.openingPoint().equals(point)).map(t -> t.collection).sorted().toList();
+    }
+
     /** Removes and returns the members that stand before {@code oldestKept} (all of them when it is null), by name. */
     List<Lost> removeBefore(StreamPosition oldestKept) {
         List<Lost> lost = new ArrayList<>();

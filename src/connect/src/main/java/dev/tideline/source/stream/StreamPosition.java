@@ -21,6 +21,13 @@ import org.bson.BsonValue;
  * token _data type ... hex-encoded string"). Positions therefore order by cluster time first, then by
  * the token's hex; an operation time comes before every token of its second.
  *
+ * <p>An event that arrived split into fragments ({@code $changeStreamSplitLargeEvent}) is ordered by its FIRST
+ * fragment's token ({@link #afterSplitEvent}), but a stream never opens at a fragment's token: MongoDB splits
+ * the event again on resume and answers ChangeStreamFatalError (280) when the split differs, e.g. because the
+ * looked-up document changed since. Such a position opens at the event's cluster time and drops what it
+ * covers, which the event itself is, split or whole: a whole event's token sorts before its fragments' (the
+ * fragment number is the token's last field).
+ *
  * <p>A token whose hex cannot be read (a 3.6 BinData token, another format) still orders by the cluster
  * time it was stored with; two such positions in the same cluster time compare as equal, which can
  * only let an event through twice (harmless: every write downstream is idempotent), never drop one.
@@ -32,16 +39,19 @@ public final class StreamPosition implements Comparable<StreamPosition> {
     private final BsonDocument token;
     /** Upper-case hex of the token's {@code _data}, when it is one; null for operation times and unreadable tokens. */
     private final String key;
+    /** After an event that arrived in fragments: opened at its cluster time, never at the token. */
+    private final boolean splitEvent;
 
-    private StreamPosition(BsonTimestamp clusterTime, BsonDocument token, String key) {
+    private StreamPosition(BsonTimestamp clusterTime, BsonDocument token, String key, boolean splitEvent) {
         this.clusterTime = Objects.requireNonNull(clusterTime, "clusterTime");
         this.token = token;
         this.key = key;
+        this.splitEvent = splitEvent;
     }
 
     /** Before every event at {@code t} and after every event before it. */
     public static StreamPosition atOperationTime(BsonTimestamp t) {
-        return new StreamPosition(t, null, null);
+        return new StreamPosition(t, null, null, false);
     }
 
     /**
@@ -52,6 +62,18 @@ public final class StreamPosition implements Comparable<StreamPosition> {
      * @throws IllegalArgumentException when no cluster time is given and the token does not carry one
      */
     public static StreamPosition afterToken(BsonDocument token, BsonTimestamp clusterTime) {
+        return after(token, clusterTime, false);
+    }
+
+    /**
+     * After an event that arrived split into fragments: ordered by {@code firstFragmentToken}, opened at
+     * {@code clusterTime} (see the class comment).
+     */
+    public static StreamPosition afterSplitEvent(BsonDocument firstFragmentToken, BsonTimestamp clusterTime) {
+        return after(firstFragmentToken, Objects.requireNonNull(clusterTime, "clusterTime"), true);
+    }
+
+    private static StreamPosition after(BsonDocument token, BsonTimestamp clusterTime, boolean splitEvent) {
         Objects.requireNonNull(token, "token");
         String key = hexKey(token);
         BsonTimestamp time = clusterTime;
@@ -62,7 +84,7 @@ public final class StreamPosition implements Comparable<StreamPosition> {
                         + "MongoDB 4.0+ token): its place in the change-event order is unknown");
             }
         }
-        return new StreamPosition(time, token, key);
+        return new StreamPosition(time, token, key, splitEvent);
     }
 
     /** The cluster time a MongoDB 4.0+ resume token starts with, if it is one. */
@@ -109,6 +131,11 @@ public final class StreamPosition implements Comparable<StreamPosition> {
         return token != null;
     }
 
+    /** Whether this is the position after an event that arrived in fragments (opened at its cluster time). */
+    public boolean isSplitEvent() {
+        return splitEvent;
+    }
+
     /**
      * Whether a collection at this position already has the event at {@code event}: the event is not
      * after it. An unreadable token and another position in the same second are not ordered: the event
@@ -123,11 +150,12 @@ public final class StreamPosition implements Comparable<StreamPosition> {
     }
 
     /**
-     * Where a stream must open to deliver everything after this position: the position itself, or,
-     * for a token that cannot be ordered within its second, the start of that second.
+     * Where a stream must open to deliver everything after this position: the position itself, or the
+     * start of its cluster time for a token that cannot be ordered within its second and for a split
+     * event (never a fragment's token, see the class comment).
      */
     public StreamPosition openingPoint() {
-        return token != null && key == null ? atOperationTime(clusterTime) : this;
+        return token != null && (key == null || splitEvent) ? atOperationTime(clusterTime) : this;
     }
 
     public static StreamPosition max(StreamPosition a, StreamPosition b) {
@@ -155,17 +183,19 @@ public final class StreamPosition implements Comparable<StreamPosition> {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof StreamPosition p && clusterTime.equals(p.clusterTime) && Objects.equals(token, p.token);
+        return o instanceof StreamPosition p && clusterTime.equals(p.clusterTime) && Objects.equals(token, p.token)
+                && splitEvent == p.splitEvent;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(clusterTime, token);
+        return Objects.hash(clusterTime, token, splitEvent);
     }
 
     @Override
     public String toString() {
         String time = "Timestamp(" + Integer.toUnsignedLong(clusterTime.getTime()) + ", " + clusterTime.getInc() + ")";
-        return token == null ? "at " + time : "after " + (key != null ? key : token.toJson()) + " (" + time + ")";
+        return token == null ? "at " + time : "after " + (splitEvent ? "the split event " : "") + (key != null ? key : token.toJson())
+                + " (" + time + ")";
     }
 }

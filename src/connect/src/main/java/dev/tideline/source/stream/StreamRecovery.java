@@ -8,6 +8,7 @@ import dev.tideline.source.Captured;
 import dev.tideline.source.SourceOffset;
 import dev.tideline.source.config.CaptureSettings.LargeEventPolicy;
 import java.util.List;
+import org.bson.BsonDocument;
 import org.bson.RawBsonDocument;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,12 +20,14 @@ import org.slf4j.LoggerFactory;
  * on its next round, unless the remedy ends it.
  *
  * <p>Failures that belong to one collection stay with it: lost history is found per position
- * ({@link HistoryWindow}) and handed back for that collection's policy; an event too large to send on
- * a server without {@code $changeStreamSplitLargeEvent} is found, read without its documents and
- * skipped or its collection parked ({@link LargeEventPolicy}); a collection whose records cannot be
- * built is parked. Transient errors reopen with back-off; a server without the split stage or without
- * pre-images is read without them; what concerns the whole stream (refused credentials, an unknown
- * error) fails the task with the server's message.
+ * ({@link HistoryWindow}, probed with the stream's own pipeline) and handed back for that collection's
+ * policy; a ChangeStreamFatalError whose history is still there reopens with back-off and, repeated
+ * without progress, parks the collections at the stream's start; an event too large to send on a
+ * server without {@code $changeStreamSplitLargeEvent}, or one the stage cannot split (7182500), is
+ * found, read without its documents and skipped or its collection parked ({@link LargeEventPolicy});
+ * a collection whose records cannot be built is parked. Transient errors reopen with back-off; a
+ * server without the split stage or without pre-images is read without them; what concerns the whole
+ * stream (refused credentials, an unknown error) fails the task with the server's message.
  *
  * <p>It also holds the reading state those remedies change: whether the split stage and pre-images
  * are asked for, and whether the stream reads one event at a time to find one too large to send.
@@ -39,7 +42,7 @@ final class StreamRecovery {
         RETRY,
         /** Some position's history is gone: find whose, hand those to their lost-history policy. */
         FIND_LOST_HISTORY,
-        /** An event over 16 MB that the server cannot split: find it, skip it or park its collection. */
+        /** An event over 16 MB that the server cannot split (no split stage, or 7182500): find it, skip it or park its collection. */
         READ_PAST_TOO_LARGE_EVENT,
         /** The server has no {@code $changeStreamSplitLargeEvent}: reopen without it. */
         WITHOUT_SPLIT_STAGE,
@@ -52,6 +55,18 @@ final class StreamRecovery {
         /** A failure of the whole stream that waiting cannot cure: the task fails. */
         FAIL
     }
+
+    /** How recovery waits before a stream reopens (a test counts what it would wait instead of waiting). */
+    @FunctionalInterface
+    interface Sleeper {
+        void sleep(long ms) throws InterruptedException;
+    }
+
+    /**
+     * How many ChangeStreamFatalErrors (280) in a row, with every position's history still there and the
+     * stream never past where it stood, before the collections it cannot get past are parked.
+     */
+    static final int MAX_UNEXPLAINED_FATAL = 5;
 
     /** What recovery may do to the stream it recovers; on the stream's thread. */
     interface Stream {
@@ -79,7 +94,13 @@ final class StreamRecovery {
     private final ChangeStreamCursors cursors;
     private final FragmentAssembler assembler;
     private final Stream stream;
+    private final Sleeper sleeper;
     private final Backoff backoff = new Backoff(1_000, 30_000);
+    /** Back-off between ChangeStreamFatalErrors whose history is there: reset only once the stream gets past them. */
+    private final Backoff fatalBackoff = new Backoff(1_000, 30_000);
+    /** Where the stream stood at the first of the ChangeStreamFatalErrors in a row whose history is there, or null. */
+    private StreamPosition fatalAt;
+    private int fatalInARow;
     private boolean splitSupported = true;
     private boolean preImages;
     /** Reading one event per batch to find the one too large to send (see {@link #readPastTooLargeEvent}). */
@@ -87,8 +108,9 @@ final class StreamRecovery {
     private int singleEventReads;
 
     StreamRecovery(String db, DatabaseStream.Settings settings, StreamMembers members, StreamOutput out,
-                   ChangeStreamCursors cursors, FragmentAssembler assembler, Stream stream) {
+                   ChangeStreamCursors cursors, FragmentAssembler assembler, Stream stream, Sleeper sleeper) {
         this.db = db;
+        this.sleeper = sleeper;
         this.settings = settings;
         this.members = members;
         this.out = out;
@@ -96,11 +118,6 @@ final class StreamRecovery {
         this.assembler = assembler;
         this.stream = stream;
         this.preImages = settings.preImages();
-    }
-
-    /** Whether the stream asks for {@code $changeStreamSplitLargeEvent}. */
-    boolean splitSupported() {
-        return splitSupported;
     }
 
     /** Whether the stream asks for pre-images. */
@@ -113,14 +130,30 @@ final class StreamRecovery {
         return singleEvent || trimmed ? 1 : settings.batchSize();
     }
 
-    /** A batch was handed over: the back-off starts again, and a search for a too-large event may end. */
-    void handedOver() {
+    /**
+     * Where the stream opens and what it asks for: the same pipeline for the stream and for the probes of
+     * its history ({@link #findLostHistory}), so a probe answers as the stream would.
+     */
+    StreamPipeline.Opening plan(boolean trimmed) {
+        return StreamPipeline.plan(db, members.list(), splitSupported, trimmed, settings.repairSignals());
+    }
+
+    /**
+     * A batch was handed over and the stream stands at {@code read}: the back-off starts again, a search
+     * for a too-large event may end, and ChangeStreamFatalErrors in a row end once the stream got past them.
+     */
+    void handedOver(StreamPosition read) {
         if (singleEvent && ++singleEventReads > settings.batchSize()) {
             // a whole batch read one by one without meeting it again: whatever it was is gone
             singleEvent = false;
             stream.close();
         }
         backoff.reset();
+        if (fatalAt != null && read != null && read.compareTo(fatalAt) > 0) {
+            fatalAt = null;
+            fatalInARow = 0;
+            fatalBackoff.reset();
+        }
     }
 
     /**
@@ -189,7 +222,7 @@ final class StreamRecovery {
         RuntimeException subject = subject(e);
         switch (remedy) {
             case RETRY -> retry(subject);
-            case FIND_LOST_HISTORY -> findLostHistory(e);
+            case FIND_LOST_HISTORY -> findLostHistory(subject);
             case READ_PAST_TOO_LARGE_EVENT -> readPastTooLargeEvent(e);
             case WITHOUT_SPLIT_STAGE -> {
                 splitSupported = false;
@@ -220,22 +253,24 @@ final class StreamRecovery {
         log.warn("Change stream of {} interrupted by a transient error (attempt {}), reopening in {} ms: {}", LogText.escape(db),
                 backoff.attempts(), delay, LogText.message(e.toString()));
         out.retrying(e, delay);
-        Thread.sleep(delay);
+        sleeper.sleep(delay);
     }
 
     /**
      * The server no longer has the history of some position. Which members are affected is asked of the
-     * server ({@link HistoryWindow}); those leave the stream for their lost-history policy, the others go on.
+     * server ({@link HistoryWindow}), with the stream's own pipeline (without the split stage, for one,
+     * MongoDB refuses to resume at a fragment's token with 280); those leave the stream for their
+     * lost-history policy, the others go on. When every position still opens, the failure was not lost
+     * history ({@link #notLostHistory}).
      */
-    private void findLostHistory(RuntimeException cause) {
+    private void findLostHistory(RuntimeException cause) throws InterruptedException {
         List<StreamPosition> points = members.openingPoints();
-        int first = HistoryWindow.firstReachable(points, cursors::opensAt);
+        List<BsonDocument> pipeline = plan(false).pipeline();
+        int first = HistoryWindow.firstReachable(points, p -> cursors.opensAt(new StreamPipeline.Opening(p, pipeline), preImages));
         List<StreamMembers.Lost> lost = members.removeBefore(first < points.size() ? points.get(first) : null);
         stream.membersChanged();
         if (lost.isEmpty()) {
-            // every position opens now: the history vanished under a running cursor and the reopen resumes it
-            log.warn("Change stream of {}: {} while reading, but every collection's position is still in the oplog; reopening",
-                    LogText.escape(db), LogText.message(cause.getMessage()));
+            notLostHistory(cause, points);
             return;
         }
         log.warn("Change stream of {}: the history of {} collection(s) is no longer in the oplog ({}); the other {} go on",
@@ -243,6 +278,41 @@ final class StreamRecovery {
         for (StreamMembers.Lost l : lost) {
             out.historyLost(l.collection(), l.position(), l.afterCopy(), cause);
         }
+    }
+
+    /**
+     * Every position still opens: the history vanished under a running cursor (the reopen resumes it), or
+     * the server refused something else with ChangeStreamFatalError (280). Reopens after a back-off; after
+     * {@value #MAX_UNEXPLAINED_FATAL} in a row without the stream getting past where it stood, the
+     * collections at the stream's start (the position it cannot get past) are parked with the reason.
+     */
+    private void notLostHistory(RuntimeException cause, List<StreamPosition> points) throws InterruptedException {
+        if (points.isEmpty()) {
+            return; // nothing is read any more: no stream to reopen
+        }
+        StreamPosition start = points.get(0);
+        if (fatalAt == null || start.compareTo(fatalAt) > 0) {
+            fatalAt = start;
+            fatalInARow = 0;
+            fatalBackoff.reset();
+        }
+        if (++fatalInARow >= MAX_UNEXPLAINED_FATAL) {
+            String reason = "the change stream answered " + cause.getMessage() + " " + fatalInARow + " times in a row at this "
+                    + "collection's position (" + start + "), although its history is still in the oplog: the stream cannot get "
+                    + "past it. Reset this collection's offset to copy it again (or to a later position), then restart the task";
+            for (String coll : members.at(start)) {
+                park(coll, reason);
+            }
+            fatalAt = null;
+            fatalInARow = 0;
+            fatalBackoff.reset();
+            return;
+        }
+        long delay = fatalBackoff.next();
+        log.warn("Change stream of {}: {} ({} in a row), but every collection's position is still in the oplog; reopening in {} ms",
+                LogText.escape(db), LogText.message(cause.getMessage()), fatalInARow, delay);
+        out.retrying(cause, delay);
+        sleeper.sleep(delay);
     }
 
     /**
@@ -274,13 +344,16 @@ final class StreamRecovery {
         String coll = event.coll() != null && members.contains(event.coll()) ? event.coll() : null;
         String what = event.type() + " of _id " + (event.documentId() == null ? "?" : event.documentId().toString())
                 + " in " + db + "." + event.coll() + " at " + event.clusterTime();
+        String unsplittable = splitSupported
+                ? "$changeStreamSplitLargeEvent cannot split it (one of its fields is over 16 MB on its own: " + cause.getMessage() + ")"
+                : "this server cannot split it ($changeStreamSplitLargeEvent needs MongoDB 7.0, or 6.0.9+)";
         if (coll != null && settings.largeEvents() == LargeEventPolicy.PARK) {
-            park(coll, "the " + what + " is larger than MongoDB can send (16 MB) and this server cannot split it "
-                    + "($changeStreamSplitLargeEvent needs MongoDB 7.0, or 6.0.9+). large.event.policy=park: this collection "
-                    + "stops here; set large.event.policy=skip to read on past it, or reset the collection's offset to copy it again");
+            park(coll, "the " + what + " is larger than MongoDB can send (16 MB) and " + unsplittable + ". large.event.policy=park: "
+                    + "this collection stops here; set large.event.policy=skip to read on past it, or reset the collection's offset "
+                    + "to copy it again");
         } else if (coll != null) {
-            String detail = "the " + what + " is larger than MongoDB can send (16 MB) and this server cannot split it "
-                    + "($changeStreamSplitLargeEvent needs MongoDB 7.0, or 6.0.9+): SKIPPED (large.event.policy=skip). The "
+            String detail = "the " + what + " is larger than MongoDB can send (16 MB) and " + unsplittable
+                    + ": SKIPPED (large.event.policy=skip). The "
                     + "destination keeps the document's previous version until its next change; reset this collection's offset "
                     + "to copy it again";
             log.warn("Change stream of {}: {}", LogText.escape(db), LogText.message(detail));

@@ -124,7 +124,7 @@ class DatabaseStreamTest {
         return StreamPosition.atOperationTime(new org.bson.BsonTimestamp(t.getTime(), t.getInc() + 1));
     }
 
-    private static void await(String what, java.util.function.BooleanSupplier done) throws InterruptedException {
+    static void await(String what, java.util.function.BooleanSupplier done) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (!done.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
@@ -134,7 +134,7 @@ class DatabaseStreamTest {
         }
     }
 
-    private static List<Integer> ids(List<Captured.Change> changes, Predicate<Captured.Change> which) {
+    static List<Integer> ids(List<Captured.Change> changes, Predicate<Captured.Change> which) {
         List<Integer> ids = new ArrayList<>();
         changes.stream().filter(which).forEach(c -> ids.add(c.event().id().asInt32().getValue()));
         return ids;

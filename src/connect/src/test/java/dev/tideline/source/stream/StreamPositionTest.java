@@ -74,4 +74,22 @@ class StreamPositionTest {
                 StreamPosition.atOperationTime(new BsonTimestamp(300, 1)));
         assertThat(sameSecond.openingPoint()).isSameAs(sameSecond);
     }
+
+    /**
+     * After an event that arrived in fragments the stream opens at the event's cluster time, never at a fragment's
+     * token (MongoDB splits again on resume and answers 280 when the split differs), and drops the events up to it:
+     * the event itself whether it comes split again or whole (a whole event's token sorts before its fragments').
+     */
+    @Test
+    void aSplitEventOpensAtItsClusterTimeAndCoversItselfSplitOrWhole() {
+        StreamPosition split = StreamPosition.afterSplitEvent(token(400, 3, "2B0204"), new BsonTimestamp(400, 3));
+        assertThat(split.isSplitEvent()).isTrue();
+        assertThat(split.openingPoint()).isEqualTo(StreamPosition.atOperationTime(new BsonTimestamp(400, 3)));
+        assertThat(split.covers(StreamPosition.afterToken(token(400, 3, "2B01"), null))).as("an event before it").isTrue();
+        assertThat(split.covers(StreamPosition.afterToken(token(400, 3, "2B0204"), null))).as("itself, split again").isTrue();
+        assertThat(split.covers(StreamPosition.afterToken(token(400, 3, "2B02"), null))).as("itself, whole now").isTrue();
+        assertThat(split.covers(StreamPosition.afterToken(token(400, 3, "2B03"), null))).as("the next event").isFalse();
+        assertThat(split.covers(StreamPosition.afterToken(token(400, 4, "00"), null))).isFalse();
+        assertThat(StreamPosition.afterToken(token(400, 3, "2B0204"), null).openingPoint().isToken()).isTrue();
+    }
 }

@@ -51,6 +51,8 @@ class StreamRecoveryTest {
     void anEventTooLargeIsReadPastWhateverTheFallbacks() {
         for (boolean split : new boolean[] {true, false}) {
             assertThat(StreamRecovery.decide(refused(10334), split, false, true)).isEqualTo(Remedy.READ_PAST_TOO_LARGE_EVENT);
+            // an event the split stage cannot split (one field over 16 MB): MongoDB's own 7182500
+            assertThat(StreamRecovery.decide(refused(7182500), split, false, false)).isEqualTo(Remedy.READ_PAST_TOO_LARGE_EVENT);
         }
     }
 
