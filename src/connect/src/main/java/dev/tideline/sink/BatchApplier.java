@@ -3,15 +3,9 @@ package dev.tideline.sink;
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
 import dev.tideline.event.MalformedRecordException;
-import dev.tideline.sink.check.DestinationPolicy;
-import dev.tideline.sink.check.RecordShape;
-import dev.tideline.event.RefusedRecordException;
-import dev.tideline.sink.config.RecordSafetySettings;
 import dev.tideline.sink.config.SinkConfig;
 import dev.tideline.sink.config.StaleGuardMode;
-import dev.tideline.sink.decode.Decoded;
-import dev.tideline.sink.decode.RecordDecoder;
-import dev.tideline.sink.decode.SinkChange;
+import dev.tideline.sink.front.SinkFrontEnd;
 import dev.tideline.sink.guard.StaleWriteGuard;
 import dev.tideline.sink.guard.VersionStore;
 import dev.tideline.sink.guard.WriteGuard;
@@ -19,7 +13,6 @@ import dev.tideline.sink.plan.NamespaceBatch;
 import dev.tideline.sink.plan.WritePlan;
 import dev.tideline.sink.plan.WriteFilter;
 import dev.tideline.sink.plan.WritePlanner;
-import dev.tideline.sink.route.NamespaceRouter;
 import dev.tideline.sink.route.RoutedChange;
 import dev.tideline.sink.write.BulkWriteExecutor;
 import dev.tideline.sink.write.PartialUpdates;
@@ -33,29 +26,23 @@ import java.util.Optional;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
- * Applies one batch: decode → route → plan → guard → partial updates made whole → record versions → write. Malformed and refused records are
+ * Applies one batch: the front end ({@link SinkFrontEnd}: size, signature, decode, namespace policy, route) → plan →
+ * guard → partial updates made whole → record versions → write. Malformed and refused records are
  * collected, not thrown, so the rest of the batch is always applied; what to do with them is the
- * caller's decision ({@link FailedRecordHandler}). Failures that are not about one record throw.
+ * caller's decision ({@link dev.tideline.sink.front.FailedRecordHandler}). Failures that are not about one record throw.
  */
 public final class BatchApplier {
-    private final RecordDecoder decoder;
-    private final NamespaceRouter router;
+    private final SinkFrontEnd frontEnd;
     private final WriteGuard guard;
     private final PartialUpdates partials;
     private final BulkWriteExecutor executor;
     private final int chunkSize;
     private final ResnapshotSweeper sweeper;
 
-    public BatchApplier(RecordDecoder decoder, NamespaceRouter router, WriteGuard guard, PartialUpdates partials,
-                        BulkWriteExecutor executor, int chunkSize) {
-        this(decoder, router, guard, partials, executor, chunkSize, null);
-    }
-
     /** @param sweeper acts on resnapshot markers; null: they are skipped like other control records */
-    BatchApplier(RecordDecoder decoder, NamespaceRouter router, WriteGuard guard, PartialUpdates partials,
-                 BulkWriteExecutor executor, int chunkSize, ResnapshotSweeper sweeper) {
-        this.decoder = decoder;
-        this.router = router;
+    BatchApplier(SinkFrontEnd frontEnd, WriteGuard guard, PartialUpdates partials, BulkWriteExecutor executor, int chunkSize,
+                 ResnapshotSweeper sweeper) {
+        this.frontEnd = frontEnd;
         this.guard = guard;
         this.partials = partials;
         this.executor = executor;
@@ -65,18 +52,13 @@ public final class BatchApplier {
 
     public static BatchApplier create(SinkConfig config, MongoClient client) {
         var writes = config.writes();
-        var routing = config.routing();
         VersionStore versions = writes.staleGuard() == StaleGuardMode.OFF ? null : new VersionStore(client);
         WriteGuard guard = versions == null ? WriteGuard.NONE : new StaleWriteGuard(versions);
-        var safety = config.safety();
-        NamespaceRouter router = new NamespaceRouter(routing.database(), routing.topicMap(), routing.filter(),
-                new DestinationPolicy(safety.allowedDatabases()));
-        RecordDecoder decoder = new RecordDecoder(writes.tombstoneAction(), writes.versionField(), true,
-                new RecordShape(safety.maxRecordBytes(), RecordSafetySettings.RECORD_MAX_BYTES));
-        return new BatchApplier(decoder, router,
+        SinkFrontEnd frontEnd = SinkFrontEnd.of(config, SinkFrontEnd.Documents.RAW);
+        return new BatchApplier(frontEnd,
                 guard, new PartialUpdates(client), new BulkWriteExecutor(client, writes.writeMode(), new WriteFilter(writes.shardKeyFields())),
                 writes.bulkChunkSize(),
-                new ResnapshotSweeper(router, versions, new SweepWriter(client)));
+                new ResnapshotSweeper(frontEnd.router(), versions, new SweepWriter(client)));
     }
 
     public BatchOutcome apply(Collection<SinkRecord> records) {
@@ -87,27 +69,19 @@ public final class BatchApplier {
         List<ResnapshotSweeper.Pending> markers = new ArrayList<>();
         for (SinkRecord r : records) {
             try {
-                Optional<ResnapshotSweeper.Pending> marker = sweeper == null ? Optional.empty() : sweeper.read(r);
-                if (marker.isPresent()) {
-                    markers.add(marker.get()); // applied after the batch's changes: see ResnapshotSweeper
-                    skipped++;
-                    continue;
-                }
-                Decoded d = decoder.decode(r);
-                if (d instanceof SinkChange change) {
-                    Optional<RoutedChange> rc = router.route(change);
-                    if (rc.isPresent()) {
-                        routed.add(rc.get());
-                    } else {
-                        filtered++;
-                    }
+                SinkFrontEnd.Read read = frontEnd.read(r);
+                if (read instanceof SinkFrontEnd.Routed change) {
+                    routed.add(change.change());
+                } else if (read instanceof SinkFrontEnd.Filtered) {
+                    filtered++;
                 } else {
+                    // a control record: a resnapshot marker is applied after the batch's changes (see ResnapshotSweeper)
+                    Optional<ResnapshotSweeper.Pending> marker = sweeper == null ? Optional.empty() : sweeper.read(r);
+                    marker.ifPresent(markers::add);
                     skipped++;
                 }
-            } catch (RefusedRecordException e) {
-                failures.add(new RecordFailure(r, e.getMessage(), e));
-            } catch (MalformedRecordException e) {
-                failures.add(new RecordFailure(r, "malformed record: " + e.getMessage(), e));
+            } catch (MalformedRecordException e) { // refused records too (a subclass)
+                failures.add(SinkFrontEnd.failure(r, e));
             }
         }
         WritePlan plan = WritePlanner.plan(routed);

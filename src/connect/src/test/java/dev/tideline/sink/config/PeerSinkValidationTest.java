@@ -27,7 +27,8 @@ class PeerSinkValidationTest {
 
     private static Map<String, String> peer() {
         Map<String, String> p = new HashMap<>(Map.of("mongodb.uri", "mongodb://h:1", "peer.cluster.id", "a", "peer.stamp.key", KEY,
-                "peer.heartbeat.namespace", "shop.tideline_peer_heartbeats"));
+                "peer.heartbeat.namespace", "shop.tideline_peer_heartbeats", "errors.tolerance", "all",
+                "errors.deadletterqueue.topic.name", "peer-a-dlq"));
         return p;
     }
 

@@ -34,7 +34,8 @@ class SinkConfigTest {
                 "stale.guard", "version.field", "bulk.chunk.size", "retry.backoff.initial.ms", "retry.backoff.max.ms",
                 "peer.cluster.id", "peer.tombstone.ttl.ms", "peer.status.database", "peer.lag.degraded.ms", "peer.tenants",
                 "peer.heartbeat.namespace", "peer.heartbeat.interval.ms", "peer.clock.max.ahead.ms", "peer.stamp.key",
-                "peer.stamp.key.previous", "database.allow", "record.max.bytes", "shard.key.fields", "duplicate.key.retry.ms");
+                "peer.stamp.key.previous", "peer.stamp.unsigned.before", "database.allow", "record.max.bytes", "shard.key.fields",
+                "duplicate.key.retry.ms", "record.signing.key", "record.signing.key.previous");
         for (ConfigDef.ConfigKey key : def.configKeys().values()) {
             assertThat(key.documentation).as(key.name).isNotBlank();
             assertThat(key.group).as(key.name).isNotBlank();
