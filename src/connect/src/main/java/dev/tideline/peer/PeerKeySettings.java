@@ -25,8 +25,8 @@ public final class PeerKeySettings {
                         + "when peer.cluster.id is set. Every '_tl' stamp, tombstone and delete record carries an HMAC made "
                         + "with it, so an application that writes the documents cannot make its write look like a peer's "
                         + "(which the peers would skip as an echo) or copy a stamp from another cluster or document.",
-                "stamps and records (keep it while documents may still carry stamps made with it, see "
-                        + "docs/peer-replication.md)", "Stamp key");
+                "stamps and records", "while documents may still carry stamps made with it (see docs/peer-replication.md)",
+                "Stamp key");
     }
 
     /** The keys; null when peer.stamp.key is empty. */

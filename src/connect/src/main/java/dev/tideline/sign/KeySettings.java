@@ -23,12 +23,12 @@ public record KeySettings(String key, String previousKey, String keyIdLabel) {
 
     /**
      * Defines both settings; the documentation of the previous key is written here from {@code rotated}, what
-     * still verifies with it.
+     * still verifies with it, and {@code keepWhile}, how long to keep it.
      *
      * @return the last order number used in {@code group}
      */
     public int define(ConfigDef def, String group, int order, Importance importance, String keyDoc, String rotated,
-                      String displayName) {
+                      String keepWhile, String displayName) {
         def.define(key, Type.PASSWORD, "", LONG_ENOUGH, importance, keyDoc + " At least " + MIN_LENGTH + " characters (e.g. "
                         + "the output of 'openssl rand -base64 32'); keep it out of connector configs with a config provider "
                         + "(${file:...}). Rotation: see " + previousKey + ".",
@@ -36,7 +36,7 @@ public record KeySettings(String key, String previousKey, String keyIdLabel) {
         def.define(previousKey, Type.PASSWORD, "", LONG_ENOUGH, Importance.LOW,
                 "During a rotation of " + key + ", the key it replaces: " + rotated + " made with it still verify, new ones "
                         + "are made with " + key + ". MACs name their key by a fingerprint, so the connectors can be "
-                        + "reconfigured one by one. Empty (default): none.",
+                        + "reconfigured one by one. Keep it " + keepWhile + ". Empty (default): none.",
                 group, ++order, Width.LONG, "Previous " + displayName.toLowerCase(java.util.Locale.ROOT));
         return order;
     }

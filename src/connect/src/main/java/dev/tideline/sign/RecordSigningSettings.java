@@ -19,6 +19,8 @@ public final class RecordSigningSettings {
     public static final String TEXT_HEADER_CONVERTER = "org.apache.kafka.connect.storage.StringConverter";
     private static final java.util.Set<String> TEXT_HEADER_CONVERTERS = java.util.Set.of(TEXT_HEADER_CONVERTER,
             "org.apache.kafka.connect.converters.ByteArrayConverter");
+    private static final String KEEP_PREVIOUS = "until no record signed with it remains to be read (the topics' retention, "
+            + "or the sinks' committed offsets; see docs/sink-safety.md)";
     private static final KeySettings SETTINGS = new KeySettings(KEY, PREVIOUS_KEY, RecordSignature.KEY_ID_LABEL);
 
     private RecordSigningSettings() {
@@ -31,7 +33,7 @@ public final class RecordSigningSettings {
                         + "the record key and value and its tl.* headers. Sinks configured with the same key refuse "
                         + "records without a valid signature. Empty (default): records are not signed. "
                         + "See docs/sink-safety.md.",
-                "records", "Record signing key");
+                "records", KEEP_PREVIOUS, "Record signing key");
     }
 
     public static void defineForSink(ConfigDef def) {
@@ -42,7 +44,7 @@ public final class RecordSigningSettings {
                         + "decoded; in peer mode too. Requires " + HEADER_CONVERTER + "=" + TEXT_HEADER_CONVERTER + " on the "
                         + "connector (the default header converter parses header text). Empty (default): records are not "
                         + "checked. See docs/sink-safety.md.",
-                "records", "Record signing key");
+                "records", KEEP_PREVIOUS, "Record signing key");
     }
 
     /**
