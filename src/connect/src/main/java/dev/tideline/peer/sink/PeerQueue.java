@@ -61,9 +61,11 @@ final class PeerQueue {
             try {
                 reader.read(r).ifPresent(this::queue);
             } catch (MalformedRecordException e) { // refused and unauthentic records too (subclasses)
-                RecordFailure failure = SinkFrontEnd.failure(r, e);
-                counters.refused(PeerCounters.Refusal.of(e), failure.message());
-                refused.add(failure);
+                refused.add(refuse(r, e));
+            } catch (RuntimeException | StackOverflowError e) {
+                // whatever a record makes a reader throw is about that record: it must never stop the task
+                refused.add(refuse(r, new MalformedRecordException("it could not be read (" + e.getClass().getSimpleName()
+                        + ": " + e.getMessage() + ")", e)));
             }
             if (r.timestamp() != null) {
                 lastRecordTimestamp = Math.max(lastRecordTimestamp, r.timestamp());
@@ -75,6 +77,12 @@ final class PeerQueue {
             lastReceivedAt = System.currentTimeMillis();
         }
         return refused;
+    }
+
+    private RecordFailure refuse(SinkRecord r, MalformedRecordException e) {
+        RecordFailure failure = SinkFrontEnd.failure(r, e);
+        counters.refused(PeerCounters.Refusal.of(e), failure.message());
+        return failure;
     }
 
     private void queue(PeerChange c) {

@@ -46,4 +46,35 @@ class PeerQueueTest {
         assertThat(dlq.getInt64("refused").getValue()).isEqualTo(1);
         assertThat(counters.lastRefusal()).contains("offset 13");
     }
+
+    @Test
+    void noGeneratedRecordMakesAddThrow() {
+        java.util.Random random = new java.util.Random(7);
+        SinkRecord honest = PeerRecordReaderTest.write(NS, 1, new BsonDocument("w", new BsonString("x")), KEYS, 0);
+        byte[] valid = (byte[]) honest.value();
+        List<SinkRecord> records = new ArrayList<>();
+        for (int i = 0; i < 3_000; i++) {
+            byte[] value;
+            switch (i % 3) {
+                case 0 -> {
+                    value = new byte[random.nextInt(300)];
+                    random.nextBytes(value);
+                }
+                case 1 -> value = java.util.Arrays.copyOf(valid, random.nextInt(valid.length)); // truncated
+                default -> {
+                    value = valid.clone();
+                    for (int flips = 1 + random.nextInt(4); flips > 0; flips--) {
+                        value[random.nextInt(value.length)] = (byte) random.nextInt(256);
+                    }
+                }
+            }
+            records.add(new SinkRecord(honest.topic(), 0, null, honest.key(), null, value, 100 + i, null, null, honest.headers()));
+        }
+        List<RecordFailure> refused = queue.add(records);
+        assertThat(refused.size() + queue.queued()).as("every record refused or (a flip that left it valid) queued")
+                .isEqualTo(records.size());
+        assertThat(refused.size()).isGreaterThan(2_900);
+        System.out.println("generated records: " + refused.size() + " of " + records.size() + " refused, " + queue.queued()
+                + " read as changes; " + counters.refusalCounts());
+    }
 }
