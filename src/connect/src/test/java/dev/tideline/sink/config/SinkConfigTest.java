@@ -45,6 +45,16 @@ class SinkConfigTest {
     }
 
     @Test
+    void validateAsksASinkThatVerifiesSignaturesForATextHeaderConverter() throws Exception {
+        Map<String, String> props = new java.util.HashMap<>(Map.of("mongodb.uri", "mongodb://127.0.0.1:" + closedPort()
+                + "/?serverSelectionTimeoutMS=200", "mongodb.connect.timeout.ms", "200",
+                "record.signing.key", "the record signing key of the deployment"));
+        assertThat(errors(props).get("record.signing.key")).singleElement().asString().contains("header.converter");
+        props.put("header.converter", "org.apache.kafka.connect.storage.StringConverter");
+        assertThat(errors(props).get("record.signing.key")).isEmpty();
+    }
+
+    @Test
     void defaultsAndTypedGetters() {
         SinkConfig c = new SinkConfig(Map.of("mongodb.uri", "mongodb://h:1"));
         assertThat(c.writes().writeMode()).isEqualTo(WriteMode.UPSERT);
