@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.mongodb.client.MongoClient;
 import dev.tideline.event.ChangeEvent;
-import dev.tideline.event.EnvelopeCodec;
 import dev.tideline.event.EventHeaders;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
