@@ -20,6 +20,11 @@ public enum HealthReason {
     PARKED(HealthState.DEGRADED, "parked"),
     /** Peer link: records held (refused by the destination, or waiting for long): the link is stuck behind them. */
     HELD_RECORDS(HealthState.STALLED, "held-records"),
+    /**
+     * Peer link: records were refused to the dead letter queue lately (no valid MAC, malformed, refused by the
+     * record safety settings): those changes are not applied on this cluster.
+     */
+    REFUSED_RECORDS(HealthState.DEGRADED, "refused-records"),
     /** Peer link: changes arrive late (old records queued, round trips slow). */
     LAG(HealthState.DEGRADED, "lag"),
     /** An event too large to send was skipped by policy (its control record names the document). */

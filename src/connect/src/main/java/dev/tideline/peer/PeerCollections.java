@@ -15,11 +15,6 @@ public final class PeerCollections {
     public static final String CONFLICTS = "_tideline_peer_conflicts";
     /** one document per peer sink task: health, reasons, counters */
     public static final String STATUS = "_tideline_peer_status";
-    /**
-     * in the status database, one document per cluster: {@code {_id: cluster id, unsignedBefore: epoch seconds}}, when
-     * its peer sink first ran with a stamp key (stamps without a MAC older than that predate the key)
-     */
-    public static final String KEYS = "_tideline_peer_keys";
 
     private PeerCollections() {
     }

@@ -1,6 +1,7 @@
 package dev.tideline.peer;
 
 import dev.tideline.event.Namespace;
+import dev.tideline.sign.Mac128;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.BsonValue;
@@ -14,7 +15,7 @@ import org.bson.BsonValue;
  * {@code k} and {@code m} authenticate the stamp ({@link StampKeys}): made by a connector of the link for
  * this cluster, namespace and {@code _id}, so an application cannot forge one nor copy one from elsewhere.
  */
-public record PeerStamp(Version version, String hash, Version base, StampKeys.Mac128 mac) {
+public record PeerStamp(Version version, String hash, Version base, Mac128 mac) {
     public static final String FIELD = "_tl";
 
     public PeerStamp(Version version, String hash, Version base) {
@@ -68,10 +69,10 @@ public record PeerStamp(Version version, String hash, Version base, StampKeys.Ma
     }
 
     /** The {@code k} and {@code m} fields of a stamp or tombstone; null when either is missing. */
-    public static StampKeys.Mac128 macOf(BsonDocument d) {
+    public static Mac128 macOf(BsonDocument d) {
         BsonValue k = d.get("k");
         BsonValue m = d.get("m");
-        return k != null && k.isString() && m != null && m.isString() ? new StampKeys.Mac128(k.asString().getValue(),
+        return k != null && k.isString() && m != null && m.isString() ? new Mac128(k.asString().getValue(),
                 m.asString().getValue()) : null;
     }
 

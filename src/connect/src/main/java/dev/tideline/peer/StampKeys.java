@@ -1,14 +1,7 @@
 package dev.tideline.peer;
 
-import java.nio.charset.StandardCharsets;
-import java.security.InvalidKeyException;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
-import java.util.HexFormat;
-import java.util.List;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
+import dev.tideline.sign.KeyRing;
+import dev.tideline.sign.Mac128;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
@@ -22,97 +15,58 @@ import org.bson.BsonValue;
  * namespace, the document's {@code _id}, the version, the content hash ({@code null} for a delete) and the
  * base version. A stamp copied to another cluster, collection or document, or onto other content, no
  * longer verifies there. Each MAC names its key by a fingerprint ({@link #keyId()}), so stamps made with
- * the previous key still verify during a rotation. 128 bits of the HMAC are kept (32 hex characters).
+ * the previous key still verify during a rotation. The key machinery (rotation, fingerprints, constant-time
+ * comparison) is {@link KeyRing}'s, shared with signed change records.
  */
 public final class StampKeys {
-    private static final String ALGORITHM = "HmacSHA256";
-    private static final byte[] KEY_ID_LABEL = "tideline-peer-stamp-key-id".getBytes(StandardCharsets.UTF_8);
-
-    private record Key(String id, SecretKeySpec spec) {
-    }
+    /** what the fingerprints of stamp keys are made of: unchanged, so stamps already written keep their key's name */
+    static final String KEY_ID_LABEL = "tideline-peer-stamp-key-id";
+    private static final String DOMAIN = "tl-peer-v1";
 
     /** What a MAC is about (see the class comment). */
     public record Bound(String cluster, String namespace, BsonValue id, Version version, String content, Version base) {
     }
 
-    /** A MAC and the fingerprint of the key that made it. */
-    public record Mac128(String keyId, String mac) {
-    }
-
-    private final List<Key> keys;
+    private final KeyRing keys;
 
     /**
      * @param current  the key that signs (and verifies)
      * @param previous a key that still verifies (a rotation in progress), null or empty when none
      */
     public StampKeys(String current, String previous) {
+        this(ring(current, previous));
+    }
+
+    StampKeys(KeyRing keys) {
+        this.keys = keys;
+    }
+
+    private static KeyRing ring(String current, String previous) {
         if (current == null || current.isEmpty()) {
-            throw new IllegalArgumentException("peer mode needs peer.stamp.key");
+            throw new IllegalArgumentException("peer mode needs " + PeerKeySettings.KEY);
         }
-        List<Key> k = new ArrayList<>();
-        k.add(key(current));
-        if (previous != null && !previous.isEmpty() && !previous.equals(current)) {
-            k.add(key(previous));
-        }
-        this.keys = List.copyOf(k);
+        return new KeyRing(current, previous, KEY_ID_LABEL);
     }
 
     /** The fingerprint of the signing key (safe to show: it reveals nothing of the key). */
     public String keyId() {
-        return keys.get(0).id();
+        return keys.keyId();
     }
 
     public Mac128 sign(Bound b) {
-        Key k = keys.get(0);
-        return new Mac128(k.id(), HexFormat.of().formatHex(mac(k.spec(), b), 0, 16));
+        return keys.sign(input(b));
     }
 
     /** True when {@code m} was made for {@code b} with one of the configured keys. */
     public boolean verify(Mac128 m, Bound b) {
-        if (m == null || m.keyId() == null || m.mac() == null) {
-            return false;
-        }
-        for (Key k : keys) {
-            if (k.id().equals(m.keyId())) {
-                byte[] expected = HexFormat.of().formatHex(mac(k.spec(), b), 0, 16).getBytes(StandardCharsets.US_ASCII);
-                return MessageDigest.isEqual(expected, m.mac().getBytes(StandardCharsets.US_ASCII));
-            }
-        }
-        return false;
+        return keys.verify(m, input(b));
     }
 
-    private static Key key(String secret) {
-        SecretKeySpec spec = new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), ALGORITHM);
-        try {
-            Mac mac = Mac.getInstance(ALGORITHM);
-            mac.init(spec);
-            return new Key(HexFormat.of().formatHex(mac.doFinal(KEY_ID_LABEL), 0, 4), spec);
-        } catch (NoSuchAlgorithmException | InvalidKeyException e) {
-            throw new IllegalStateException("every Java runtime has " + ALGORITHM, e);
-        }
-    }
-
-    private static byte[] mac(SecretKeySpec spec, Bound b) {
-        try {
-            Mac mac = Mac.getInstance(ALGORITHM);
-            mac.init(spec);
-            field(mac, "tl-peer-v1");
-            field(mac, b.cluster());
-            field(mac, b.namespace());
-            field(mac, ContentHash.of(new BsonDocument("_id", b.id()))); // typed: an int32 1 and a string "1" differ
-            field(mac, b.version().toText());
-            field(mac, b.content() == null ? "-" : b.content());
-            field(mac, b.base() == null ? "-" : b.base().toText());
-            return mac.doFinal();
-        } catch (NoSuchAlgorithmException | InvalidKeyException e) {
-            throw new IllegalStateException("every Java runtime has " + ALGORITHM, e);
-        }
-    }
-
-    /** Length-prefixed, so no two different field lists give the same bytes. */
-    private static void field(Mac mac, String s) {
-        byte[] b = s.getBytes(StandardCharsets.UTF_8);
-        mac.update(new byte[] {(byte) (b.length >>> 24), (byte) (b.length >>> 16), (byte) (b.length >>> 8), (byte) b.length});
-        mac.update(b);
+    private static KeyRing.Input input(Bound b) {
+        return f -> f.text(DOMAIN).text(b.cluster()).text(b.namespace())
+                .text(ContentHash.of(new BsonDocument("_id", b.id()))) // typed: an int32 1 and a string "1" differ
+                .text(b.version().toText())
+                .text(b.content() == null ? "-" : b.content())
+                .text(b.base() == null ? "-" : b.base().toText());
     }
 }

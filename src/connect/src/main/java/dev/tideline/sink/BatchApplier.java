@@ -2,16 +2,13 @@ package dev.tideline.sink;
 
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
-import dev.tideline.sink.check.DestinationPolicy;
 import dev.tideline.sink.check.RecordFaults;
-import dev.tideline.sink.check.RecordShape;
 import dev.tideline.sink.config.RecordSafetySettings;
 import dev.tideline.sink.config.SinkConfig;
 import dev.tideline.sink.config.StaleGuardMode;
-import dev.tideline.sink.decode.Decoded;
 import dev.tideline.sink.decode.Ids;
-import dev.tideline.sink.decode.RecordDecoder;
 import dev.tideline.sink.decode.SinkChange;
+import dev.tideline.sink.front.SinkFrontEnd;
 import dev.tideline.sink.guard.CopyBegins;
 import dev.tideline.sink.guard.StaleWriteGuard;
 import dev.tideline.sink.guard.VersionBound;
@@ -23,7 +20,6 @@ import dev.tideline.sink.plan.UpdateApplier;
 import dev.tideline.sink.plan.WritePlan;
 import dev.tideline.sink.plan.WriteFilter;
 import dev.tideline.sink.plan.WritePlanner;
-import dev.tideline.sink.route.NamespaceRouter;
 import dev.tideline.sink.route.RoutedChange;
 import dev.tideline.sink.write.BulkWriteExecutor;
 import dev.tideline.sink.write.PartialUpdates;
@@ -37,15 +33,15 @@ import java.util.Optional;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
- * Applies one batch: decode → route → bound the version → plan → guard → partial updates made whole → record versions → write.
- * Malformed and refused records are collected, not thrown, so the rest of the batch is always applied;
- * what to do with them is the caller's decision ({@link FailedRecordHandler}). So is whatever else one
- * record makes the in-memory stages throw, a StackOverflowError or an OutOfMemoryError included
- * ({@link RecordFaults}). Failures that are not about one record throw.
+ * Applies one batch: the front end ({@link SinkFrontEnd}: size, signature, decode, namespace policy, route) → bound the
+ * version → plan → guard → partial updates made whole → record versions → write. Malformed and refused records are
+ * collected, not thrown, so the rest of the batch is always applied; what to do with them is the caller's decision
+ * ({@link dev.tideline.sink.front.FailedRecordHandler}). So is whatever else one record makes the in-memory stages
+ * throw, a StackOverflowError or an OutOfMemoryError included ({@link RecordFaults}). Failures that are not about one
+ * record throw.
  */
 public final class BatchApplier {
-    private final RecordDecoder decoder;
-    private final NamespaceRouter router;
+    private final SinkFrontEnd frontEnd;
     private final WriteGuard guard;
     private final PartialUpdates partials;
     private final BulkWriteExecutor executor;
@@ -53,17 +49,10 @@ public final class BatchApplier {
     private final ResnapshotSweeper sweeper;
     private final VersionBound versionBound;
 
-    public BatchApplier(RecordDecoder decoder, NamespaceRouter router, WriteGuard guard, PartialUpdates partials,
-                        BulkWriteExecutor executor, int chunkSize) {
-        this(decoder, router, guard, partials, executor, chunkSize, null,
-                new VersionBound(RecordSafetySettings.DEFAULT_VERSION_MAX_AHEAD_MS, System::currentTimeMillis));
-    }
-
     /** @param sweeper acts on resnapshot markers; null: they are skipped like other control records */
-    BatchApplier(RecordDecoder decoder, NamespaceRouter router, WriteGuard guard, PartialUpdates partials,
-                 BulkWriteExecutor executor, int chunkSize, ResnapshotSweeper sweeper, VersionBound versionBound) {
-        this.decoder = decoder;
-        this.router = router;
+    BatchApplier(SinkFrontEnd frontEnd, WriteGuard guard, PartialUpdates partials, BulkWriteExecutor executor, int chunkSize,
+                 ResnapshotSweeper sweeper, VersionBound versionBound) {
+        this.frontEnd = frontEnd;
         this.guard = guard;
         this.partials = partials;
         this.executor = executor;
@@ -74,19 +63,14 @@ public final class BatchApplier {
 
     public static BatchApplier create(SinkConfig config, MongoClient client) {
         var writes = config.writes();
-        var routing = config.routing();
         VersionStore versions = writes.staleGuard() == StaleGuardMode.OFF ? null : new VersionStore(client);
         WriteGuard guard = versions == null ? WriteGuard.NONE : new StaleWriteGuard(versions);
-        var safety = config.safety();
-        NamespaceRouter router = new NamespaceRouter(routing.database(), routing.topicMap(), routing.filter(),
-                new DestinationPolicy(safety.allowedDatabases()));
-        RecordDecoder decoder = new RecordDecoder(writes.tombstoneAction(), writes.versionField(), true,
-                new RecordShape(safety.maxRecordBytes(), RecordSafetySettings.RECORD_MAX_BYTES));
-        VersionBound bound = new VersionBound(safety.versionMaxAheadMs(), System::currentTimeMillis);
-        return new BatchApplier(decoder, router,
+        SinkFrontEnd frontEnd = SinkFrontEnd.of(config, SinkFrontEnd.Documents.RAW);
+        VersionBound bound = new VersionBound(config.safety().versionMaxAheadMs(), System::currentTimeMillis);
+        return new BatchApplier(frontEnd,
                 guard, new PartialUpdates(client), new BulkWriteExecutor(client, writes.writeMode(), new WriteFilter(writes.shardKeyFields())),
                 writes.bulkChunkSize(),
-                new ResnapshotSweeper(router, versions, new SweepWriter(client), new CopyBegins(client), bound), bound);
+                new ResnapshotSweeper(frontEnd.router(), versions, new SweepWriter(client), new CopyBegins(client), bound), bound);
     }
 
     private static Optional<String> updateProblem(SinkChange change) {
@@ -109,29 +93,24 @@ public final class BatchApplier {
         List<ResnapshotSweeper.Pending> markers = new ArrayList<>();
         for (SinkRecord r : records) {
             try {
-                Optional<ResnapshotSweeper.Pending> marker = sweeper == null ? Optional.empty() : sweeper.read(r);
-                if (marker.isPresent()) {
-                    markers.add(marker.get()); // applied after the batch's changes: see ResnapshotSweeper
-                    skipped++;
-                    continue;
-                }
-                Decoded d = decoder.decode(r);
-                if (d instanceof SinkChange change) {
-                    Optional<RoutedChange> rc = router.route(change);
-                    if (rc.isEmpty()) {
-                        filtered++;
-                        continue;
-                    }
+                SinkFrontEnd.Read read = frontEnd.read(r);
+                if (read instanceof SinkFrontEnd.Routed routedChange) {
+                    RoutedChange rc = routedChange.change();
                     // before planning: a version from the future would also win over the batch's later changes,
                     // and a partial update MongoDB would refuse is refused as itself before it is folded with others
-                    Optional<String> problem = versionBound.problem(change.version(), "its version")
-                            .or(() -> updateProblem(change));
+                    Optional<String> problem = versionBound.problem(rc.change().version(), "its version")
+                            .or(() -> updateProblem(rc.change()));
                     if (problem.isPresent()) {
                         failures.add(new RecordFailure(r, problem.get(), null));
                     } else {
-                        routed.add(rc.get());
+                        routed.add(rc);
                     }
+                } else if (read instanceof SinkFrontEnd.Filtered) {
+                    filtered++;
                 } else {
+                    // a control record: a resnapshot marker is applied after the batch's changes (see ResnapshotSweeper)
+                    Optional<ResnapshotSweeper.Pending> marker = sweeper == null ? Optional.empty() : sweeper.read(r);
+                    marker.ifPresent(markers::add);
                     skipped++;
                 }
             } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {

@@ -4,6 +4,7 @@ import dev.tideline.mongo.MongoConnectionSettings;
 import dev.tideline.TidelineVersion;
 import dev.tideline.health.TaskIdentity;
 import dev.tideline.mongo.ServerProbe;
+import dev.tideline.sign.RecordSigningSettings;
 import dev.tideline.sink.config.PeerSinkSettings;
 import dev.tideline.sink.config.RecordSafetySettings;
 import dev.tideline.sink.route.TopicNamespaceMap;
@@ -85,6 +86,10 @@ public class TidelineSinkConnector extends SinkConnector {
         }
 
         checkAllowList(values);
+        String headers = RecordSigningSettings.headerConverterProblem(connectorConfigs);
+        if (headers != null) {
+            values.get(RecordSigningSettings.KEY).addErrorMessage(headers);
+        }
 
         ConfigValue uri = values.get(MongoConnectionSettings.URI);
         ConfigValue timeout = values.get(MongoConnectionSettings.CONNECT_TIMEOUT_MS);

@@ -10,6 +10,7 @@ import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoClientFactory;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.sink.config.SinkConfig;
+import dev.tideline.sink.front.FailedRecordHandler;
 import dev.tideline.sink.config.RetrySettings;
 import dev.tideline.sink.write.RecordFailure;
 import java.util.Collection;

@@ -15,6 +15,7 @@ import dev.tideline.peer.PeerStamp;
 import dev.tideline.peer.StampKeys;
 import dev.tideline.peer.Version;
 import dev.tideline.source.config.PeerSourceSettings;
+import dev.tideline.sign.Mac128;
 import java.util.Map;
 import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
@@ -70,8 +71,8 @@ final class PeerOriginTagger {
                 return new Tagged(e, null, null, null); // an update of a document gone since: its delete follows
             }
             OriginLabeler.Label l = labeler.delete(e.id(), tombstoneOf(e.id()), time);
-            StampKeys.Mac128 mac = keys.sign(new StampKeys.Bound(self, ns.fullName(), e.id(), l.version(), null, l.base()));
-            return new Tagged(e.withOrigin(l.origin()), l.version(), l.base(), mac.keyId() + ":" + mac.mac());
+            Mac128 mac = keys.sign(new StampKeys.Bound(self, ns.fullName(), e.id(), l.version(), null, l.base()));
+            return new Tagged(e.withOrigin(l.origin()), l.version(), l.base(), mac.text());
         }
         // an update event's document is looked up when the event is read, not carried by it
         OriginLabeler.Label l = labeler.write(e.id(), OriginDetector.detect(e.document(),

@@ -8,10 +8,13 @@ import dev.tideline.TidelineVersion;
 import dev.tideline.health.SourceTaskMetrics;
 import dev.tideline.health.TaskIdentity;
 import dev.tideline.mongo.MongoClientFactory;
+import dev.tideline.sign.RecordSignature;
+import dev.tideline.sign.RecordSigningSettings;
 import dev.tideline.source.config.HealthStateSettings;
 import dev.tideline.source.config.SourceConfig;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.connect.source.SourceRecord;
@@ -40,7 +43,9 @@ public class TidelineSourceTask extends SourceTask {
     private Running running;
 
     /** Everything a started task holds; exists only once start() succeeded. */
-    private record Running(MongoClient client, TaskCapture capture, RecordQueue queue, int maxRecords, SourceTaskMetrics metrics) {
+    /** @param signature signs each record handed over (record.signing.key); empty: records are not signed */
+    private record Running(MongoClient client, TaskCapture capture, RecordQueue queue, int maxRecords, SourceTaskMetrics metrics,
+                           Optional<RecordSignature> signature) {
     }
 
     /** Counts the connections the task's client holds open (JMX MongoConnections). */
@@ -86,7 +91,8 @@ public class TidelineSourceTask extends SourceTask {
             capture = new TaskCapture(config, client, ownership, context.offsetStorageReader(), queue, metrics, producer,
                     new TaskThreads(identity.connector() + "-" + identity.task()), connections.open::get, identity.connector());
             capture.start();
-            running = new Running(client, capture, queue, config.capture().batchSize() * 2, metrics);
+            running = new Running(client, capture, queue, config.capture().batchSize() * 2, metrics,
+                    RecordSigningSettings.signature(config));
             log.info("Source task {} started: collections whose namespace hashes to {} of {}, producer {}", identity,
                     ownership.index(), ownership.count(), producer);
         } catch (RuntimeException e) {
@@ -101,7 +107,12 @@ public class TidelineSourceTask extends SourceTask {
 
     @Override
     public List<SourceRecord> poll() throws InterruptedException {
-        return running.queue().poll(POLL_WAIT_MS, running.maxRecords());
+        List<SourceRecord> records = running.queue().poll(POLL_WAIT_MS, running.maxRecords());
+        if (records != null) {
+            // here, where every record passes once, after the readers made it whole (headers included)
+            running.signature().ifPresent(s -> records.forEach(s::sign));
+        }
+        return records;
     }
 
     @Override

@@ -1,8 +1,5 @@
 package dev.tideline.event;
 
-import java.nio.charset.StandardCharsets;
-import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import org.bson.BsonDocument;
@@ -91,7 +88,7 @@ public record IdScope(BsonValue from, BsonValue to) {
         if (raw == null) {
             return null;
         }
-        String json = json(raw);
+        String json = HeaderValues.text(raw);
         String problem;
         try {
             BsonDocument wrapper = BsonDocument.parse(json);
@@ -105,46 +102,6 @@ public record IdScope(BsonValue from, BsonValue to) {
         throw new MalformedRecordException("header " + key + " of a " + marker + " marker must be canonical Extended JSON of a "
                 + "document with the single field \"v\" holding the bound _id, e.g. {\"v\": {\"$oid\": \"...\"}}; got '"
                 + cut(json) + "' (" + problem + ")");
-    }
-
-    /**
-     * A header value as JSON text. Kafka's default header converter (SimpleHeaderConverter) hands a value
-     * that looks like a map over as a Map, each quoted string kept as written, escapes included (Kafka
-     * 3.6 and 4.x alike): quoting those strings again gives the JSON back.
-     */
-    private static String json(Object v) {
-        if (v instanceof byte[] b) {
-            return new String(b, StandardCharsets.UTF_8);
-        }
-        if (v instanceof Map<?, ?> || v instanceof List<?>) {
-            StringBuilder out = new StringBuilder();
-            rejoin(v, out);
-            return out.toString();
-        }
-        return v.toString();
-    }
-
-    private static void rejoin(Object v, StringBuilder out) {
-        if (v instanceof Map<?, ?> map) {
-            out.append('{');
-            for (Iterator<? extends Map.Entry<?, ?>> it = map.entrySet().iterator(); it.hasNext(); ) {
-                Map.Entry<?, ?> e = it.next();
-                out.append('"').append(e.getKey()).append("\": ");
-                rejoin(e.getValue(), out);
-                out.append(it.hasNext() ? ", " : "");
-            }
-            out.append('}');
-        } else if (v instanceof List<?> list) {
-            out.append('[');
-            for (int i = 0; i < list.size(); i++) {
-                rejoin(list.get(i), out.append(i == 0 ? "" : ", "));
-            }
-            out.append(']');
-        } else if (v instanceof String s) {
-            out.append('"').append(s).append('"');
-        } else {
-            out.append(v); // numbers (a timestamp's t and i), booleans, null
-        }
     }
 
     private static String cut(String s) {

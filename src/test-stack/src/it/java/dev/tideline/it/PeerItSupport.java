@@ -118,7 +118,17 @@ final class PeerItSupport {
         sink.put("peer.heartbeat.namespace", DB + "." + HEARTBEATS);
         sink.put("peer.status.database", DB);
         sink.put("consumer.override.max.poll.records", "2000");
+        // peer mode sends a record it must not apply to the dead letter queue: required
+        sink.put("errors.tolerance", "all");
+        sink.put("errors.deadletterqueue.topic.name", dlq(c));
+        sink.put("errors.deadletterqueue.topic.replication.factor", "1");
+        sink.put("errors.deadletterqueue.context.headers.enable", "true");
         return sink;
+    }
+
+    /** The dead letter queue of a cluster's peer sink. */
+    static String dlq(Cluster c) {
+        return c.sink() + "-dlq";
     }
 
     static void stopLinks(TestStack stack, List<Cluster> clusters) {

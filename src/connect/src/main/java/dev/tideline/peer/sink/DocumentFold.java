@@ -172,14 +172,11 @@ final class DocumentFold {
     }
 
     /**
-     * Why a record cannot be decided at all, null when it can: it does not authenticate (read once), or its version
-     * is further ahead of this machine's clock than allowed (checked again each round: it lands once the clock has
-     * caught up, if that clock was only wrong).
+     * Why a record cannot be decided at all, null when it can: its version is further ahead of this machine's clock
+     * than allowed (checked again each round: it lands once the clock has caught up, if that clock was only wrong).
+     * A record that does not authenticate never gets here: {@link PeerRecordReader} refuses it to the dead letter queue.
      */
     private String refusal(PeerChange c) {
-        if (c.unauthentic != null) {
-            return c.unauthentic;
-        }
         return PeerLimits.tooFarAhead(c.incoming.version(), clockMs.getAsLong() / 1000, maxAheadSeconds);
     }
 

@@ -21,8 +21,6 @@ final class PeerChange {
     final String tenant;
     /** the cluster time of the change event on the cluster whose source emitted it; null when the record has none */
     final BsonTimestamp sourceTime;
-    /** why the record does not authenticate (held, never applied); null when it does */
-    final String unauthentic;
     String heldReason;
     /** when this record was first held (epoch ms), 0 when it is not */
     long heldSince;
@@ -30,8 +28,7 @@ final class PeerChange {
     boolean refused;
 
     PeerChange(SinkRecord record, Namespace destination, BsonValue id, Incoming incoming, BsonDocument document, String tenant,
-               BsonTimestamp sourceTime, String unauthentic) {
-        this.unauthentic = unauthentic;
+               BsonTimestamp sourceTime) {
         this.record = record;
         this.destination = destination;
         this.id = id;

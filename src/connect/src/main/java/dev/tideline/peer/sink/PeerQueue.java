@@ -1,8 +1,11 @@
 package dev.tideline.peer.sink;
 
+import dev.tideline.event.MalformedRecordException;
 import dev.tideline.event.Namespace;
 import dev.tideline.peer.RoundTripLag;
 import dev.tideline.peer.TenantScope;
+import dev.tideline.sink.front.SinkFrontEnd;
+import dev.tideline.sink.write.RecordFailure;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -44,25 +47,26 @@ final class PeerQueue {
     }
 
     /**
-     * Queues the records in scope (malformed ones throw: in peer mode nothing is skipped; writes of tenants outside
-     * the link's scope are left out and counted); {@link PeerApplier#drain} moves them.
+     * Queues the records in scope (writes of tenants outside the link's scope are left out and counted);
+     * {@link PeerApplier#drain} moves them. A record that cannot be read, that the front end refuses or that does not
+     * authenticate is not queued: it is counted and returned, for the dead letter queue, so it never holds the link.
+     *
+     * @return the records refused, with their reasons
      */
-    void add(Collection<SinkRecord> records) {
+    List<RecordFailure> add(Collection<SinkRecord> records) {
+        List<RecordFailure> refused = new ArrayList<>();
         long oldest = Long.MAX_VALUE;
         for (SinkRecord r : records) {
             counters.record();
-            reader.read(r).ifPresent(c -> {
-                boolean heartbeat = c.destination.equals(heartbeats);
-                if (heartbeat) {
-                    noteHeartbeat(c);
-                }
-                // this cluster's own records always pass: they stamp its local writes (or are echoes)
-                if (heartbeat || c.incoming.origin().equals(self) || scope.carries(c.tenant, c.incoming.isDelete())) {
-                    pending.computeIfAbsent(c.key(), k -> new ArrayDeque<>()).add(c);
-                } else {
-                    counters.outOfScope();
-                }
-            });
+            try {
+                reader.read(r).ifPresent(this::queue);
+            } catch (MalformedRecordException e) { // refused and unauthentic records too (subclasses)
+                refused.add(refuse(r, e));
+            } catch (RuntimeException | StackOverflowError e) {
+                // whatever a record makes a reader throw is about that record: it must never stop the task
+                refused.add(refuse(r, new MalformedRecordException("it could not be read (" + e.getClass().getSimpleName()
+                        + ": " + e.getMessage() + ")", e)));
+            }
             if (r.timestamp() != null) {
                 lastRecordTimestamp = Math.max(lastRecordTimestamp, r.timestamp());
                 oldest = Math.min(oldest, r.timestamp());
@@ -71,6 +75,26 @@ final class PeerQueue {
         if (oldest != Long.MAX_VALUE) {
             lastReceivedOldest = oldest;
             lastReceivedAt = System.currentTimeMillis();
+        }
+        return refused;
+    }
+
+    private RecordFailure refuse(SinkRecord r, MalformedRecordException e) {
+        RecordFailure failure = SinkFrontEnd.failure(r, e);
+        counters.refused(PeerCounters.Refusal.of(e), failure.message());
+        return failure;
+    }
+
+    private void queue(PeerChange c) {
+        boolean heartbeat = c.destination.equals(heartbeats);
+        if (heartbeat) {
+            noteHeartbeat(c);
+        }
+        // this cluster's own records always pass: they stamp its local writes (or are echoes)
+        if (heartbeat || c.incoming.origin().equals(self) || scope.carries(c.tenant, c.incoming.isDelete())) {
+            pending.computeIfAbsent(c.key(), k -> new ArrayDeque<>()).add(c);
+        } else {
+            counters.outOfScope();
         }
     }
 

@@ -8,11 +8,9 @@ import dev.tideline.peer.PeerHeaders;
 import dev.tideline.peer.PeerStamp;
 import dev.tideline.peer.StampKeys;
 import dev.tideline.peer.Version;
-import dev.tideline.sink.decode.Decoded;
-import dev.tideline.sink.decode.RecordDecoder;
+import dev.tideline.sign.Mac128;
 import dev.tideline.sink.decode.SinkChange;
-import dev.tideline.sink.route.NamespaceRouter;
-import dev.tideline.sink.route.RoutedChange;
+import dev.tideline.sink.front.SinkFrontEnd;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.apache.kafka.connect.header.Header;
@@ -20,34 +18,35 @@ import org.apache.kafka.connect.sink.SinkRecord;
 import org.bson.BsonTimestamp;
 
 /**
- * Reads a record of a peer-mode source: the change (through the normal sink's decoder and router, so
- * the scope settings collection.include/exclude apply), plus the peer headers tl.origin, tl.cluster,
- * tl.origin.version and tl.origin.base. A write must carry a valid stamp matching that version.
+ * Reads a record of a peer-mode source: the change through the sink's front end ({@link SinkFrontEnd}: size,
+ * signature, decoding and safety checks, namespace policy and route, so database.allow, record.max.bytes and
+ * collection.include/exclude hold here as in the sink), plus the peer headers tl.origin, tl.cluster,
+ * tl.origin.version and tl.origin.base. A write must carry a stamp matching that version, and a stamp or delete MAC
+ * that verifies with the link's key; a record that does not is refused ({@link UnauthenticRecordException}).
  */
 final class PeerRecordReader {
-    private final RecordDecoder decoder;
-    private final NamespaceRouter router;
+    private final SinkFrontEnd frontEnd;
     private final StampKeys keys;
 
-    PeerRecordReader(RecordDecoder decoder, NamespaceRouter router, StampKeys keys) {
-        this.decoder = decoder;
-        this.router = router;
+    PeerRecordReader(SinkFrontEnd frontEnd, StampKeys keys) {
+        this.frontEnd = frontEnd;
         this.keys = keys;
     }
 
-    /** @return empty for records that are not changes, or that the scope leaves out */
+    /**
+     * @return empty for records that are not changes, or that the scope leaves out
+     * @throws MalformedRecordException for a record peer mode cannot read, {@link dev.tideline.event.RefusedRecordException}
+     *                                  for one it must not apply (its subclass {@link UnauthenticRecordException}: no
+     *                                  valid MAC)
+     */
     Optional<PeerChange> read(SinkRecord record) {
         if (record.value() == null) {
             return Optional.empty(); // a Kafka tombstone for compaction: the delete record before it carries the change
         }
-        Decoded decoded = decoder.decode(record);
-        if (!(decoded instanceof SinkChange change)) {
+        if (!(frontEnd.read(record) instanceof SinkFrontEnd.Routed routed)) {
             return Optional.empty();
         }
-        Optional<RoutedChange> routed = router.route(change);
-        if (routed.isEmpty()) {
-            return Optional.empty();
-        }
+        SinkChange change = routed.change().change();
         String origin = required(record, EventHeaders.ORIGIN);
         String cluster = required(record, PeerHeaders.CLUSTER);
         Version version = version(record, PeerHeaders.VERSION, required(record, PeerHeaders.VERSION));
@@ -62,42 +61,37 @@ final class PeerRecordReader {
                     + "mode reads only topics of Tideline sources running with peer.cluster.id");
         }
         String content = null;
-        String unauthentic = null;
         if (!change.isDelete()) {
             content = ContentHash.of(change.document());
             PeerStamp stamp = PeerStamp.read(change.document());
-            if (stamp == null || !stamp.hash().equals(content) || !stamp.version().equals(version)) {
-                throw new MalformedRecordException("the document of a peer write must carry a '_tl' stamp matching its content "
-                        + "and version " + version + ": is the source running with peer.cluster.id?");
+            if (stamp == null || stamp.mac() == null) {
+                throw notSigned(cluster, version, null);
             }
-            if (!stamp.authentic(keys, cluster, change.sourceNs(), change.id())) {
-                unauthentic = notSigned(cluster, version, stamp.mac());
+            if (!stamp.hash().equals(content) || !stamp.version().equals(version)
+                    || !stamp.authentic(keys, cluster, change.sourceNs(), change.id())) {
+                throw notSigned(cluster, version, stamp.mac());
             }
         } else {
-            StampKeys.Mac128 mac = macHeader(record);
-            if (!keys.verify(mac, new StampKeys.Bound(cluster, change.sourceNs().fullName(), change.id(), version, null, base))) {
-                unauthentic = notSigned(cluster, version, mac);
+            Mac128 mac = Mac128.parse(header(record, PeerHeaders.MAC));
+            if (mac == null || !keys.verify(mac, new StampKeys.Bound(cluster, change.sourceNs().fullName(), change.id(), version,
+                    null, base))) {
+                throw notSigned(cluster, version, mac);
             }
         }
         BsonTimestamp sourceTime = change.version() != null && change.version().isTimestamp() ? change.version().asTimestamp() : null;
-        return Optional.of(new PeerChange(record, routed.get().destination(), change.id(),
+        return Optional.of(new PeerChange(record, routed.change().destination(), change.id(),
                 new Incoming(origin, cluster, version, base, content, sourceTime), change.document(),
-                header(record, EventHeaders.TENANT), sourceTime, unauthentic));
+                header(record, EventHeaders.TENANT), sourceTime));
     }
 
-    private String notSigned(String cluster, Version version, StampKeys.Mac128 mac) {
-        return "the record of version " + version + " emitted by " + cluster + " is not signed with this link's peer.stamp.key ("
-                + (mac == null ? "no MAC" : "key " + mac.keyId() + ", this sink verifies " + keys.keyId() + " and its previous key")
-                + "): held, never applied. Set the same peer.stamp.key on every peer source and sink of the link (a record "
-                + "made before the key was set, or by a producer outside the link, never verifies)";
+    private UnauthenticRecordException notSigned(String cluster, Version version, Mac128 mac) {
+        return new UnauthenticRecordException("refused: the record of version " + version + " said to be emitted by " + cluster
+                + (mac == null ? " carries no MAC (no signed '_tl' stamp, no " + PeerHeaders.MAC + " header)"
+                : " carries a MAC (key " + mac.keyId() + ") that does not verify with this link's peer.stamp.key (key "
+                + keys.keyId() + ") or its previous key, for this cluster, namespace, _id, version and content")
+                + ": never applied. A record made by a producer outside the link, or changed on its way, never verifies; "
+                + "if the link's connectors disagree on peer.stamp.key, set the same key on all of them", mac == null);
     }
-
-    private static StampKeys.Mac128 macHeader(SinkRecord record) {
-        String v = header(record, PeerHeaders.MAC);
-        int colon = v == null ? -1 : v.indexOf(':');
-        return colon <= 0 ? null : new StampKeys.Mac128(v.substring(0, colon), v.substring(colon + 1));
-    }
-
     private static Version version(SinkRecord record, String name, String text) {
         try {
             return Version.parse(text);

@@ -7,6 +7,7 @@ import dev.tideline.TidelineVersion;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.MalformedRecordException;
 import dev.tideline.log.LogText;
+
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoClientFactory;
 import dev.tideline.mongo.MongoErrors;
@@ -16,8 +17,8 @@ import dev.tideline.health.TaskIdentity;
 import dev.tideline.peer.PeerKeySettings;
 import dev.tideline.sink.config.PeerSinkSettings;
 import dev.tideline.sink.config.SinkConfig;
-import dev.tideline.sink.decode.RecordDecoder;
-import dev.tideline.sink.route.NamespaceRouter;
+import dev.tideline.sink.front.FailedRecordHandler;
+import dev.tideline.sink.front.SinkFrontEnd;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -33,9 +34,12 @@ import org.slf4j.LoggerFactory;
  * The sink task in peer mode ({@code peer.cluster.id} set): queues records in {@link PeerQueue} and moves them
  * through {@link PeerApplier}.
  *
- * <p>Nothing is skipped: a record the destination refuses is held and retried (the task reports
- * {@code stalled}); a malformed record fails the task with the reason (a record peer mode cannot read
- * would otherwise be divergence); when the destination is unreachable, every queued record waits and
+ * <p>Every record first passes the sink's own front end ({@link SinkFrontEnd}) and the link's MAC check
+ * ({@link PeerRecordReader}). A record that does not (no valid stamp or delete MAC, malformed, refused by
+ * {@code database.allow}, {@code record.max.bytes} or {@code record.signing.key}) goes to the dead letter queue with
+ * its reason and is counted in the status ({@code degraded}, reason {@code refused-records}): it never holds the link
+ * nor its partition's offsets, and never stops the task. A record the destination refuses is held and retried (the
+ * task reports {@code stalled}); when the destination is unreachable, every queued record waits and
  * the task reports {@code down}. Offsets are committed only below the lowest queued record of each
  * partition, so a restart re-delivers what was waiting (re-applying is harmless: equal versions are
  * duplicates). Consumption pauses while more than {@value #MAX_QUEUED} records wait.
@@ -58,8 +62,9 @@ public class PeerSinkTask extends SinkTask {
     private long heartbeatIntervalMs;
     private long nextHeartbeat;
     private LocalDeleteWatcher localDeletes;
-    private StampTrust trust;
-    private String statusDatabase;
+    private FailedRecordHandler failedRecords;
+    /** whether the peers this sink's earlier runs saw have been read back (once, from the destination) */
+    private boolean earlierRunsRead;
 
     @Override
     public String version() {
@@ -73,6 +78,10 @@ public class PeerSinkTask extends SinkTask {
         if (config.peer().keys() == null) {
             throw new ConnectException(PeerKeySettings.missing(props, PeerSinkSettings.CLUSTER_ID));
         }
+        String dlq = PeerSinkSettings.dlqMissing(props);
+        if (dlq != null) {
+            throw new ConnectException(dlq);
+        }
         if (TaskIdentity.of(props).task() > 0) {
             throw new ConnectException("peer mode runs ONE task per sink connector (two tasks would race on the same "
                     + "document's tombstone): set tasks.max=1");
@@ -85,17 +94,15 @@ public class PeerSinkTask extends SinkTask {
         TenantScope scope = TenantScope.of(config.peer().tenants());
         MongoClient c = MongoClientFactory.create(uri, "tideline-peer-sink", config.connection().connectTimeoutMs());
         try {
-            var writes = config.writes();
-            var routing = config.routing();
-            PeerRecordReader reader = new PeerRecordReader(new RecordDecoder(writes.tombstoneAction(), writes.versionField()),
-                    new NamespaceRouter(routing.database(), routing.topicMap(), routing.filter()), config.peer().keys());
+            PeerRecordReader reader = new PeerRecordReader(SinkFrontEnd.of(config, SinkFrontEnd.Documents.OBJECTS),
+                    config.peer().keys());
             counters = new PeerCounters();
             store = new PeerStore(c, config.peer().tombstoneTtlMs());
-            trust = new StampTrust(self, config.peer().keys());
-            statusDatabase = config.peer().statusDatabase();
+            StampTrust trust = new StampTrust(self, config.peer().keys(), config.peer().unsignedBeforeSeconds());
             store.trust(trust);
             localDeletes = new LocalDeleteWatcher(c);
             queue = new PeerQueue(self, reader, counters, scope, heartbeats);
+            failedRecords = new FailedRecordHandler(context, config.tolerateAll());
             applier = new PeerApplier(self, queue, store, counters, localDeletes, trust, config.peer().clockMaxAheadMs());
             // peer mode runs one task per connector (validate() refuses more): the connector's name identifies it, so a
             // restarted task rewrites the same status document instead of leaving a stale one behind
@@ -113,26 +120,21 @@ public class PeerSinkTask extends SinkTask {
 
     @Override
     public void put(Collection<SinkRecord> records) {
-        try {
-            if (System.currentTimeMillis() >= nextAttempt || !records.isEmpty()) {
-                attempt(records);
-            }
-        } catch (MalformedRecordException e) {
-            throw new ConnectException("Peer sink: a record it cannot read (" + e.getMessage() + "). Peer mode never skips a "
-                    + "record (that would be permanent divergence): fix the producer or the topic list; the record is "
-                    + "not committed and is read again after a restart", e);
+        if (System.currentTimeMillis() >= nextAttempt || !records.isEmpty()) {
+            attempt(records);
         }
         flowControl();
         status.report(queue, counters, false);
     }
 
     private void attempt(Collection<SinkRecord> records) {
-        queue.add(records); // first: from here on the records wait in the queue, whatever fails below
+        // first: from here on the records wait in the queue, whatever fails below; those refused go to the DLQ
+        failedRecords.handle(queue.add(records));
         try {
-            if (!trust.ready()) {
+            if (!earlierRunsRead) {
                 // read here, not in start(): a destination down while the worker starts is retried like any other failure
-                trust.unsignedBefore(store.unsignedBefore(statusDatabase, self));
                 status.expectPeersOfEarlierRuns(queue);
+                earlierRunsRead = true;
             }
             applier.drain();
             long now = System.currentTimeMillis();

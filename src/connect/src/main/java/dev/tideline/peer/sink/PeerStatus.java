@@ -20,7 +20,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Health of this direction of the link (ok / degraded / stalled / down, with reasons), logged when it
+ * Health of this direction of the link (ok / degraded / stalled / down, with reasons: records refused to the dead
+ * letter queue in the last {@value #REFUSALS_SHOWN_MS} ms make it degraded), logged when it
  * changes and every {@value #LOG_EVERY_MS} ms, and kept in the status database's
  * {@value PeerCollections#STATUS} collection (one document per task) every {@value #WRITE_EVERY_MS} ms.
  */
@@ -29,6 +30,8 @@ final class PeerStatus {
     static final long WRITE_EVERY_MS = 2_000;
     static final long LOG_EVERY_MS = 30_000;
     static final long STALLED_AFTER_MS = 30_000;
+    /** a link that refused a record to the dead letter queue stays degraded this long after it */
+    static final long REFUSALS_SHOWN_MS = 10 * 60_000;
     /** a status document not rewritten for this long comes from a task that no longer runs */
     static final long STALE_AFTER_MS = 5 * WRITE_EVERY_MS;
 
@@ -93,6 +96,12 @@ final class PeerStatus {
             reasons.add(HealthReason.HELD_RECORDS);
             details.add(held.size() + " document(s) refused by the destination or held for over " + STALLED_AFTER_MS
                     + " ms, first: " + held.get(0));
+        }
+        if (counters.lastRefusalAt() >= 0 && now - counters.lastRefusalAt() <= REFUSALS_SHOWN_MS) {
+            reasons.add(HealthReason.REFUSED_RECORDS);
+            details.add(counters.refusedTotal() + " record(s) sent to the dead letter queue since the task started ("
+                    + counters.refusalCounts() + "), not applied here; the last " + (now - counters.lastRefusalAt())
+                    + " ms ago: " + counters.lastRefusal());
         }
         long lag = queue.lastRecordTimestamp() < 0 ? 0 : now - queue.lastRecordTimestamp();
         if (queue.queued() > 0 && lag > lagDegradedMs) {

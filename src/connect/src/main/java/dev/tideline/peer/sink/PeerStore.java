@@ -15,6 +15,7 @@ import dev.tideline.log.LogText;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.peer.PeerCollections;
 import dev.tideline.peer.Version;
+import dev.tideline.sign.Mac128;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Date;
@@ -57,27 +58,9 @@ final class PeerStore {
         this.tombstoneTtlMs = tombstoneTtlMs;
     }
 
-    /** Set once the link's trust is known (it needs {@link #unsignedBefore}). */
+    /** Set once, before the first read: what the store trusts of the tombstones it reads. */
     void trust(StampTrust trust) {
         this.trust = trust;
-    }
-
-    /**
-     * When this cluster's peer sink first ran with a stamp key (epoch seconds), kept in the status database
-     * ({@value PeerCollections#KEYS}, one document per cluster) so every later start agrees: stamps and tombstones
-     * without a MAC older than that were written before the key.
-     */
-    long unsignedBefore(String statusDatabase, String self) {
-        MongoCollection<BsonDocument> keys = client.getDatabase(statusDatabase).getCollection(PeerCollections.KEYS, BsonDocument.class);
-        BsonDocument id = new BsonDocument("_id", new org.bson.BsonString(self));
-        keys.updateOne(id, new BsonDocument("$setOnInsert", new BsonDocument("unsignedBefore",
-                new org.bson.BsonInt64(System.currentTimeMillis() / 1000))), new com.mongodb.client.model.UpdateOptions().upsert(true));
-        BsonDocument found = keys.find(id).first();
-        if (found == null || !found.isNumber("unsignedBefore")) {
-            throw new IllegalStateException(statusDatabase + "." + PeerCollections.KEYS + " has no unsignedBefore for cluster " + self
-                    + " right after it was written: is something else writing that collection?");
-        }
-        return found.getNumber("unsignedBefore").longValue();
     }
 
     Map<BsonValue, Held> read(Namespace ns, Collection<BsonValue> ids) {
@@ -146,7 +129,7 @@ final class PeerStore {
     boolean keepTombstone(Namespace ns, BsonValue id, BsonDocument expected, Version version) {
         ensureTtlIndex(ns.db());
         BsonDocument key = PeerCollections.tombstoneKey(ns.coll(), id);
-        dev.tideline.peer.StampKeys.Mac128 mac = trust.tombstoneMac(ns, id, version);
+        dev.tideline.sign.Mac128 mac = trust.tombstoneMac(ns, id, version);
         BsonDocument tomb = new BsonDocument("_id", key).append("v", version.toBson())
                 .append("expireAt", new BsonDateTime(System.currentTimeMillis() + tombstoneTtlMs))
                 .append("k", new org.bson.BsonString(mac.keyId())).append("m", new org.bson.BsonString(mac.mac()));

@@ -47,8 +47,7 @@ public final class RecoveryStore {
         this.cluster = cluster;
         this.keys = keys;
         this.store = new PeerStore(client, tombstoneTtlMs);
-        this.trust = new StampTrust(cluster, keys);
-        trust.unsignedBefore(0); // nothing unsigned is trusted: see the class comment
+        this.trust = new StampTrust(cluster, keys, 0); // nothing unsigned is trusted: see the class comment
         store.trust(trust);
     }
 

@@ -7,6 +7,7 @@ import dev.tideline.peer.PeerCollections;
 import dev.tideline.peer.PeerStamp;
 import dev.tideline.peer.StampKeys;
 import dev.tideline.peer.Version;
+import dev.tideline.sign.Mac128;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
@@ -14,32 +15,24 @@ import org.bson.BsonValue;
  * What the peer sink believes of stamps and tombstones, with the link's key ({@link StampKeys}): it signs
  * what it writes for this cluster, and trusts on its cluster only what authenticates here.
  *
- * <p>A stamp or tombstone WITHOUT any MAC whose version is older than {@code unsignedBefore} (when this
- * cluster's sink first ran with a key) was written before the link had one, and is trusted: otherwise a
- * document nobody writes again would hold every peer change of it for good. An application forging such
- * an old-looking stamp gains nothing: its write is labelled by this cluster's source later than that
- * cutoff, so this cluster's own record of it wins over the forged version here as on every peer. Anything
- * else that does not authenticate is an application's write (a document: a local write not stamped yet)
- * or is ignored (a tombstone).
+ * <p>A stamp or tombstone WITHOUT any MAC whose version is older than {@code unsignedBefore}
+ * ({@code peer.stamp.unsigned.before}: when the link got its key) was written before the link had one, and is
+ * trusted: otherwise a document nobody writes again would hold every peer change of it for good. The cut-off is
+ * configuration, not data, so nobody who can only write the database can move it. An application forging such an
+ * old-looking stamp gains nothing: its write is labelled by this cluster's source later than that cutoff, so this
+ * cluster's own record of it wins over the forged version here as on every peer. Anything else that does not
+ * authenticate is an application's write (a document: a local write not stamped yet) or is ignored (a tombstone).
  */
 final class StampTrust {
     private final String self;
     private final StampKeys keys;
-    /** epoch seconds: unsigned stamps and tombstones older than this were written before the key; -1 until known */
-    private long unsignedBefore = -1;
+    /** epoch seconds: unsigned stamps and tombstones older than this were written before the key; 0: none is trusted */
+    private final long unsignedBefore;
 
-    StampTrust(String self, StampKeys keys) {
+    StampTrust(String self, StampKeys keys, long unsignedBefore) {
         this.self = self;
         this.keys = keys;
-    }
-
-    /** Set once it is read from the destination (see {@link PeerStore#unsignedBefore}), before anything is decided. */
-    void unsignedBefore(long epochSeconds) {
-        this.unsignedBefore = epochSeconds;
-    }
-
-    boolean ready() {
-        return unsignedBefore >= 0;
+        this.unsignedBefore = unsignedBefore;
     }
 
     StampKeys keys() {
@@ -60,14 +53,14 @@ final class StampTrust {
         if (v == null) {
             return null;
         }
-        StampKeys.Mac128 mac = PeerStamp.macOf(tombstone);
+        Mac128 mac = PeerStamp.macOf(tombstone);
         if (mac == null) {
             return Integer.toUnsignedLong(v.time().getTime()) < unsignedBefore ? v : null;
         }
         return keys.verify(mac, PeerCollections.tombstoneBound(self, ns, id, v)) ? v : null;
     }
 
-    StampKeys.Mac128 tombstoneMac(Namespace ns, BsonValue id, Version v) {
+    Mac128 tombstoneMac(Namespace ns, BsonValue id, Version v) {
         return keys.sign(PeerCollections.tombstoneBound(self, ns, id, v));
     }
 

@@ -4,6 +4,8 @@ import dev.tideline.peer.ClusterId;
 import dev.tideline.peer.PeerKeySettings;
 import dev.tideline.peer.PeerLimits;
 import dev.tideline.peer.StampKeys;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -25,6 +27,9 @@ public final class PeerSinkSettings {
     public static final String HEARTBEAT_NAMESPACE = "peer.heartbeat.namespace";
     public static final String HEARTBEAT_INTERVAL_MS = "peer.heartbeat.interval.ms";
     public static final String CLOCK_MAX_AHEAD_MS = "peer.clock.max.ahead.ms";
+    public static final String UNSIGNED_BEFORE = "peer.stamp.unsigned.before";
+    /** Connect's keys that peer mode requires, so that a record it refuses is kept in the dead letter queue */
+    static final String ERRORS_DLQ_TOPIC = "errors.deadletterqueue.topic.name";
 
     private final Optional<String> clusterId;
     private final long tombstoneTtlMs;
@@ -35,6 +40,7 @@ public final class PeerSinkSettings {
     private final long heartbeatIntervalMs;
     private final StampKeys keys;
     private final long clockMaxAheadMs;
+    private final long unsignedBeforeSeconds;
 
     PeerSinkSettings(AbstractConfig c) {
         String id = c.getString(CLUSTER_ID).trim();
@@ -47,6 +53,8 @@ public final class PeerSinkSettings {
         heartbeatIntervalMs = c.getLong(HEARTBEAT_INTERVAL_MS);
         keys = PeerKeySettings.keys(c);
         clockMaxAheadMs = c.getLong(CLOCK_MAX_AHEAD_MS);
+        String cutOff = c.getString(UNSIGNED_BEFORE).trim();
+        unsignedBeforeSeconds = cutOff.isEmpty() ? 0 : Instant.parse(cutOff).getEpochSecond();
     }
 
     static void define(ConfigDef def) {
@@ -58,8 +66,10 @@ public final class PeerSinkSettings {
                         + "on its own cluster (echoes are counted and skipped), applies the rest under last-writer-wins on "
                         + "(origin time, origin id) with tombstones, records every conflict in '_tideline_peer_conflicts', "
                         + "and HOLDS a record the destination refuses (retried, the document's later records wait behind it) "
-                        + "instead of skipping it: errors.tolerance and the dead letter queue are not used in peer mode. "
-                        + "Must equal peer.cluster.id of the source on the same cluster.",
+                        + "instead of skipping it. A record it must not apply (no valid stamp or delete MAC, malformed, "
+                        + "refused by database.allow, record.max.bytes or record.signing.key) goes to the dead letter queue "
+                        + "with the reason and is counted in the status: peer mode requires errors.tolerance=all and "
+                        + "errors.deadletterqueue.topic.name. Must equal peer.cluster.id of the source on the same cluster.",
                 GROUP, ++order, Width.SHORT, "Cluster id");
         def.define(TOMBSTONE_TTL_MS, Type.LONG, DEFAULT_TOMBSTONE_TTL_MS, ConfigDef.Range.atLeast(MIN_TOMBSTONE_TTL_MS), Importance.LOW,
                 "How long the tombstone of a deleted document is kept (in '_tideline_peer_tombstones', with a TTL index on "
@@ -100,7 +110,36 @@ public final class PeerSinkSettings {
                         + "broken clock or a forged value.",
                 GROUP, ++order, Width.SHORT, "Max clock lead (ms)");
         order = PeerKeySettings.define(def, GROUP, order);
+        def.define(UNSIGNED_BEFORE, Type.STRING, "", INSTANT_OR_EMPTY, Importance.LOW,
+                "Only for a link that ran before it had a peer.stamp.key: the instant (ISO-8601, e.g. "
+                        + "2026-01-31T12:00:00Z) the key was set. Stamps and tombstones without a MAC whose version is older "
+                        + "than it were written before the key and are trusted; without it a document nobody writes again "
+                        + "would hold every later peer change of it. Empty (default): no unsigned stamp is trusted, right "
+                        + "for a link that had its key from the start. Configuration, not a document in the database, so "
+                        + "nobody who can write the database can move it.",
+                GROUP, ++order, Width.MEDIUM, "Unsigned stamps before");
     }
+
+    private static final ConfigDef.Validator INSTANT_OR_EMPTY = new ConfigDef.Validator() {
+        @Override
+        public void ensureValid(String name, Object value) {
+            String v = value == null ? "" : value.toString().trim();
+            if (v.isEmpty()) {
+                return;
+            }
+            try {
+                Instant.parse(v);
+            } catch (DateTimeParseException e) {
+                throw new org.apache.kafka.common.config.ConfigException(name, value,
+                        "must be an ISO-8601 instant in UTC such as 2026-01-31T12:00:00Z, or empty");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "an ISO-8601 instant (e.g. 2026-01-31T12:00:00Z), or empty";
+        }
+    };
 
     private static final ConfigDef.Validator NAMESPACE_OR_EMPTY = new ConfigDef.Validator() {
         @Override
@@ -144,11 +183,27 @@ public final class PeerSinkSettings {
                     + "sink that does not run) is told from a quiet one; use the same namespace on every cluster, captured by "
                     + "the sources (e.g. app.tideline_peer_heartbeats)");
         }
+        String dlq = dlqMissing(props);
+        if (dlq != null && values.containsKey(CLUSTER_ID)) {
+            values.get(CLUSTER_ID).addErrorMessage(dlq);
+        }
         String tasks = props.getOrDefault("tasks.max", "1").trim();
         if (!tasks.equals("1") && values.containsKey(CLUSTER_ID)) {
             values.get(CLUSTER_ID).addErrorMessage("peer mode runs ONE task per sink connector (tasks.max is " + tasks
                     + "): two tasks would write the same document and its tombstone concurrently; set tasks.max=1");
         }
+    }
+
+    /**
+     * The error when peer mode would lose a record it refuses (no errors.tolerance=all, or no dead letter queue); null
+     * when fine.
+     */
+    public static String dlqMissing(java.util.Map<String, String> props) {
+        boolean tolerant = "all".equalsIgnoreCase(props.getOrDefault(SinkConfig.ERRORS_TOLERANCE, "none").trim());
+        boolean dlq = !props.getOrDefault(ERRORS_DLQ_TOPIC, "").isBlank();
+        return tolerant && dlq ? null : "peer mode sends a record it must not apply (no valid MAC, malformed, refused by the "
+                + "record safety settings) to the dead letter queue and goes on: set " + SinkConfig.ERRORS_TOLERANCE + "=all and "
+                + ERRORS_DLQ_TOPIC + " (a record refused without them would stop the task, or be lost)";
     }
 
     public boolean enabled() {
@@ -192,5 +247,10 @@ public final class PeerSinkSettings {
 
     public long clockMaxAheadMs() {
         return clockMaxAheadMs;
+    }
+
+    /** {@link #UNSIGNED_BEFORE} in epoch seconds; 0 when unset (no unsigned stamp is trusted). */
+    public long unsignedBeforeSeconds() {
+        return unsignedBeforeSeconds;
     }
 }

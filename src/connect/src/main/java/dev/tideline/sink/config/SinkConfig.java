@@ -1,6 +1,7 @@
 package dev.tideline.sink.config;
 
 import dev.tideline.mongo.MongoConnectionSettings;
+import dev.tideline.sign.RecordSigningSettings;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -42,6 +43,7 @@ public final class SinkConfig extends AbstractConfig {
         RetrySettings.define(def);
         PeerSinkSettings.define(def);
         RecordSafetySettings.define(def);
+        RecordSigningSettings.defineForSink(def);
         return def;
     }
 

@@ -1,6 +1,7 @@
 package dev.tideline.source.config;
 
 import dev.tideline.mongo.MongoConnectionSettings;
+import dev.tideline.sign.RecordSigningSettings;
 import java.util.Map;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -43,6 +44,7 @@ public final class SourceConfig extends AbstractConfig {
         RepairSettings.define(def);
 
         PeerSourceSettings.define(def);
+        RecordSigningSettings.defineForSource(def);
         return def;
     }
 

@@ -37,20 +37,19 @@ class DocumentFoldTest {
         return new BsonDocument("_id", KEY.id()).append("c", new BsonString(content));
     }
 
-    private static PeerChange change(String origin, String from, Version v, Version base, String content, BsonTimestamp at,
-                                     String unauthentic) {
+    private static PeerChange change(String origin, String from, Version v, Version base, String content, BsonTimestamp at) {
         return new PeerChange(null, KEY.ns(), KEY.id(), new Incoming(origin, from, v, base, content, at),
-                content == null ? null : doc(content), null, at, unauthentic);
+                content == null ? null : doc(content), null, at);
     }
 
     /** A first-hand record of a peer's write (or delete: content null). */
     private static PeerChange peer(Version v, Version base, String content) {
-        return change(v.origin(), v.origin(), v, base, content, null, null);
+        return change(v.origin(), v.origin(), v, base, content, null);
     }
 
     /** This cluster's own record of a local write (or delete: content null), its event at the version's time. */
     private static PeerChange own(Version v, Version base, String content) {
-        return change(SELF, SELF, v, base, content, v.time(), null);
+        return change(SELF, SELF, v, base, content, v.time());
     }
 
     private DocumentFold.Outcome run(DocState start, BsonDocument current, PeerChange... queue) {
@@ -108,7 +107,7 @@ class DocumentFoldTest {
     @Test
     void anEchoOfOurOwnWriteIsSkippedAndDoesNotCountAsThisClustersRecord() {
         DocState here = new DocState.Present("c1", v(10, "A"), null);
-        PeerChange echo = change(SELF, "B", v(10, "A"), null, "c1", t(12), null);
+        PeerChange echo = change(SELF, "B", v(10, "A"), null, "c1", t(12));
         DocumentFold.Outcome o = run(here, HERE, echo);
 
         assertThat(actions(o)).containsExactly(SKIP_ECHO);
@@ -196,23 +195,6 @@ class DocumentFoldTest {
     }
 
     @Test
-    void aRecordThatDoesNotAuthenticateIsRefusedAndBlocksLaterPeerChanges() {
-        PeerChange forged = change("B", "B", v(20, "B"), null, "f", null, "not signed");
-        PeerChange later = peer(v(21, "B"), null, "p");
-        DocumentFold.Outcome o = run(new DocState.Present("c1", v(10, "A"), null), HERE, forged, later);
-
-        assertThat(o.holds()).singleElement().satisfies(h -> {
-            assertThat(h.change()).isSameAs(forged);
-            assertThat(h.reason()).isEqualTo("not signed");
-            assertThat(h.refused()).isTrue();
-            assertThat(h.why()).isEqualTo(HOLD);
-        });
-        assertThat(o.keep()).containsExactly(forged, later);
-        assertThat(o.steps()).isEmpty();
-        assertThat(o.needsWrite()).isFalse();
-    }
-
-    @Test
     void aVersionTooFarAheadOfTheClockWaitsUntilTheClockCatchesUp() {
         int nowSecs = (int) (NOW_MS / 1000);
         PeerChange ahead = peer(new Version(new BsonTimestamp(nowSecs + 1000, 1), "B"), null, "p");
@@ -292,7 +274,7 @@ class DocumentFoldTest {
         Version e1 = new Version(new BsonTimestamp(100, 1), "A");
         BsonTimestamp e3At = new BsonTimestamp(100, 3);
         PeerChange p = peer(new Version(new BsonTimestamp(100, 2), "B"), e1, "p");
-        PeerChange e3 = change(SELF, SELF, new Version(e3At, "A"), null, "f0", e3At, null);
+        PeerChange e3 = change(SELF, SELF, new Version(e3At, "A"), null, "f0", e3At);
         DocState here = new DocState.Present("f0", e1, null);
 
         DocumentFold.Outcome o = fold.fold(KEY, List.of(p, e3), here, HERE, new BsonTimestamp(100, 1), barrier);

@@ -34,14 +34,24 @@ class SinkConfigTest {
                 "stale.guard", "version.field", "bulk.chunk.size", "retry.backoff.initial.ms", "retry.backoff.max.ms",
                 "peer.cluster.id", "peer.tombstone.ttl.ms", "peer.status.database", "peer.lag.degraded.ms", "peer.tenants",
                 "peer.heartbeat.namespace", "peer.heartbeat.interval.ms", "peer.clock.max.ahead.ms", "peer.stamp.key",
-                "peer.stamp.key.previous", "database.allow", "record.max.bytes", "shard.key.fields", "duplicate.key.retry.ms",
-                "version.max.ahead.ms");
+                "peer.stamp.key.previous", "peer.stamp.unsigned.before", "database.allow", "record.max.bytes", "shard.key.fields",
+                "duplicate.key.retry.ms", "record.signing.key", "record.signing.key.previous", "version.max.ahead.ms");
         for (ConfigDef.ConfigKey key : def.configKeys().values()) {
             assertThat(key.documentation).as(key.name).isNotBlank();
             assertThat(key.group).as(key.name).isNotBlank();
             assertThat(key.importance).as(key.name).isNotNull();
         }
         assertThat(def.configKeys().get("mongodb.uri").type).isEqualTo(ConfigDef.Type.PASSWORD);
+    }
+
+    @Test
+    void validateAsksASinkThatVerifiesSignaturesForATextHeaderConverter() throws Exception {
+        Map<String, String> props = new java.util.HashMap<>(Map.of("mongodb.uri", "mongodb://127.0.0.1:" + closedPort()
+                + "/?serverSelectionTimeoutMS=200", "mongodb.connect.timeout.ms", "200",
+                "record.signing.key", "the record signing key of the deployment"));
+        assertThat(errors(props).get("record.signing.key")).singleElement().asString().contains("header.converter");
+        props.put("header.converter", "org.apache.kafka.connect.storage.StringConverter");
+        assertThat(errors(props).get("record.signing.key")).isEmpty();
     }
 
     @Test

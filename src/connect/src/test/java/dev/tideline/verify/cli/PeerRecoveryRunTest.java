@@ -15,6 +15,7 @@ import dev.tideline.peer.Version;
 import dev.tideline.peer.sink.RecoveryStore;
 import dev.tideline.standin.AwaitingMemoryBackend;
 import dev.tideline.standin.MongoFixture;
+import dev.tideline.sign.Mac128;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -66,7 +67,7 @@ class PeerRecoveryRunTest {
     }
 
     private static void tombstone(MongoFixture f, String cluster, int id, Version version) {
-        StampKeys.Mac128 mac = KEYS.sign(PeerCollections.tombstoneBound(cluster, NS, new BsonInt32(id), version));
+        Mac128 mac = KEYS.sign(PeerCollections.tombstoneBound(cluster, NS, new BsonInt32(id), version));
         tombstones(f).insertOne(new BsonDocument("_id", PeerCollections.tombstoneKey(NS.coll(), new BsonInt32(id)))
                 .append("v", version.toBson()).append("expireAt", new BsonDateTime(System.currentTimeMillis() + 3_600_000))
                 .append("k", new BsonString(mac.keyId())).append("m", new BsonString(mac.mac())));

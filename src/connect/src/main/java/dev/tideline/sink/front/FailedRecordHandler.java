@@ -1,4 +1,4 @@
-package dev.tideline.sink;
+package dev.tideline.sink.front;
 
 import dev.tideline.log.LogText;
 import dev.tideline.sink.write.RecordFailure;
@@ -16,18 +16,18 @@ import org.slf4j.LoggerFactory;
  * has no reporter (no DLQ configured, or a worker older than Kafka 2.6). Otherwise the task fails
  * with the first failure's message (topic, partition, offset, and the reason).
  */
-final class FailedRecordHandler {
+public final class FailedRecordHandler {
     private static final Logger log = LoggerFactory.getLogger(FailedRecordHandler.class);
 
     private final boolean tolerateAll;
     private final ErrantRecordReporter reporter;
 
-    FailedRecordHandler(SinkTaskContext context, boolean tolerateAll) {
+    public FailedRecordHandler(SinkTaskContext context, boolean tolerateAll) {
         this.tolerateAll = tolerateAll;
         this.reporter = reporterOf(context);
     }
 
-    void handle(List<RecordFailure> failures) {
+    public void handle(List<RecordFailure> failures) {
         if (failures.isEmpty()) {
             return;
         }

@@ -1,4 +1,4 @@
-package dev.tideline.sink;
+package dev.tideline.sink.front;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
