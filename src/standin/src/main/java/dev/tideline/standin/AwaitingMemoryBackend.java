@@ -9,6 +9,7 @@ import io.netty.channel.Channel;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
 
 /**
@@ -51,11 +52,21 @@ public class AwaitingMemoryBackend extends MemoryBackend {
     private volatile long oplogMaxEntries;
     private volatile long oplogMaxBytes;
     private volatile boolean keepDataOnClose;
+    private final LongAdder documentsExamined = new LongAdder();
 
     /** Databases whose collections refuse the {@code _id}s MongoDB refuses ({@link StandInDatabase}). */
     @Override
     public MemoryDatabase openOrCreateDatabase(String databaseName) {
-        return new StandInDatabase(databaseName, getCursorRegistry());
+        return new StandInDatabase(databaseName, getCursorRegistry(), documentsExamined);
+    }
+
+    /**
+     * Documents examined by queries, updates, deletes and findAndModify so far, as MongoDB's {@code docsExamined}
+     * counts them (https://www.mongodb.com/docs/manual/reference/explain-results/): a lookup on the {@code _id} index
+     * examines the documents it finds, a collection scan every document.
+     */
+    public long documentsExamined() {
+        return documentsExamined.sum();
     }
 
     @Override
