@@ -16,9 +16,10 @@ import java.util.Map;
  * <p>Equality forms: {@code {_id: v}}, {@code {_id: {$eq: v}}}, {@code {_id: {$in: [v, ...]}}}, each also
  * beside other fields or inside {@code $and} (at any depth). What is not an equality gives no bound: a regex
  * ({@code {_id: /re/}} is a pattern match, https://www.mongodb.com/docs/manual/reference/operator/query/regex/),
- * an operator document such as {@code {_id: {$gt: v}}}, an array (it would also match arrays holding it),
- * {@code null} (it also matches a missing field), {@code $or}/{@code $nor}. The bound only chooses which
- * documents are examined; each is still matched against the whole filter, so the answer is the scan's.
+ * an operator document such as {@code {_id: {$gt: v}}}, {@code $or}/{@code $nor}. An array and {@code null} give
+ * none either (an array would also match arrays holding it, {@code null} a missing field): MongoDB bounds those
+ * too, the stand-in scans them (docs/mongodb-stand-in.md). The bound only chooses which documents are examined;
+ * each is still matched against the whole filter, so the answer is the scan's.
  */
 final class IdLookup {
     private static final String ID = "_id";

@@ -69,8 +69,8 @@ final class Measurements {
      */
     boolean runAll(Runnable afterEachPart) {
         Set<String> only = Set.of(System.getProperty("bench.only", "").split(","));
-        if (!"false".equals(System.getProperty("bench.warmup"))) {
-            warmUp();
+        if (sizes.warmUpRecords() > 0) {
+            warmUp(sizes.warmUpRecords());
         }
         Map<String, Runnable> parts = new LinkedHashMap<>();
         parts.put("streaming", this::streaming);
@@ -95,8 +95,7 @@ final class Measurements {
      * first connector to run in a fresh worker otherwise also pays for compiling Connect's and the
      * producer's code (up to 4x slower in the first run). {@code -Dbench.warmup=false} skips it.
      */
-    private void warmUp() {
-        int n = 5_000;
+    private void warmUp(int n) {
         BenchContext.log("warm-up: " + n + " changes drained, copied and applied by each connector, not measured");
         for (Contender who : List.of(Contender.TIDELINE, Contender.OFFICIAL)) {
             try {
