@@ -12,6 +12,7 @@ import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.DollarPrefixedFieldNameException;
 import de.bwaldvogel.mongo.exception.InvalidIdFieldError;
 import de.bwaldvogel.mongo.exception.MongoServerError;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -138,7 +139,10 @@ public final class StandInDatabase extends MemoryDatabase {
         @Override
         protected QueryResult matchDocuments(Document query, Iterable<Integer> positions, Document orderBy, int numberToSkip,
                                              int limit, int batchSize, Document fieldSelector) {
-            return super.matchDocuments(query, counted(positions), orderBy, numberToSkip, limit, batchSize, fieldSelector);
+            List<Integer> found = new ArrayList<>();
+            positions.forEach(found::add);
+            documentsExamined.add(found.size());
+            return super.matchDocuments(query, found, orderBy, numberToSkip, limit, batchSize, fieldSelector);
         }
 
         /** A collection scan examines every document. */
@@ -147,24 +151,6 @@ public final class StandInDatabase extends MemoryDatabase {
                                              Document fieldSelector) {
             documentsExamined.add(count());
             return super.matchDocuments(query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
-        }
-
-        private Iterable<Integer> counted(Iterable<Integer> positions) {
-            return () -> {
-                Iterator<Integer> each = positions.iterator();
-                return new Iterator<>() {
-                    @Override
-                    public boolean hasNext() {
-                        return each.hasNext();
-                    }
-
-                    @Override
-                    public Integer next() {
-                        documentsExamined.increment();
-                        return each.next();
-                    }
-                };
-            };
         }
 
         /** Whether a document holds a value written with BSON {@code type} at {@code path} (or in an array there). */
