@@ -13,7 +13,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.IndexOptions;
 import com.mongodb.client.model.Indexes;
 import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import dev.tideline.standin.AwaitingMemoryBackend;
 import dev.tideline.event.EnvelopeCodec;
 import dev.tideline.event.Op;
 import dev.tideline.event.ValueFormat;
@@ -41,7 +41,7 @@ class BatchApplierTest {
 
     @BeforeEach
     void startServer() {
-        server = new MongoServer(new MemoryBackend());
+        server = new MongoServer(new AwaitingMemoryBackend());
         server.bind("127.0.0.1", 0);
         InetSocketAddress a = server.getLocalAddress();
         uri = "mongodb://127.0.0.1:" + a.getPort();

@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import dev.tideline.standin.AwaitingMemoryBackend;
 import dev.tideline.event.Op;
 import dev.tideline.event.ValueFormat;
 import java.net.ServerSocket;
@@ -64,7 +64,7 @@ class TidelineSinkTaskTest {
             }
             assertThat(timeouts).containsExactly(100L, 200L, 250L);
 
-            MongoServer server = new MongoServer(new MemoryBackend());
+            MongoServer server = new MongoServer(new AwaitingMemoryBackend());
             server.bind("127.0.0.1", port);
             try (MongoClient client = MongoClients.create("mongodb://127.0.0.1:" + port)) {
                 // Connect re-delivers the same records after each retriable failure; the driver notices
@@ -112,7 +112,7 @@ class TidelineSinkTaskTest {
      */
     @Test
     void aDuplicateKeyOnAUniqueIndexIsRetriedUntilTheSwapCompletesAndOffsetsWaitForIt() {
-        MongoServer server = new MongoServer(new MemoryBackend());
+        MongoServer server = new MongoServer(new AwaitingMemoryBackend());
         server.bind("127.0.0.1", 0);
         String uri = "mongodb://127.0.0.1:" + server.getLocalAddress().getPort();
         List<Object> reported = new ArrayList<>();
@@ -169,7 +169,7 @@ class TidelineSinkTaskTest {
 
     @Test
     void aDuplicateKeyThatNeverClearsIsReportedOnceTheRetryTimeIsOver() throws Exception {
-        MongoServer server = new MongoServer(new MemoryBackend());
+        MongoServer server = new MongoServer(new AwaitingMemoryBackend());
         server.bind("127.0.0.1", 0);
         String uri = "mongodb://127.0.0.1:" + server.getLocalAddress().getPort();
         try (MongoClient client = MongoClients.create(uri)) {

@@ -10,7 +10,7 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import dev.tideline.standin.AwaitingMemoryBackend;
 import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.DeepValues;
 import dev.tideline.event.EnvelopeCodec;
@@ -54,7 +54,7 @@ class UntrustedRecordsTest {
 
     @BeforeEach
     void start() {
-        server = new MongoServer(new MemoryBackend());
+        server = new MongoServer(new AwaitingMemoryBackend());
         var address = server.bind();
         uri = "mongodb://127.0.0.1:" + address.getPort();
         CommandListener capture = new CommandListener() {

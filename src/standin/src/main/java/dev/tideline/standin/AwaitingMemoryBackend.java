@@ -9,6 +9,7 @@ import io.netty.channel.Channel;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
 
 /**
@@ -38,7 +39,7 @@ public class AwaitingMemoryBackend extends MemoryBackend {
     private static final Set<String> VIEW_READS = Set.of("find", "aggregate", "count", "distinct");
 
     private final Object writeLock = new Object();
-    private final java.util.concurrent.atomic.LongAdder keysExamined = new java.util.concurrent.atomic.LongAdder();
+    private final LongAdder keysExamined = new LongAdder();
     private final CollectionCatalog catalog = new CollectionCatalog();
     private final AwaitingGetMore.Waiters waiters = new AwaitingGetMore.Waiters();
     private final AwaitingGetMore.Answers answers = new GetMoreAnswers();
@@ -52,11 +53,12 @@ public class AwaitingMemoryBackend extends MemoryBackend {
     private volatile long oplogMaxEntries;
     private volatile long oplogMaxBytes;
     private volatile boolean keepDataOnClose;
+    private final LongAdder documentsExamined = new LongAdder();
 
     /** Databases whose collections refuse the {@code _id}s MongoDB refuses ({@link StandInDatabase}). */
     @Override
     public MemoryDatabase openOrCreateDatabase(String databaseName) {
-        return new StandInDatabase(databaseName, getCursorRegistry(), keysExamined);
+        return new StandInDatabase(databaseName, getCursorRegistry(), keysExamined, documentsExamined);
     }
 
     /**
@@ -66,6 +68,15 @@ public class AwaitingMemoryBackend extends MemoryBackend {
      */
     public long indexKeysExamined() {
         return keysExamined.sum();
+    }
+
+    /**
+     * Documents examined by queries, updates, deletes and findAndModify so far, as MongoDB's {@code docsExamined}
+     * counts them (https://www.mongodb.com/docs/manual/reference/explain-results/): a lookup on the {@code _id} index
+     * examines the documents it finds, a collection scan every document.
+     */
+    public long documentsExamined() {
+        return documentsExamined.sum();
     }
 
     @Override

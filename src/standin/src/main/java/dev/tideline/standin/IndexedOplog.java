@@ -294,6 +294,9 @@ public final class IndexedOplog implements Oplog {
         if (collection == null) {
             return null;
         }
+        if (collection instanceof StandInDatabase.IdCheckingCollection standIn) {
+            return standIn.documentWithId(id); // not a client's query: not counted as documents examined
+        }
         Iterator<Document> found = collection.handleQuery(new Document("_id", id), 0, 1).iterator();
         return found.hasNext() ? found.next() : null;
     }

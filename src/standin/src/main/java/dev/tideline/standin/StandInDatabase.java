@@ -3,6 +3,7 @@ package dev.tideline.standin;
 import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
+import de.bwaldvogel.mongo.backend.Index;
 import de.bwaldvogel.mongo.backend.QueryResult;
 import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
 import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
@@ -11,7 +12,12 @@ import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.DollarPrefixedFieldNameException;
 import de.bwaldvogel.mongo.exception.InvalidIdFieldError;
 import de.bwaldvogel.mongo.exception.MongoServerError;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -19,25 +25,30 @@ import java.util.concurrent.atomic.LongAdder;
  * (https://www.mongodb.com/docs/manual/core/document/#field-names: "its value must be unique in the
  * collection, is immutable, and may be of any type other than an array or regex. If the _id contains
  * subfields, the subfield names cannot begin with a ($) symbol."). The stand-in refused arrays only.
+ * Its collections answer an equality on {@code _id} from the {@code _id} index ({@link IdLookup}) and count the
+ * documents each query examines.
  */
 public final class StandInDatabase extends MemoryDatabase {
 
+    private static final String ID = "_id";
+
     /** Index keys walked by queries its collections answered from their ordered {@code _id} index ({@link OrderedIdIndex}). */
     private final LongAdder keysExamined;
+    private final LongAdder documentsExamined;
 
-    public StandInDatabase(String databaseName, CursorRegistry cursorRegistry) {
-        this(databaseName, cursorRegistry, new LongAdder());
-    }
-
-    /** @param keysExamined where index keys walked are counted (the server's total) */
-    public StandInDatabase(String databaseName, CursorRegistry cursorRegistry, LongAdder keysExamined) {
+    /**
+     * @param keysExamined      where index keys walked are counted (the server's total, MongoDB's {@code keysExamined})
+     * @param documentsExamined counts each document a query, update or delete examines (MongoDB's {@code docsExamined})
+     */
+    public StandInDatabase(String databaseName, CursorRegistry cursorRegistry, LongAdder keysExamined, LongAdder documentsExamined) {
         super(databaseName, cursorRegistry);
         this.keysExamined = keysExamined;
+        this.documentsExamined = documentsExamined;
     }
 
     @Override
     protected MemoryCollection openOrCreateCollection(String collectionName, CollectionOptions options) {
-        return new IdCheckingCollection(this, collectionName, options, cursorRegistry, keysExamined);
+        return new IdCheckingCollection(this, collectionName, options, cursorRegistry);
     }
 
     /** Throws MongoDB's error for an {@code _id} it would not store. */
@@ -72,31 +83,10 @@ public final class StandInDatabase extends MemoryDatabase {
         }
     }
 
-    /**
-     * {@code {_id: {$eq: v}}} as {@code {_id: v}} where the two mean the same: v neither a regex (a pattern
-     * in the second form), nor an array, nor a document with a {@code $}-prefixed key (an operator in the
-     * second form). Any other query is returned as it is.
-     */
-    static Document idEqualityAsLookup(Document query) {
-        if (query == null || query.size() != 1 || !(query.get("_id") instanceof Document condition)
-                || condition.size() != 1 || !condition.containsKey("$eq")) {
-            return query;
-        }
-        Object value = condition.get("$eq");
-        if (value instanceof java.util.Collection<?> || BsonRegularExpression.isRegularExpression(value)) {
-            return query;
-        }
-        if (value instanceof Document d && d.keySet().stream().anyMatch(k -> k.startsWith("$"))) {
-            return query;
-        }
-        return new Document("_id", value);
-    }
-
-    private static final class IdCheckingCollection extends MemoryCollection {
+    final class IdCheckingCollection extends MemoryCollection {
         private final OrderedIdIndex ids;
 
-        IdCheckingCollection(MongoDatabase database, String collectionName, CollectionOptions options, CursorRegistry cursorRegistry,
-                             LongAdder keysExamined) {
+        IdCheckingCollection(MongoDatabase database, String collectionName, CollectionOptions options, CursorRegistry cursorRegistry) {
             super(database, collectionName, options, cursorRegistry);
             this.ids = new OrderedIdIndex(keysExamined);
         }
@@ -118,10 +108,11 @@ public final class StandInDatabase extends MemoryDatabase {
         }
 
         /**
-         * {@code {_id: {$eq: v}}} is answered from the {@code _id} index, as MongoDB answers it (an equality
-         * match on {@code _id} is an IDHACK/index point lookup,
-         * https://www.mongodb.com/docs/manual/reference/operator/query/eq/); mongo-java-server's index takes
-         * only {@code {_id: v}} and {@code $in}, so it scanned the whole collection for every such write.
+         * A filter with an equality on {@code _id} ({@link IdLookup}) is answered from the {@code _id} index, as
+         * MongoDB answers it, in every form: mongo-java-server's index takes only a filter that is exactly
+         * {@code {_id: v}} or {@code {_id: {$in: [...]}}}, and scanned the whole collection for any other (a sink's
+         * {@code $eq}, a shard key beside {@code _id}, {@code $and}). The documents looked up are matched against
+         * the whole filter, as the scan matched them.
          */
         @Override
         protected QueryResult queryDocuments(Document query, Document orderBy, int numberToSkip, int limit, int batchSize,
@@ -131,8 +122,65 @@ public final class StandInDatabase extends MemoryDatabase {
             if (walked != null) {
                 return matchDocumentsFromStream(query, walked, numberToSkip, limit, batchSize, null, fieldSelector);
             }
-            return super.queryDocuments(DeprecatedTypeAliases.dropped(idEqualityAsLookup(query), this::holds), orderBy, numberToSkip,
-                    limit, batchSize, fieldSelector);
+            Document filter = DeprecatedTypeAliases.dropped(query, this::holds);
+            List<Object> idValues = IdLookup.candidates(filter);
+            Index<Integer> idIndex = idValues == null ? null : idIndex();
+            if (idIndex == null) {
+                return super.queryDocuments(filter, orderBy, numberToSkip, limit, batchSize, fieldSelector);
+            }
+            return matchDocuments(filter, positionsOf(idValues, idIndex), orderBy, numberToSkip, limit, batchSize, fieldSelector);
+        }
+
+        /**
+         * The stored document with this {@code _id}, or null: the stand-in's own read (its oplog's images), which
+         * MongoDB makes without a query, so it is not counted as examined.
+         */
+        synchronized Document documentWithId(Object id) {
+            Index<Integer> idIndex = idIndex();
+            if (idIndex == null) {
+                Iterator<Document> found = handleQuery(new Document(ID, id), 0, 1).iterator();
+                return found.hasNext() ? found.next() : null;
+            }
+            Set<Integer> positions = positionsOf(List.of(id), idIndex);
+            return positions.isEmpty() ? null : getDocument(positions.iterator().next());
+        }
+
+        private static Set<Integer> positionsOf(List<Object> ids, Index<Integer> idIndex) {
+            Set<Integer> positions = new LinkedHashSet<>();
+            for (Object id : ids) {
+                Integer position = idIndex.getPosition(new Document(ID, id));
+                if (position != null) {
+                    positions.add(position);
+                }
+            }
+            return positions;
+        }
+
+        private Index<Integer> idIndex() {
+            for (Index<Integer> index : getIndexes()) {
+                if (index.isUnique() && index.getKeys().size() == 1 && ID.equals(index.getKeys().get(0).getKey())) {
+                    return index;
+                }
+            }
+            return null; // a collection created without one (autoIndexId false, some system collections)
+        }
+
+        /** An index lookup examines the documents at the positions it found. */
+        @Override
+        protected QueryResult matchDocuments(Document query, Iterable<Integer> positions, Document orderBy, int numberToSkip,
+                                             int limit, int batchSize, Document fieldSelector) {
+            List<Integer> found = new ArrayList<>();
+            positions.forEach(found::add);
+            documentsExamined.add(found.size());
+            return super.matchDocuments(query, found, orderBy, numberToSkip, limit, batchSize, fieldSelector);
+        }
+
+        /** A collection scan examines every document. */
+        @Override
+        protected QueryResult matchDocuments(Document query, Document orderBy, int numberToSkip, int limit, int batchSize,
+                                             Document fieldSelector) {
+            documentsExamined.add(count());
+            return super.matchDocuments(query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
         }
 
         /** Whether a document holds a value written with BSON {@code type} at {@code path} (or in an array there). */

@@ -107,8 +107,6 @@ class IdQuerySemanticsTest {
         assertThat(ids(BsonDocument.parse("{_id: {$eq: {$exists: true}}}"))).isEmpty();
         assertThat(ids(new BsonDocument("_id", new BsonDocument("$eq", new BsonRegularExpression("^a"))))).isEmpty();
         assertThat(ids(BsonDocument.parse("{_id: {$eq: ['a1']}}"))).isEmpty();
-        assertThat(StandInDatabase.idEqualityAsLookup(new de.bwaldvogel.mongo.bson.Document("_id",
-                new de.bwaldvogel.mongo.bson.Document("$eq", "a1")))).isEqualTo(new de.bwaldvogel.mongo.bson.Document("_id", "a1"));
         c.updateOne(BsonDocument.parse("{_id: {$eq: 'a2'}}"), Updates.set("x", 1));
         c.deleteOne(BsonDocument.parse("{_id: {$eq: 'a1'}}"));
         assertThat(ids(BsonDocument.parse("{x: 1}"))).containsExactly("a2");

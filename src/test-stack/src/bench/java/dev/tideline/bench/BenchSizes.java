@@ -3,10 +3,13 @@ package dev.tideline.bench;
 /**
  * How much work each measurement does; {@code -Dbench.<name>=<value>} overrides a default (the
  * defaults are the full sizes). {@code -Dbench.quick=true} divides the document counts
- * by 10 and runs once, for trying the benchmark out; its figures say so.
+ * by 10 and runs once, for trying the benchmark out; its figures say so. {@link #smoke()} is the
+ * smallest run that still takes every path, for the smoke test of the default suite.
  */
 record BenchSizes(int runs, int streamBacklog, int backfillSmall, int backfillLarge, int sinkRecords,
-                  int latencyRate, int latencySeconds, int heapBacklog) {
+                  int latencyRate, int latencySeconds, int heapBacklog, int warmUpRecords) {
+    /** One small untimed round of each connector first (0: none, {@code -Dbench.warmup=false}). */
+    static final int WARM_UP_RECORDS = 5_000;
 
     static BenchSizes fromSystemProperties() {
         boolean quick = Boolean.getBoolean("bench.quick");
@@ -19,7 +22,13 @@ record BenchSizes(int runs, int streamBacklog, int backfillSmall, int backfillLa
                 Integer.getInteger("bench.sink.records", 50_000 / div),
                 Integer.getInteger("bench.latency.rate", 2_000),
                 Integer.getInteger("bench.latency.seconds", quick ? 5 : 10),
-                Integer.getInteger("bench.heap.backlog", 200_000 / div));
+                Integer.getInteger("bench.heap.backlog", 200_000 / div),
+                "false".equals(System.getProperty("bench.warmup")) ? 0 : WARM_UP_RECORDS);
+    }
+
+    /** Tiny sizes, one run, no warm-up: every part and contender once, in seconds each; figures that mean nothing. */
+    static BenchSizes smoke() {
+        return new BenchSizes(1, 300, 200, 400, 300, 200, 1, 300, 0);
     }
 
     boolean isFull() {

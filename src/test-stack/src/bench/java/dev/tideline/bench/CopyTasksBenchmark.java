@@ -45,26 +45,51 @@ public final class CopyTasksBenchmark {
     record Run(int tasks, long copiedMs, double docsPerSecond, long streamingMs) {
     }
 
+    /**
+     * What one run of the benchmark copies.
+     *
+     * @param warmup documents of the untimed warm-up copy with each task count (0: none)
+     */
+    record Options(int docs, int partitions, List<Integer> taskCounts, int rounds, int warmup) {
+        static Options fromSystemProperties() {
+            return new Options(Integer.getInteger("copy.bench.docs", 500_000), Integer.getInteger("copy.bench.partitions", 4),
+                    Arrays.stream(System.getProperty("copy.bench.tasks", "1,2,4").split(",")).map(String::trim).map(Integer::parseInt).toList(),
+                    Integer.getInteger("copy.bench.runs", 3), Integer.getInteger("copy.bench.warmup", 100_000));
+        }
+    }
+
+    /** The table, and whether every copy succeeded. */
+    record Result(String table, boolean ok) {
+    }
+
     public static void main(String[] args) throws Exception {
-        int docs = Integer.getInteger("copy.bench.docs", 500_000);
-        int partitions = Integer.getInteger("copy.bench.partitions", 4);
-        List<Integer> taskCounts = Arrays.stream(System.getProperty("copy.bench.tasks", "1,2,4").split(","))
-                .map(String::trim).map(Integer::parseInt).toList();
+        Options options = Options.fromSystemProperties();
         Path out = Path.of(System.getProperty("copy.bench.out", "target/copy-bench")).toAbsolutePath();
         Files.createDirectories(out);
+        TestStack stack = TestStack.start(out.resolve("stack"));
+        Result result = measure(stack, options);
+        System.out.println();
+        System.out.println(result.table());
+        Files.writeString(out.resolve("results.txt"), result.table());
+        System.exit(result.ok() ? 0 : 1);
+    }
+
+    /** Runs the copies on {@code stack} (the benchmark's own, or the tests' shared one for the smoke test). */
+    static Result measure(TestStack stack, Options options) {
+        int docs = options.docs();
+        int partitions = options.partitions();
+        List<Integer> taskCounts = options.taskCounts();
+        int rounds = options.rounds();
         BenchContext.log("copy benchmark: " + docs + " documents of " + BenchDocs.BYTES + " bytes, tasks " + taskCounts + ", topic of "
                 + partitions + " partitions, " + LATENCY_MS + " ms added to each request; "
                 + Runtime.getRuntime().availableProcessors() + " cores");
-        TestStack stack = TestStack.start(out.resolve("stack"));
-        int rounds = Integer.getInteger("copy.bench.runs", 3);
-        int warmup = Integer.getInteger("copy.bench.warmup", 100_000);
         Map<Integer, List<Run>> runs = new java.util.TreeMap<>();
         boolean ok = true;
         try (TopicCounter topics = new TopicCounter(stack.bootstrapServers())) {
-            if (warmup > 0) {
+            if (options.warmup() > 0) {
                 for (int tasks : taskCounts) {
                     BenchContext.log("warm-up (not measured):");
-                    copy(stack, topics, warmup, tasks, partitions);
+                    copy(stack, topics, options.warmup(), tasks, partitions);
                 }
             }
             for (int round = 0; round < rounds; round++) {
@@ -93,10 +118,7 @@ public final class CopyTasksBenchmark {
                     median(rs.stream().mapToDouble(Run::streamingMs).toArray()), rate / base,
                     rs.stream().map(r -> Long.toString(Math.round(r.docsPerSecond()))).toList()));
         }
-        System.out.println();
-        System.out.println(table);
-        Files.writeString(out.resolve("results.txt"), table.toString());
-        System.exit(ok ? 0 : 1);
+        return new Result(table.toString(), ok);
     }
 
     private static double median(double[] values) {

@@ -19,13 +19,16 @@ final class Measurements {
 
     final Metric drainRate;
     final Metric drainCpu;
+    final Metric drainStandInCpu;
     final Metric backfillSmall;
     final Metric backfillLarge;
     final Metric findInIdOrderLarge;
     final Metric sinkRate;
     final Metric sinkCpu;
+    final Metric sinkStandInCpu;
     final Metric sinkRateNoGuard;
     final Metric sinkCpuNoGuard;
+    final Metric sinkStandInCpuNoGuard;
     final Metric latencyP50;
     final Metric latencyP99;
     final Metric latencyNoGuardP50;
@@ -40,13 +43,16 @@ final class Measurements {
         this.table = ctx.table;
         drainRate = new Metric(String.format("streaming drain of %,d x 1 KB changes", sizes.streamBacklog()), "events/s", true);
         drainCpu = new Metric("  worker CPU for that drain", "CPU-s", false);
+        drainStandInCpu = new Metric("  stand-in CPU for that drain", "CPU-s", false);
         backfillSmall = new Metric(String.format("backfill of %,d docs", sizes.backfillSmall()), "docs/s", true);
         backfillLarge = new Metric(String.format("backfill of %,d docs", sizes.backfillLarge()), "docs/s", true);
         findInIdOrderLarge = new Metric("  raw: find of as many in _id order, as a resumable copy reads", "docs/s", true);
         sinkRate = new Metric(String.format("sink applying %,d change records", sizes.sinkRecords()), "docs/s", true);
         sinkCpu = new Metric("  worker CPU for that sink run", "CPU-s", false);
+        sinkStandInCpu = new Metric("  stand-in CPU for that sink run", "CPU-s", false);
         sinkRateNoGuard = new Metric("  the same, Tideline with stale.guard=off", "docs/s", true);
         sinkCpuNoGuard = new Metric("  worker CPU, Tideline with stale.guard=off", "CPU-s", false);
+        sinkStandInCpuNoGuard = new Metric("  stand-in CPU, Tideline with stale.guard=off", "CPU-s", false);
         latencyP50 = new Metric(String.format("end-to-end latency p50 at %,d changes/s", sizes.latencyRate()), "ms", false);
         latencyP99 = new Metric(String.format("end-to-end latency p99 at %,d changes/s", sizes.latencyRate()), "ms", false);
         latencyNoGuardP50 = new Metric("  p50, Tideline with stale.guard=off", "ms", false);
@@ -63,8 +69,8 @@ final class Measurements {
      */
     boolean runAll(Runnable afterEachPart) {
         Set<String> only = Set.of(System.getProperty("bench.only", "").split(","));
-        if (!"false".equals(System.getProperty("bench.warmup"))) {
-            warmUp();
+        if (sizes.warmUpRecords() > 0) {
+            warmUp(sizes.warmUpRecords());
         }
         Map<String, Runnable> parts = new LinkedHashMap<>();
         parts.put("streaming", this::streaming);
@@ -89,8 +95,7 @@ final class Measurements {
      * first connector to run in a fresh worker otherwise also pays for compiling Connect's and the
      * producer's code (up to 4x slower in the first run). {@code -Dbench.warmup=false} skips it.
      */
-    private void warmUp() {
-        int n = 5_000;
+    private void warmUp(int n) {
         BenchContext.log("warm-up: " + n + " changes drained, copied and applied by each connector, not measured");
         for (Contender who : List.of(Contender.TIDELINE, Contender.OFFICIAL)) {
             try {
@@ -112,6 +117,7 @@ final class Measurements {
                     SourceRuns.Drain d = SourceRuns.drain(ctx, who, sizes.streamBacklog(), false);
                     table.add(drainRate, who, d.rate());
                     table.add(drainCpu, who, d.cpuSeconds());
+                    standIn(drainRate, drainStandInCpu, who, run, d.standIn());
                 } catch (RuntimeException e) {
                     failed(drainRate, who, e);
                 }
@@ -157,8 +163,10 @@ final class Measurements {
                             sizes.sinkRecords(), false);
                     table.add(sinkRate, who, a.rate());
                     table.add(sinkCpu, who, a.cpuSeconds());
+                    standIn(sinkRate, sinkStandInCpu, who, run, a.standIn());
                     if (who == Contender.OFFICIAL) {
                         table.add(sinkCpuNoGuard, who, a.cpuSeconds()); // the official sink has no guard to turn off
+                        table.add(sinkStandInCpuNoGuard, who, a.standIn().cpuSeconds());
                     }
                 } catch (RuntimeException e) {
                     failed(sinkRate, who, e);
@@ -170,6 +178,7 @@ final class Measurements {
                 SinkRuns.Apply a = SinkRuns.apply(ctx, Contender.TIDELINE, tidelineTopic, sizes.sinkRecords(), true);
                 table.add(sinkRateNoGuard, Contender.TIDELINE, a.rate());
                 table.add(sinkCpuNoGuard, Contender.TIDELINE, a.cpuSeconds());
+                standIn(sinkRateNoGuard, sinkStandInCpuNoGuard, Contender.TIDELINE, run, a.standIn());
             } catch (RuntimeException e) {
                 failed(sinkRateNoGuard, Contender.TIDELINE, e);
             }
@@ -229,6 +238,16 @@ final class Measurements {
         for (int run = 1; run <= sizes.runs(); run++) {
             String topic = ctx.unique("producer");
             measure(producer, Contender.RAW, () -> RawLimits.kafkaProduce(ctx.stack.bootstrapServers(), topic, sizes.sinkRecords()));
+        }
+    }
+
+    /** The stand-in's CPU beside the worker's, and a note when the stand-in, not the connector, limited the figure. */
+    private void standIn(Metric figure, Metric cpu, Contender who, int run, StandInCpu.Share share) {
+        table.add(cpu, who, share.cpuSeconds());
+        String note = share.bottleneckNote(figure.label().trim() + ", " + who.label() + ", run " + run);
+        if (note != null) {
+            table.note(note);
+            BenchContext.log(note);
         }
     }
 

@@ -32,7 +32,13 @@ final class SinkRuns {
     private SinkRuns() {
     }
 
-    record Apply(double rate, double cpuSeconds) {
+    /**
+     * @param cpuSeconds       worker CPU over the run
+     * @param standIn          the destination stand-in's CPU over the same run
+     * @param examinedPerWrite documents the destination examined per record applied (1 or so: an {@code _id} lookup
+     *                         per write; the whole collection when a filter is a scan)
+     */
+    record Apply(double rate, double cpuSeconds, StandInCpu.Share standIn, double examinedPerWrite) {
     }
 
     /** Writes the change records of {@code who}'s form to a new topic; returns its name. */
@@ -83,6 +89,8 @@ final class SinkRuns {
             String name = ctx.unique("sink-" + who.label().toLowerCase() + (guardOff ? "-noguard" : ""));
             Path jfr = ctx.startJfr(name, who == Contender.TIDELINE);
             double cpu0 = ctx.worker.cpuSeconds();
+            StandInCpu standInCpu = StandInCpu.start();
+            long examined0 = dest.backend().documentsExamined();
             long start = System.nanoTime();
             Map<String, String> config = ConnectorConfigs.sink(who, dest.uri(), topic);
             if (guardOff) {
@@ -93,6 +101,8 @@ final class SinkRuns {
                 Progress.Result r = Progress.await(who.label() + " sink applying " + n + " records", start,
                         () -> dest.backend().distinctWritten(), n, STALL, () -> ctx.failure(name), null, 0);
                 double cpu = ctx.worker.cpuSeconds() - cpu0;
+                StandInCpu.Share standIn = standInCpu.stop();
+                double examinedPerWrite = (double) (dest.backend().documentsExamined() - examined0) / n;
                 // From the destination's own clock: first write to the write that completed the set.
                 double rate = Stats.perSecond(n, dest.backend().lastNanos() - dest.backend().firstNanos());
                 try (MongoClient client = MongoClients.create(dest.uri())) {
@@ -101,9 +111,10 @@ final class SinkRuns {
                         throw new IllegalStateException(who.label() + " sink left " + stored + " documents, expected " + n);
                     }
                 }
-                BenchContext.log(String.format("%s%s sink applied %,d records in %d ms: %.0f docs/s, %.1f CPU-s",
-                        who.label(), guardOff ? " (stale.guard=off)" : "", n, r.elapsed().toMillis(), rate, cpu));
-                return new Apply(rate, cpu);
+                BenchContext.log(String.format("%s%s sink applied %,d records in %d ms: %.0f docs/s, %.1f CPU-s, stand-in %.1f CPU-s "
+                                + "(%.0f%% of a core), %.1f documents examined per record", who.label(), guardOff ? " (stale.guard=off)" : "", n,
+                        r.elapsed().toMillis(), rate, cpu, standIn.cpuSeconds(), 100 * standIn.ofOneCore(), examinedPerWrite));
+                return new Apply(rate, cpu, standIn, examinedPerWrite);
             } finally {
                 ctx.stopJfr(name, jfr);
                 ctx.deleteAndSettle(name);

@@ -23,9 +23,10 @@ final class SourceRuns {
     /**
      * @param rate           records/s over the steady part of the run
      * @param cpuSeconds     worker CPU from connector creation to the last record
+     * @param standIn        the source stand-in's CPU over the same run
      * @param heapSamplesMb  heap after GC in the worker: before the connector, then while it drained
      */
-    record Drain(double rate, double cpuSeconds, List<Double> heapSamplesMb) {
+    record Drain(double rate, double cpuSeconds, StandInCpu.Share standIn, List<Double> heapSamplesMb) {
     }
 
     /**
@@ -45,6 +46,7 @@ final class SourceRuns {
             }
             Path jfr = ctx.startJfr(name, !sampleHeap); // forced GCs would dominate a heap run's profile
             double cpu0 = ctx.worker.cpuSeconds();
+            StandInCpu standInCpu = StandInCpu.start();
             long start = System.nanoTime();
             ctx.rest.putConnector(name, ConnectorConfigs.source(who, mongo.uri(), name, new ConnectorConfigs.StreamFrom(from)));
             try {
@@ -52,9 +54,11 @@ final class SourceRuns {
                         () -> ctx.topics.count(topic), n, STALL, () -> ctx.failure(name),
                         sampleHeap ? count -> heap.add(ctx.worker.heapAfterGcMb()) : null, HEAP_SAMPLE_MS);
                 double cpu = ctx.worker.cpuSeconds() - cpu0;
-                BenchContext.log(String.format("%s drained %,d changes in %d ms: %.0f events/s, %.1f CPU-s%s", who.label(), r.endCount(),
-                        r.elapsed().toMillis(), r.rate(), cpu, sampleHeap ? ", heap after GC (MB) " + rounded(heap) : ""));
-                return new Drain(r.rate(), cpu, heap);
+                StandInCpu.Share standIn = standInCpu.stop();
+                BenchContext.log(String.format("%s drained %,d changes in %d ms: %.0f events/s, %.1f CPU-s, stand-in %.1f CPU-s (%.0f%% of a core)%s",
+                        who.label(), r.endCount(), r.elapsed().toMillis(), r.rate(), cpu, standIn.cpuSeconds(), 100 * standIn.ofOneCore(),
+                        sampleHeap ? ", heap after GC (MB) " + rounded(heap) : ""));
+                return new Drain(r.rate(), cpu, standIn, heap);
             } finally {
                 ctx.stopJfr(name, jfr);
                 ctx.deleteAndSettle(name);

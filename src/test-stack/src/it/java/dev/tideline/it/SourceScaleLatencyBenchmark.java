@@ -32,28 +32,37 @@ class SourceScaleLatencyBenchmark {
 
     @Test
     void p99CaptureLatencyOfOneBusyCollectionAmongIdleOnes() {
+        System.out.println(measure(COLLECTIONS, RATE, SECONDS, "latency"));
+    }
+
+    /**
+     * Measures on the shared stack with {@code collections} in one database ({@code <name>_it}, captured by connector
+     * {@code source-<name>} into {@code <name>.*} topics); returns the SCALE line with the figures.
+     */
+    static String measure(int collections, int rate, int seconds, String name) {
         TestStack stack = TestStack.shared();
-        String db = "latency_it";
-        String connector = "source-latency";
+        String db = name + "_it";
+        String connector = "source-" + name;
         try (MongoFixture mongo = MongoFixture.withOplog(); JmxReader jmx = new JmxReader(stack.jmxUrl(0));
-             KafkaConsumer<byte[], byte[]> consumer = ScaleStack.consumer(stack.bootstrapServers(), "latency\\.latency_it\\.c0000")) {
+             KafkaConsumer<byte[], byte[]> consumer = ScaleStack.consumer(stack.bootstrapServers(),
+                     (name + "." + db + "." + SourceScaleIT.name(0)).replace(".", "\\."))) {
             MongoDatabase database = mongo.client().getDatabase(db);
-            SourceScaleIT.createCollections(database, COLLECTIONS);
-            stack.rest().putConnector(connector, SourceScaleIT.config(mongo.uri(), db, "latency"));
+            SourceScaleIT.createCollections(database, collections);
+            stack.rest().putConnector(connector, SourceScaleIT.config(mongo.uri(), db, name));
             try {
                 stack.rest().awaitRunning(connector, 1, Duration.ofSeconds(60));
                 String task = ScaleStack.task(connector);
-                ScaleStack.awaitAttribute(jmx, task, "StreamedCollections", v -> ((Number) v).intValue() == COLLECTIONS,
+                ScaleStack.awaitAttribute(jmx, task, "StreamedCollections", v -> ((Number) v).intValue() == collections,
                         Duration.ofMinutes(20));
                 Waits.pause(Duration.ofSeconds(5), "the benchmark's warm-up before it measures");
                 MongoCollection<Document> busy = database.getCollection(SourceScaleIT.name(0));
                 Map<Integer, Long> writtenAt = new ConcurrentHashMap<>();
                 List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
-                int total = RATE * SECONDS;
+                int total = rate * seconds;
                 Thread writer = new Thread(() -> {
                     long start = System.nanoTime();
                     for (int i = 0; i < total; i++) {
-                        long due = start + i * 1_000_000_000L / RATE;
+                        long due = start + i * 1_000_000_000L / rate;
                         long wait = due - System.nanoTime();
                         if (wait > 0) {
                             Waits.pause(Duration.ofNanos(wait), "the writer's rate");
@@ -76,12 +85,12 @@ class SourceScaleLatencyBenchmark {
                 double p50 = sorted.get(sorted.size() / 2) / 1e6;
                 double p99 = sorted.get((int) Math.ceil(sorted.size() * 0.99) - 1) / 1e6;
                 double max = sorted.get(sorted.size() - 1) / 1e6;
-                System.out.printf("SCALE capture latency of one busy collection (%d writes/s for %d s) while %d are idle, one task: "
+                assertThat(sorted).hasSize(total);
+                return String.format("SCALE capture latency of one busy collection (%d writes/s for %d s) while %d are idle, one task: "
                                 + "p50 %.1f ms, p99 %.1f ms, max %.1f ms (target p99 <= 1000 ms); task threads %s, MongoDB connections %s, "
-                                + "change streams %s; load average %s%n", RATE, SECONDS, COLLECTIONS - 1, p50, p99, max,
+                                + "change streams %s; load average %s", rate, seconds, collections - 1, p50, p99, max,
                         jmx.attribute(task, "Threads"), jmx.attribute(task, "MongoConnections"), jmx.attribute(task, "ChangeStreams"),
                         java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-                assertThat(sorted).hasSize(total);
             } finally {
                 stack.rest().deleteConnector(connector);
             }

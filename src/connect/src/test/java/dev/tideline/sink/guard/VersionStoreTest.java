@@ -7,7 +7,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import dev.tideline.standin.AwaitingMemoryBackend;
 import dev.tideline.event.Namespace;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -31,7 +31,7 @@ class VersionStoreTest {
 
     @BeforeEach
     void start() {
-        server = new MongoServer(new MemoryBackend());
+        server = new MongoServer(new AwaitingMemoryBackend());
         InetSocketAddress a = server.bind();
         client = MongoClients.create("mongodb://" + a.getHostString() + ":" + a.getPort());
         store = new VersionStore(client);

@@ -50,13 +50,27 @@ public final class VerifyBenchmark {
     private VerifyBenchmark() {
     }
 
+    /** What one run of the benchmark does (the system properties above). */
+    record Options(int docs, int bytes, int differences, String childHeap, int runs, Path out) {
+        static Options fromSystemProperties() {
+            return new Options(Integer.getInteger("verify.bench.docs", 1_000_000), Integer.getInteger("verify.bench.bytes", 256),
+                    Integer.getInteger("verify.bench.differences", 100), System.getProperty("verify.bench.childHeap", "256m"),
+                    Integer.getInteger("verify.bench.runs", 3), Path.of(System.getProperty("verify.bench.out", "target/verify-bench")));
+        }
+    }
+
     public static void main(String[] args) throws Exception {
-        int docs = Integer.getInteger("verify.bench.docs", 1_000_000);
-        int bytes = Integer.getInteger("verify.bench.bytes", 256);
-        int differences = Integer.getInteger("verify.bench.differences", 100);
-        String childHeap = System.getProperty("verify.bench.childHeap", "256m");
-        int runs = Integer.getInteger("verify.bench.runs", 3);
-        Path out = Path.of(System.getProperty("verify.bench.out", "target/verify-bench"));
+        System.out.print(run(Options.fromSystemProperties()));
+    }
+
+    /** Runs the benchmark; returns its table, also written to {@code results.txt} in {@code options.out()}. */
+    static String run(Options options) throws IOException, InterruptedException {
+        int docs = options.docs();
+        int bytes = options.bytes();
+        int differences = options.differences();
+        String childHeap = options.childHeap();
+        int runs = options.runs();
+        Path out = options.out();
         Files.createDirectories(out);
         MongoServer sourceServer = new MongoServer(new AwaitingMemoryBackend());
         MongoServer destinationServer = new MongoServer(new AwaitingMemoryBackend());
@@ -94,8 +108,8 @@ public final class VerifyBenchmark {
                 rounds.add(new Round(raw, verify, BsonDocument.parse(lines.get(lines.size() - 1)), found));
             }
             String table = table(docs, bytes, childHeap, rounds, expected);
-            System.out.print(table);
             Files.writeString(out.resolve("results.txt"), table);
+            return table;
         } finally {
             sourceServer.shutdownNow();
             destinationServer.shutdownNow();
