@@ -158,7 +158,7 @@ public final class UpdateApplier {
         int parts = 1;
         for (int i = path.indexOf('.'); i >= 0; i = path.indexOf('.', i + 1)) {
             if (++parts > MAX_PATH_DEPTH) {
-                throw new OutOfBounds("the path '" + shown(path) + "' (" + path.length() + " characters) has more than "
+                throw new OutOfBounds("the path '" + shown(path) + "' has more than "
                         + MAX_PATH_DEPTH + " parts, MongoDB's limit for an update path and for a document's nesting");
             }
         }
