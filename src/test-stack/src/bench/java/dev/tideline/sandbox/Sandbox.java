@@ -53,6 +53,7 @@ public final class Sandbox {
         MongoFixture source = MongoFixture.withOplog();
         MongoFixture destination = MongoFixture.withOplog();
         System.out.println("Source MongoDB: " + source + "; destination MongoDB: " + destination);
+        System.out.println("Prometheus metrics of the worker (docs/metrics.md): " + stack.metricsUrl(0));
         Map<String, String> values = Map.of("MONGO_URI", source.uri(), "destination.uri", destination.uri());
         ConnectorExample sourceExample = ConnectorExample.load(Path.of("config", "source-example.json"), values);
         ConnectorExample sinkExample = ConnectorExample.load(Path.of("config", "sink-example.json"), values);
