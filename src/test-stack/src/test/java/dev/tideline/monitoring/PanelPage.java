@@ -53,7 +53,10 @@ public final class PanelPage {
         return panels;
     }
 
+    /** The page: every panel on the same time axis (the whole run), as in a Grafana dashboard. */
     public static String html(Map<String, List<Series>> panels, String caption) {
+        double runMillis = Math.max(1, panels.values().stream().flatMap(List::stream).flatMap(s -> s.points().stream())
+                .mapToDouble(p -> p[0]).max().orElse(1));
         StringBuilder page = new StringBuilder("<!doctype html><html><head><meta charset=\"utf-8\"><style>"
                 + "body{background:#111217;color:#ccccdc;font:12px sans-serif;margin:8px}"
                 + ".grid{display:grid;grid-template-columns:repeat(2," + (W + 20) + "px);gap:8px}"
@@ -62,17 +65,15 @@ public final class PanelPage {
                 + ".legend{display:flex;flex-wrap:wrap;gap:2px 12px;margin-top:2px}.empty{color:#8e8e8e}"
                 + "</style></head><body><h1>" + escape(caption) + "</h1><div class=\"grid\">");
         panels.forEach((title, series) -> page.append("<div class=\"panel\"><h2>").append(escape(title)).append("</h2>")
-                .append(svg(series)).append("</div>"));
+                .append(svg(series, runMillis)).append("</div>"));
         return page.append("</div></body></html>").toString();
     }
 
-    private static String svg(List<Series> series) {
-        double maxT = 1;
+    private static String svg(List<Series> series, double maxT) {
         double minV = 0;
         double maxV = 0;
         for (Series s : series) {
             for (double[] p : s.points()) {
-                maxT = Math.max(maxT, p[0]);
                 minV = Math.min(minV, p[1]);
                 maxV = Math.max(maxV, p[1]);
             }
