@@ -10,6 +10,7 @@ import dev.tideline.it.support.TestStack;
 import dev.tideline.monitoring.MetricsCatalog;
 import dev.tideline.monitoring.PanelPage;
 import dev.tideline.monitoring.Scrape;
+import dev.tideline.sandbox.VerifyConnectorConfig;
 import dev.tideline.standin.MongoFixture;
 import java.io.IOException;
 import java.net.URI;
@@ -94,7 +95,7 @@ class PrometheusMetricsIT {
                 sinkConfig.put("errors.deadletterqueue.topic.name", dlq);
                 sinkConfig.put("errors.deadletterqueue.topic.replication.factor", "1");
                 stack.rest().putConnector(SINK, sinkConfig);
-                stack.rest().putConnector(VERIFY, verifyConfig(source.uri(), destination.uri()));
+                stack.rest().putConnector(VERIFY, VerifyConnectorConfig.of(source.uri(), destination.uri(), DB, DEST, 5000));
                 stack.rest().awaitRunning(SINK, 1, Duration.ofSeconds(60));
                 stack.rest().awaitRunning(VERIFY, 1, Duration.ofSeconds(60));
 
@@ -201,21 +202,6 @@ class PrometheusMetricsIT {
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("chromium's screenshot within 2 minutes").isTrue();
         assertThat(png).exists();
         System.out.println("panels drawn: " + png + " (" + Files.size(png) + " bytes)");
-    }
-
-    private static Map<String, String> verifyConfig(String sourceUri, String destinationUri) {
-        Map<String, String> config = new HashMap<>();
-        config.put("connector.class", "dev.tideline.verify.connect.VerifyConnector");
-        config.put("tasks.max", "1");
-        config.put("verify.source.uri", sourceUri);
-        config.put("verify.destination.uri", destinationUri);
-        config.put("verify.databases", DB);
-        config.put("verify.destination.database", DEST);
-        config.put("verify.interval.ms", "5000");
-        config.put("verify.recheck.delay.ms", "1000");
-        config.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
-        config.put("value.converter", "org.apache.kafka.connect.storage.StringConverter");
-        return config;
     }
 
     private static double orElse(double v) {
