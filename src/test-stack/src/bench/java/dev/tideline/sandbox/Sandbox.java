@@ -34,6 +34,8 @@ public final class Sandbox {
     private static final List<String> COLLECTIONS = List.of("orders", "customers", "products");
     private static final long WRITE_EVERY_MILLIS = 150;
     private static final long CONVERGE_SECONDS = 60;
+    private static final String VERIFY_CONNECTOR = "sandbox-verify";
+    private static final long VERIFY_EVERY_MILLIS = 10_000;
 
     /** One running component of the sandbox, as the progress line shows it. */
     interface Part {
@@ -53,6 +55,7 @@ public final class Sandbox {
         MongoFixture source = MongoFixture.withOplog();
         MongoFixture destination = MongoFixture.withOplog();
         System.out.println("Source MongoDB: " + source + "; destination MongoDB: " + destination);
+        System.out.println("Prometheus metrics of the worker (docs/metrics.md): " + stack.metricsUrl(0));
         Map<String, String> values = Map.of("MONGO_URI", source.uri(), "destination.uri", destination.uri());
         ConnectorExample sourceExample = ConnectorExample.load(Path.of("config", "source-example.json"), values);
         ConnectorExample sinkExample = ConnectorExample.load(Path.of("config", "sink-example.json"), values);
@@ -83,10 +86,18 @@ public final class Sandbox {
                 ChangeGenerator.TENANTS.get(0), COLLECTIONS.stream().map(c -> database + "." + c + "." + ChangeGenerator.TENANTS.get(0)).toList());
         parts.add(gateway);
 
+        // a scheduled verify, for the status page's last-verify column (docs/verify.md)
+        rest.putConnector(VERIFY_CONNECTOR, VerifyConnectorConfig.of(source.uri(), destination.uri(), database,
+                sinkExample.config().get("database"), VERIFY_EVERY_MILLIS));
+        StatusPage statusPage = StatusPage.start(stack.metricsUrl(0), stack.jmxUrl(0), sourceExample.name(), VERIFY_CONNECTOR,
+                source.client().getDatabase(database), destination.client().getDatabase(sinkExample.config().get("database")));
+        System.out.println("Replication status page (per collection: lag, copy, counts, last verify): " + statusPage.url());
+
         ScheduledExecutorService writer = Executors.newSingleThreadScheduledExecutor();
         // Registered after the stack's hook, but hooks run concurrently: this one only stops our own threads and clients.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             writer.shutdownNow();
+            statusPage.close();
             counter.close();
             gateway.close();
             source.close();

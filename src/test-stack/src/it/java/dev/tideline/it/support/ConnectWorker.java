@@ -34,6 +34,8 @@ final class ConnectWorker {
     private final int port;
     /** JMX of the worker JVM, where Tideline's task MBeans live (ITs read metrics and health there). */
     private final int jmxPort;
+    /** The Prometheus JMX exporter agent's /metrics port; -1 when the agent is not there (docs/metrics.md). */
+    private final int metricsPort;
     private final Path propertiesFile;
     private ChildProcess process;
 
@@ -48,6 +50,7 @@ final class ConnectWorker {
         this.dir = StackPaths.recreate(workDir.resolve(name));
         this.port = FreePorts.next();
         this.jmxPort = FreePorts.next();
+        this.metricsPort = StackPaths.prometheusAgent().isPresent() ? FreePorts.next() : -1;
         this.propertiesFile = writeProperties(bootstrapServers, clusterName, exactlyOnce);
     }
 
@@ -111,6 +114,23 @@ final class ConnectWorker {
         return "service:jmx:rmi:///jndi/rmi://127.0.0.1:" + jmxPort + "/jmxrmi";
     }
 
+    /** {@code http://127.0.0.1:<port>/metrics}: Tideline's MBeans as the exporter rules users get turn them into Prometheus metrics. */
+    String metricsUrl() {
+        if (metricsPort < 0) {
+            throw new IllegalStateException("the worker runs without the Prometheus JMX exporter agent: no jar in "
+                    + "target/prometheus-agent; run the build through pre-integration-test (mvn verify) first");
+        }
+        return "http://127.0.0.1:" + metricsPort + "/metrics";
+    }
+
+    /** The JMX options, and the exporter agent with our rules when it is there. */
+    private List<String> jvmOptions() {
+        List<String> options = new java.util.ArrayList<>(jmxOptions());
+        StackPaths.prometheusAgent().filter(agent -> metricsPort > 0).ifPresent(agent -> options.add("-javaagent:" + agent
+                + "=127.0.0.1:" + metricsPort + ":" + StackPaths.prometheusRules()));
+        return options;
+    }
+
     /**
      * Remote JMX on loopback only, without auth or TLS: a test-only setting (never on a shared host).
      * One port for the registry and the RMI server, so nothing else is opened.
@@ -135,7 +155,7 @@ final class ConnectWorker {
             throw new IllegalStateException(name + " is already running (pid " + process.pid() + ")");
         }
         long started = System.nanoTime();
-        process = ChildProcess.startJava(name, runtime, "2g", jmxOptions(), dir, dir.resolve(name + ".log"),
+        process = ChildProcess.startJava(name, runtime, "2g", jvmOptions(), dir, dir.resolve(name + ".log"),
                 "org.apache.kafka.connect.cli.ConnectDistributed", propertiesFile.toString());
         awaitReady();
         StackLog.info(name + " answers at " + url() + " after " + Duration.ofNanos(System.nanoTime() - started).toMillis() + " ms");

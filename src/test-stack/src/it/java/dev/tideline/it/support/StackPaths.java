@@ -41,6 +41,27 @@ final class StackPaths {
         return dir.getParent();
     }
 
+    /**
+     * The Prometheus JMX exporter agent jar (laid out by the build from prometheus-agent/pom.xml), empty when the build
+     * has not reached pre-integration-test (an IDE run): the worker then starts without {@code /metrics}.
+     */
+    static java.util.Optional<Path> prometheusAgent() {
+        Path dir = property("tideline.prometheus.agent.dir", "target/prometheus-agent");
+        if (!Files.isDirectory(dir)) {
+            return java.util.Optional.empty();
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(f -> f.getFileName().toString().startsWith("jmx_prometheus_javaagent-")).findFirst();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + dir, e);
+        }
+    }
+
+    /** The exporter rules users get (docs/metrics.md). */
+    static Path prometheusRules() {
+        return projectDir().resolve("monitoring/prometheus/tideline-jmx-exporter.yml");
+    }
+
     static Path workerTemplate() {
         return projectDir().resolve("config/worker.properties");
     }

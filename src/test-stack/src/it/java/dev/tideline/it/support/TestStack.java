@@ -109,6 +109,11 @@ public final class TestStack {
         return workers.get(workerIndex).jmxUrl();
     }
 
+    /** A worker's Prometheus endpoint (the JMX exporter agent with monitoring/prometheus/tideline-jmx-exporter.yml). */
+    public synchronized String metricsUrl(int workerIndex) {
+        return workers.get(workerIndex).metricsUrl();
+    }
+
     public ConnectRest rest() {
         return new ConnectRest(connectUrl());
     }

@@ -1,0 +1,299 @@
+package dev.tideline.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
+import dev.tideline.event.ValueFormat;
+import dev.tideline.it.support.TestStack;
+import dev.tideline.monitoring.MetricsCatalog;
+import dev.tideline.monitoring.PanelPage;
+import dev.tideline.monitoring.Scrape;
+import dev.tideline.sandbox.VerifyConnectorConfig;
+import dev.tideline.standin.MongoFixture;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The worker runs with the Prometheus JMX exporter agent and monitoring/prometheus/tideline-jmx-exporter.yml (every test
+ * worker does: ConnectWorker). While a source copies and streams two collections, a sink applies them (and refuses a
+ * record into its DLQ) and a scheduled verify compares the two sides, /metrics is scraped every second: every metric
+ * of docs/metrics.md is there, every Grafana query names a metric that was scraped, and the figures move. The scrapes
+ * are kept in target/prometheus-it (names, the panels drawn from them, a PNG where Chromium is installed).
+ */
+class PrometheusMetricsIT {
+    private static final String SOURCE = "prom-source";
+    private static final String SINK = "prom-sink";
+    private static final String VERIFY = "prom-verify";
+    private static final String DB = "prom_shop";
+    private static final String DEST = "prom_shop_copy";
+    private static final String PREFIX = "prom";
+    private static final int ORDERS = 20_000;
+    private static final int CUSTOMERS = 600;
+    private static final int STREAMED = 300;
+    private static final Path OUT = Path.of("target", "prometheus-it");
+    private static final Duration WAIT = Duration.ofSeconds(120);
+
+    @Test
+    void metricsAreScrapedFromALiveWorkerAndMove() throws Exception {
+        TestStack stack = TestStack.shared();
+        Files.createDirectories(OUT);
+        String dlq = "prom-sink-dlq";
+        stack.createTopic(dlq, 1);
+        Map<String, String> orders = Map.of("connector", SOURCE, "collection", DB + ".orders");
+        Map<String, String> customers = Map.of("connector", SOURCE, "collection", DB + ".customers");
+        Map<String, String> sink = Map.of("connector", SINK);
+        Map<String, String> verify = Map.of("connector", VERIFY);
+        try (MongoFixture source = MongoFixture.withOplog(); MongoFixture destination = MongoFixture.withOplog();
+             Recorder recorder = new Recorder(stack.metricsUrl(0))) {
+            MongoCollection<Document> ordersColl = source.client().getDatabase(DB).getCollection("orders");
+            MongoCollection<Document> customersColl = source.client().getDatabase(DB).getCollection("customers");
+            List<Document> docs = new ArrayList<>();
+            for (int i = 0; i < ORDERS; i++) {
+                docs.add(new Document("_id", i).append("total", i % 97).append("pad", "x".repeat(100)));
+            }
+            ordersColl.insertMany(docs);
+            docs.clear();
+            for (int i = 0; i < CUSTOMERS; i++) {
+                docs.add(new Document("_id", "c" + i).append("visits", 0));
+            }
+            customersColl.insertMany(docs);
+
+            Map<String, String> sourceConfig = SourceItSupport.sourceConfig(source.uri(), DB, PREFIX, ValueFormat.JSON, 1);
+            sourceConfig.put("batch.size", "100"); // a copy that takes a few scrapes, so its progress shows
+            stack.rest().putConnector(SOURCE, sourceConfig);
+            try {
+                stack.rest().awaitRunning(SOURCE, 1, Duration.ofSeconds(60));
+                recorder.await("both collections copied and streaming", WAIT, s ->
+                        s.value("tideline_source_collection_phase", with(orders, "phase", "stream")) == 1
+                                && s.value("tideline_source_collection_phase", with(customers, "phase", "stream")) == 1);
+
+                Map<String, String> sinkConfig = SinkItSupport.sinkConfig(PREFIX + "." + DB + ".orders," + PREFIX + "." + DB + ".customers",
+                        destination.uri(), DEST, ValueFormat.JSON);
+                sinkConfig.put("errors.tolerance", "all");
+                sinkConfig.put("errors.deadletterqueue.topic.name", dlq);
+                sinkConfig.put("errors.deadletterqueue.topic.replication.factor", "1");
+                stack.rest().putConnector(SINK, sinkConfig);
+                stack.rest().putConnector(VERIFY, VerifyConnectorConfig.of(source.uri(), destination.uri(), DB, DEST, 5000));
+                stack.rest().awaitRunning(SINK, 1, Duration.ofSeconds(60));
+                stack.rest().awaitRunning(VERIFY, 1, Duration.ofSeconds(60));
+
+                // changes for ~15 s while the sink catches up, one record the sink refuses in the middle
+                long streamStart = System.currentTimeMillis();
+                for (int i = 0; i < STREAMED; i++) {
+                    ordersColl.insertOne(new Document("_id", "s" + i).append("total", i));
+                    customersColl.updateOne(Filters.eq("_id", "c" + (i % CUSTOMERS)), Updates.inc("visits", 1));
+                    if (i == STREAMED / 2) {
+                        try (KafkaProducer<byte[], byte[]> p = SinkItSupport.producer(stack.bootstrapServers())) {
+                            // valid JSON, not a change: the sink refuses it into the DLQ with its reason
+                            p.send(new ProducerRecord<>(PREFIX + "." + DB + ".orders", "42".getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS);
+                        }
+                    }
+                    Thread.sleep(50);
+                }
+                System.out.printf("streamed %d inserts and %d updates in %d ms%n", STREAMED, STREAMED, System.currentTimeMillis() - streamStart);
+                Scrape applied = recorder.await("every record applied by the sink", WAIT,
+                        s -> s.value("tideline_sink_records_applied_total", sink) >= ORDERS + CUSTOMERS + 2 * STREAMED);
+                Scrape equal = recorder.await("a verify run finding the destination equal, after the last change was applied", WAIT,
+                        s -> s.atMillis() > applied.atMillis() + 1000 && s.value("tideline_verify_last_outcome", with(verify, "outcome", "equal")) == 1
+                                && s.value("tideline_verify_last_run_seconds", verify) >= 0
+                                && s.value("tideline_verify_runs_total", verify) >= orElse(applied.value("tideline_verify_runs_total", verify)) + 1);
+                recorder.stop();
+                List<Scrape> scrapes = recorder.scrapes();
+                Scrape last = scrapes.get(scrapes.size() - 1);
+                System.out.printf("%d scrapes over %d s; the last has %d samples%n", scrapes.size(),
+                        (last.atMillis() - scrapes.get(0).atMillis()) / 1000, last.samples().size());
+
+                // every documented name, from the live worker
+                Set<String> scraped = new TreeSet<>();
+                scrapes.forEach(s -> scraped.addAll(s.names()));
+                Files.write(OUT.resolve("scraped-metrics.txt"), scraped);
+                Files.writeString(OUT.resolve("last-scrape.txt"), recorder.lastText());
+                assertThat(last.names()).as("the metrics of docs/metrics.md in the last scrape")
+                        .containsAll(MetricsCatalog.documented().keySet());
+                // every query of the Grafana dashboard names a metric that was scraped
+                MetricsCatalog.dashboardMetrics().forEach((panel, names) ->
+                        assertThat(last.names()).as("the metrics of dashboard panel '" + panel + "'").containsAll(names));
+
+                // the figures move: records, lag, copy progress, DLQ, verify
+                Scrape firstWithOrders = scrapes.stream().filter(s -> !s.find("tideline_source_collection_events_total", orders).isEmpty())
+                        .findFirst().orElseThrow();
+                double eventsFirst = firstWithOrders.value("tideline_source_collection_events_total", orders);
+                double eventsLast = last.value("tideline_source_collection_events_total", orders);
+                System.out.printf("orders events %.0f -> %.0f; copy %.0f of %.0f (first seen at %.0f); lag %.3f s; sink applied %.0f,"
+                                + " lag %.3f s; DLQ %.0f; verify runs %.0f, last %.0f documents in %.3f s, outcome equal%n",
+                        eventsFirst, eventsLast, last.value("tideline_source_collection_copy_documents", orders),
+                        last.value("tideline_source_collection_copy_estimated_documents", orders),
+                        firstWithOrders.value("tideline_source_collection_copy_documents", orders),
+                        last.value("tideline_source_collection_lag_seconds", orders), last.value("tideline_sink_records_applied_total", sink),
+                        last.value("tideline_sink_lag_seconds", sink), last.value("tideline_sink_dead_letter_records_total", sink),
+                        equal.value("tideline_verify_runs_total", verify), equal.value("tideline_verify_last_documents", verify),
+                        equal.value("tideline_verify_last_run_seconds", verify));
+                assertThat(eventsLast).isGreaterThanOrEqualTo(ORDERS + STREAMED).isGreaterThan(eventsFirst);
+                assertThat(scrapes.stream().anyMatch(s -> s.value("tideline_source_collection_phase", with(orders, "phase", "backfill")) == 1
+                        || s.value("tideline_source_collection_copy_documents", orders) < ORDERS)).as("a scrape during the copy").isTrue();
+                assertThat(last.value("tideline_source_collection_copy_documents", orders)).isEqualTo(ORDERS);
+                assertThat(last.value("tideline_source_collection_copy_estimated_documents", orders)).isEqualTo(ORDERS);
+                assertThat(last.value("tideline_source_collection_lag_seconds", orders)).isBetween(0.0, 300.0);
+                assertThat(last.value("tideline_source_task_max_lag_seconds", Map.of("connector", SOURCE))).isBetween(0.0, 300.0);
+                assertThat(scrapes.stream().mapToDouble(s -> orElse(s.value("tideline_sink_records_applied_per_second", sink))).max().orElse(0))
+                        .as("a sink rate above 0 in some scrape").isPositive();
+                assertThat(last.value("tideline_sink_lag_seconds", sink)).isBetween(0.0, 300.0);
+                assertThat(last.value("tideline_sink_dead_letter_records_total", sink)).isEqualTo(1);
+                assertThat(equal.value("tideline_verify_last_documents", verify)).isGreaterThanOrEqualTo(ORDERS + CUSTOMERS + STREAMED);
+                assertThat(equal.value("tideline_verify_last_missing", verify) + equal.value("tideline_verify_last_extra", verify)
+                        + equal.value("tideline_verify_last_different", verify)).isZero();
+                assertThat(last.find("tideline_task_health", Map.of()).stream().filter(s -> Set.of(SOURCE, SINK, VERIFY).contains(s.label("connector")))
+                        .map(s -> s.label("connector") + ":" + s.label("state")))
+                        .containsExactlyInAnyOrder(SOURCE + ":ok", SINK + ":ok", VERIFY + ":ok");
+
+                drawPanels(scrapes);
+            } finally {
+                stack.rest().deleteConnector(VERIFY);
+                stack.rest().deleteConnector(SINK);
+                stack.rest().deleteConnector(SOURCE);
+            }
+        }
+    }
+
+    /** The dashboard's panels from the recorded scrapes: HTML, and a PNG where Chromium is installed (docs/img). */
+    private static void drawPanels(List<Scrape> scrapes) throws Exception {
+        Map<String, List<PanelPage.Series>> panels = PanelPage.evaluate(scrapes, 15_000);
+        panels.forEach((title, series) -> System.out.println("panel " + title + ": " + series.size() + " series"));
+        // every panel has a line but the one of unhealthy tasks (every task of this run is ok; others may run beside it)
+        assertThat(panels.entrySet().stream().filter(e -> e.getValue().isEmpty()).map(Map.Entry::getKey))
+                .as("panels without a series").isSubsetOf("Task health not ok");
+        Path html = OUT.resolve("dashboard-panels.html");
+        Files.writeString(html, PanelPage.html(panels, "Tideline dashboard panels, drawn from " + scrapes.size()
+                + " scrapes of a live worker's /metrics (PrometheusMetricsIT, " + Instant.now().toString().substring(0, 10) + ")"));
+        Path chromium = Path.of("/usr/bin/chromium");
+        if (!Files.isExecutable(chromium)) {
+            System.out.println("no " + chromium + ": " + html + " written, no PNG");
+            return;
+        }
+        Path png = OUT.resolve("dashboard-panels.png").toAbsolutePath();
+        Path profile = Files.createTempDirectory(OUT.toAbsolutePath(), "chromium-");
+        Process p = new ProcessBuilder(chromium.toString(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--hide-scrollbars", "--user-data-dir=" + profile, "--screenshot=" + png, "--window-size=1200,"
+                + (60 + 262 * ((panels.size() + 1) / 2)), html.toAbsolutePath().toUri().toString())
+                .redirectErrorStream(true).redirectOutput(OUT.resolve("chromium.out").toFile()).start();
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("chromium's screenshot within 2 minutes").isTrue();
+        assertThat(png).exists();
+        System.out.println("panels drawn: " + png + " (" + Files.size(png) + " bytes)");
+    }
+
+    private static double orElse(double v) {
+        return Double.isNaN(v) ? 0 : v;
+    }
+
+    private static Map<String, String> with(Map<String, String> labels, String key, String value) {
+        Map<String, String> m = new HashMap<>(labels);
+        m.put(key, value);
+        return m;
+    }
+
+    /** Scrapes /metrics every second on its own thread and keeps every scrape. */
+    private static final class Recorder implements AutoCloseable {
+        private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        private final String url;
+        private final List<Scrape> scrapes = new CopyOnWriteArrayList<>();
+        private final Thread thread;
+        private volatile String lastText = "";
+        private volatile boolean stopped;
+        private volatile Exception failure;
+
+        Recorder(String url) {
+            this.url = url;
+            this.thread = new Thread(this::run, "metrics-recorder");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        private void run() {
+            while (!stopped) {
+                long at = System.currentTimeMillis();
+                try {
+                    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).GET().build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    if (r.statusCode() != 200) {
+                        throw new IOException("GET " + url + ": " + r.statusCode() + " " + r.body());
+                    }
+                    lastText = r.body();
+                    scrapes.add(Scrape.parse(at, r.body()));
+                    Thread.sleep(Math.max(0, 1000 - (System.currentTimeMillis() - at)));
+                } catch (InterruptedException e) {
+                    return;
+                } catch (Exception e) {
+                    failure = e;
+                    return;
+                }
+            }
+        }
+
+        /** Waits for a scrape that satisfies {@code condition} and returns it. */
+        Scrape await(String what, Duration timeout, java.util.function.Predicate<Scrape> condition) throws InterruptedException {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            int seen = 0;
+            while (System.nanoTime() < deadline) {
+                if (failure != null) {
+                    throw new AssertionError("scraping " + url + " failed", failure);
+                }
+                List<Scrape> now = scrapes;
+                for (int i = seen; i < now.size(); i++) {
+                    if (condition.test(now.get(i))) {
+                        return now.get(i);
+                    }
+                }
+                seen = now.size();
+                Thread.sleep(200);
+            }
+            throw new AssertionError("no scrape of " + url + " showed " + what + " within " + timeout + "; the last:\n" + lastText);
+        }
+
+        List<Scrape> scrapes() {
+            return List.copyOf(scrapes);
+        }
+
+        String lastText() {
+            return lastText;
+        }
+
+        /** Stops scraping; the scrapes so far stay. */
+        void stop() {
+            stopped = true;
+            thread.interrupt();
+            try {
+                thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public void close() {
+            stop();
+        }
+    }
+}
