@@ -136,13 +136,13 @@ public final class AwaitingGetMore extends ChannelInboundHandlerAdapter {
         return !d.isEmpty() && "getMore".equals(d.keySet().iterator().next());
     }
 
-    private static void reply(ChannelHandlerContext ctx, MongoMessage request, Document reply) {
+    static void reply(ChannelHandlerContext ctx, MongoMessage request, Document reply) {
         MessageHeader header = new MessageHeader(RESPONSE_IDS.incrementAndGet(), request.getHeader().getRequestID());
         ctx.channel().writeAndFlush(new MongoMessage(ctx.channel(), header, reply));
     }
 
     /** The reply, or the error document mongo-java-server's handler would have sent for the failure. */
-    private static Document answer(java.util.function.Supplier<Document> read) {
+    static Document answer(java.util.function.Supplier<Document> read) {
         try {
             return read.get();
         } catch (MongoServerException e) {
