@@ -1,11 +1,9 @@
 package dev.tideline.standin;
 
 import de.bwaldvogel.mongo.bson.Document;
-import de.bwaldvogel.mongo.wire.MongoDatabaseHandler;
 import de.bwaldvogel.mongo.wire.message.MongoMessage;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelPipeline;
 import java.util.Locale;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -37,16 +35,9 @@ final class AwaitableHello extends ChannelInboundHandlerAdapter {
         this.answer = answer;
     }
 
-    /** Puts the handler in front of mongo-java-server's on {@code ctx}'s channel, once. */
+    /** Puts the handler in front of mongo-java-server's on {@code channel}, once. */
     static void install(io.netty.channel.Channel channel, ReplicaSet replicaSet, Function<MongoMessage, Document> answer) {
-        ChannelPipeline pipeline = channel.pipeline();
-        if (pipeline.get(NAME) != null) {
-            return;
-        }
-        var database = pipeline.context(MongoDatabaseHandler.class);
-        if (database != null) {
-            pipeline.addBefore(database.name(), NAME, new AwaitableHello(replicaSet, answer));
-        }
+        AwaitingGetMore.inFrontOfTheServer(channel, NAME, () -> new AwaitableHello(replicaSet, answer));
     }
 
     @Override

@@ -89,13 +89,18 @@ public final class AwaitingGetMore extends ChannelInboundHandlerAdapter {
 
     /** Puts the handler in front of mongo-java-server's on {@code channel}, once. */
     public static void install(Channel channel, Answers answers, Waiters waiters) {
+        inFrontOfTheServer(channel, NAME, () -> new AwaitingGetMore(answers, waiters));
+    }
+
+    /** Puts the handler {@code name} in front of mongo-java-server's on {@code channel}, once. */
+    static void inFrontOfTheServer(Channel channel, String name, java.util.function.Supplier<? extends io.netty.channel.ChannelHandler> handler) {
         ChannelPipeline pipeline = channel.pipeline();
-        if (pipeline.get(NAME) != null) {
+        if (pipeline.get(name) != null) {
             return;
         }
         var database = pipeline.context(MongoDatabaseHandler.class);
         if (database != null) {
-            pipeline.addBefore(database.name(), NAME, new AwaitingGetMore(answers, waiters));
+            pipeline.addBefore(database.name(), name, handler.get());
         }
     }
 
