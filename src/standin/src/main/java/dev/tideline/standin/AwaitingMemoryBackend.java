@@ -31,7 +31,7 @@ public class AwaitingMemoryBackend extends MemoryBackend {
      * its write commands run one at a time here, which is at least as strict. Collection-level commands too, so that
      * their oplog entries come in the order they happened.
      */
-    private static final Set<String> WRITES = Set.of("insert", "update", "delete", "findandmodify", "create", "createindexes",
+    static final Set<String> WRITES = Set.of("insert", "update", "delete", "findandmodify", "create", "createindexes",
             "drop", "dropindexes", "renamecollection", "dropdatabase", "collmod");
     private static final Set<String> VIEW_READS = Set.of("find", "aggregate", "count", "distinct");
 

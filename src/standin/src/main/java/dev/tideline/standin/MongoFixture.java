@@ -130,7 +130,7 @@ public final class MongoFixture implements AutoCloseable {
             members.get(0).enableOplog(); // the backend's, shared by all members
         }
         List<Integer> ports = members.stream().map(m -> m.getLocalAddress().getPort()).toList();
-        ReplicaSet set = new ReplicaSet(REPLICA_SET_NAME, ports, ports);
+        ReplicaSet set = new ReplicaSet(REPLICA_SET_NAME, ports);
         backend.replicaSet(set);
         String uri = "mongodb://" + String.join(",", set.hosts()) + "/?replicaSet=" + REPLICA_SET_NAME;
         StackLog.info("stand-in replica set " + (oplog ? "with" : "without") + " oplog at " + uri);

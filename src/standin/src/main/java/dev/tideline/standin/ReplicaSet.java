@@ -5,7 +5,6 @@ import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.bson.ObjectId;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
@@ -42,9 +41,6 @@ public final class ReplicaSet {
     static final int SESSION_TIMEOUT_MINUTES = 30;
     private static final String RETRYABLE_WRITE_ERROR = "RetryableWriteError";
     private static final Set<String> HELLOS = Set.of("hello", "ismaster");
-    /** Commands that change data: only a primary takes them (lower case, as the backend names them). */
-    private static final Set<String> WRITES = Set.of("insert", "update", "delete", "findandmodify", "create", "createindexes",
-            "drop", "dropindexes", "renamecollection", "dropdatabase", "collmod");
     /** Reads that need the primary unless their {@code $readPreference} allows a secondary. */
     private static final Set<String> READS = Set.of("find", "aggregate", "count", "distinct", "listcollections", "listindexes",
             "listdatabases", "dbstats", "collstats", "explain");
@@ -69,24 +65,20 @@ public final class ReplicaSet {
         }
     }
 
-    /** Members listening on {@code ports} of 127.0.0.1, announced as {@code announced} (the same ports unless a proxy is in front), the first primary. */
-    public ReplicaSet(String name, List<Integer> ports, List<Integer> announced) {
-        if (ports.isEmpty() || ports.size() != announced.size()) {
-            throw new IllegalArgumentException("a replica set needs members, each with one announced port: " + ports + " " + announced);
+    /** Members listening on {@code ports} of 127.0.0.1 (and announced so), the first primary. */
+    public ReplicaSet(String name, List<Integer> ports) {
+        if (ports.isEmpty()) {
+            throw new IllegalArgumentException("a replica set needs members");
         }
         this.name = name;
-        List<Member> list = new ArrayList<>();
-        for (int i = 0; i < ports.size(); i++) {
-            list.add(new Member("127.0.0.1:" + announced.get(i), ports.get(i)));
-        }
-        this.members = List.copyOf(list);
+        this.members = ports.stream().map(port -> new Member("127.0.0.1:" + port, port)).toList();
     }
 
     public String name() {
         return name;
     }
 
-    /** {@code host:port} of each member, as announced. */
+    /** {@code host:port} of each member, as its {@code hello} announces it. */
     public List<String> hosts() {
         return members.stream().map(m -> m.host).toList();
     }
@@ -221,7 +213,7 @@ public final class ReplicaSet {
         if (member < 0 || member == primary) {
             return null;
         }
-        if (WRITES.contains(lowerCaseName)) {
+        if (AwaitingMemoryBackend.WRITES.contains(lowerCaseName)) { // only a primary takes writes
             Document error = error(NOT_WRITABLE_PRIMARY, "NotWritablePrimary", "not primary");
             if (query.containsKey("txnNumber")) {
                 error.put("errorLabels", List.of(RETRYABLE_WRITE_ERROR));

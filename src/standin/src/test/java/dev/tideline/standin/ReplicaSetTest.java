@@ -157,7 +157,7 @@ class ReplicaSetTest {
 
     @Test
     void aSecondaryRefusesReadsWhoseReadPreferenceIsPrimary() {
-        ReplicaSet set = new ReplicaSet("rs", List.of(1, 2, 3), List.of(1, 2, 3));
+        ReplicaSet set = new ReplicaSet("rs", List.of(1, 2, 3));
         de.bwaldvogel.mongo.bson.Document find = new de.bwaldvogel.mongo.bson.Document("find", "c");
         assertThat(set.refusal(1, "find", find)).containsEntry("code", ReplicaSet.NOT_PRIMARY_NO_SECONDARY_OK);
         assertThat(set.refusal(0, "find", find)).isNull();
