@@ -158,10 +158,14 @@ public final class MongoFixture implements AutoCloseable {
         return uri;
     }
 
-    /** The port of the (first) server (of the container's mapped port, or the first in {@code MONGO_URI}). */
+    /**
+     * The port of the server: of the in-process replica set's primary now (what a proxy in front of "the server" must
+     * reach to take writes), else the container's mapped port or the first in {@code MONGO_URI}.
+     */
     public int port() {
-        return new com.mongodb.ConnectionString(uri).getHosts().stream().findFirst()
-                .map(h -> Integer.parseInt(h.substring(h.lastIndexOf(':') + 1))).orElseThrow();
+        String host = replicaSet().map(set -> set.hosts().get(set.primary()))
+                .orElseGet(() -> new com.mongodb.ConnectionString(uri).getHosts().get(0));
+        return Integer.parseInt(host.substring(host.lastIndexOf(':') + 1));
     }
 
     /** A driver client for the test itself (closed by {@link #close()}). */

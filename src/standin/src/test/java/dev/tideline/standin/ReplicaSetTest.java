@@ -64,7 +64,9 @@ class ReplicaSetTest {
     void helloOnEveryMemberNamesTheNewPrimaryAfterAStepDownAndTheTopologyVersionGrows() {
         ReplicaSet set = mongo.replicaSet().orElseThrow();
         List<Document> before = set.hosts().stream().map(ReplicaSetTest::hello).toList();
+        assertThat("127.0.0.1:" + mongo.port()).as("the fixture's port: the primary's").isEqualTo(set.hosts().get(0));
         mongo.stepDown();
+        assertThat("127.0.0.1:" + mongo.port()).isEqualTo(set.hosts().get(1));
         List<Document> after = set.hosts().stream().map(ReplicaSetTest::hello).toList();
 
         for (int i = 0; i < 3; i++) {
