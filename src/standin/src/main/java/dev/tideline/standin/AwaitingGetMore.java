@@ -89,13 +89,18 @@ public final class AwaitingGetMore extends ChannelInboundHandlerAdapter {
 
     /** Puts the handler in front of mongo-java-server's on {@code channel}, once. */
     public static void install(Channel channel, Answers answers, Waiters waiters) {
+        inFrontOfTheServer(channel, NAME, () -> new AwaitingGetMore(answers, waiters));
+    }
+
+    /** Puts the handler {@code name} in front of mongo-java-server's on {@code channel}, once. */
+    static void inFrontOfTheServer(Channel channel, String name, java.util.function.Supplier<? extends io.netty.channel.ChannelHandler> handler) {
         ChannelPipeline pipeline = channel.pipeline();
-        if (pipeline.get(NAME) != null) {
+        if (pipeline.get(name) != null) {
             return;
         }
         var database = pipeline.context(MongoDatabaseHandler.class);
         if (database != null) {
-            pipeline.addBefore(database.name(), NAME, new AwaitingGetMore(answers, waiters));
+            pipeline.addBefore(database.name(), name, handler.get());
         }
     }
 
@@ -136,13 +141,13 @@ public final class AwaitingGetMore extends ChannelInboundHandlerAdapter {
         return !d.isEmpty() && "getMore".equals(d.keySet().iterator().next());
     }
 
-    private static void reply(ChannelHandlerContext ctx, MongoMessage request, Document reply) {
+    static void reply(ChannelHandlerContext ctx, MongoMessage request, Document reply) {
         MessageHeader header = new MessageHeader(RESPONSE_IDS.incrementAndGet(), request.getHeader().getRequestID());
         ctx.channel().writeAndFlush(new MongoMessage(ctx.channel(), header, reply));
     }
 
     /** The reply, or the error document mongo-java-server's handler would have sent for the failure. */
-    private static Document answer(java.util.function.Supplier<Document> read) {
+    static Document answer(java.util.function.Supplier<Document> read) {
         try {
             return read.get();
         } catch (MongoServerException e) {

@@ -32,10 +32,8 @@ public class AwaitingMemoryBackend extends MemoryBackend {
      * its write commands run one at a time here, which is at least as strict. Collection-level commands too, so that
      * their oplog entries come in the order they happened.
      */
-    private static final Set<String> WRITES = Set.of("insert", "update", "delete", "findandmodify", "create", "createindexes",
+    static final Set<String> WRITES = Set.of("insert", "update", "delete", "findandmodify", "create", "createindexes",
             "drop", "dropindexes", "renamecollection", "dropdatabase", "collmod");
-    /** MongoDB's default {@code localLogicalSessionTimeoutMinutes}. */
-    private static final int SESSION_TIMEOUT_MINUTES = 30;
     private static final Set<String> VIEW_READS = Set.of("find", "aggregate", "count", "distinct");
 
     private final Object writeLock = new Object();
@@ -54,6 +52,9 @@ public class AwaitingMemoryBackend extends MemoryBackend {
     private volatile long oplogMaxBytes;
     private volatile boolean keepDataOnClose;
     private final LongAdder documentsExamined = new LongAdder();
+
+    private volatile ReplicaSet replicaSet;
+    private final RetryableWrites retryableWrites = new RetryableWrites();
 
     /** Databases whose collections refuse the {@code _id}s MongoDB refuses ({@link StandInDatabase}). */
     @Override
@@ -176,6 +177,34 @@ public class AwaitingMemoryBackend extends MemoryBackend {
     }
 
     /**
+     * Makes the endpoints listening on {@code replicaSet}'s ports its members (docs/mongodb-stand-in.md): each answers
+     * {@code hello} for itself, only the primary writes. Without it the server is a single node.
+     */
+    public AwaitingMemoryBackend replicaSet(ReplicaSet replicaSet) {
+        this.replicaSet = replicaSet;
+        return this;
+    }
+
+    /** The topology set by {@link #replicaSet(ReplicaSet)}, if any. */
+    public java.util.Optional<ReplicaSet> replicaSet() {
+        return java.util.Optional.ofNullable(replicaSet);
+    }
+
+    /**
+     * The primary steps down ({@link ReplicaSet#stepDown()}) between two writes, as MongoDB's step-down takes the
+     * lock every write holds (the RSTL) before the node changes state.
+     */
+    public void stepDown() {
+        ReplicaSet set = replicaSet;
+        if (set == null) {
+            throw new IllegalStateException("a single node cannot step down: the stand-in runs without a replica set");
+        }
+        synchronized (writeLock) {
+            set.stepDown();
+        }
+    }
+
+    /**
      * Every command of a client. Replies of a replica-set member carry the {@code operationTime} of its latest
      * write (https://www.mongodb.com/docs/manual/reference/command/#command-responses): drivers advance a causally
      * consistent session from it and send it back as {@code readConcern.afterClusterTime}, checked here.
@@ -186,11 +215,49 @@ public class AwaitingMemoryBackend extends MemoryBackend {
             LosslessWire.install(channel);
             AwaitingGetMore.install(channel, answers, waiters);
         }
+        String name = command.toLowerCase(Locale.ROOT);
+        ReplicaSet set = replicaSet;
+        int member = set == null ? -1 : set.memberOf(channel);
+        if (member >= 0) {
+            AwaitableHello.install(channel, set, this::handleMessage);
+        }
+        if (ReplicaSet.isHello(name)) {
+            return withOperationTime(hello(channel, set, member, name, query));
+        }
+        if (member >= 0 && !WRITES.contains(name)) {
+            Document refused = set.refusal(member, name, query);
+            if (refused != null) {
+                return refused;
+            }
+        }
         ReadConcerns.check(query, indexedOplog);
-        return withOperationTime(answer(channel, databaseName, command, command.toLowerCase(Locale.ROOT), query));
+        return withOperationTime(answer(channel, databaseName, command, name, query, member));
     }
 
-    private Document answer(Channel channel, String databaseName, String command, String name, Document query) {
+    /**
+     * {@code hello} and legacy {@code isMaster}: mongo-java-server's own answer (sizes, wire versions), with what a
+     * member says of the replica set ({@link ReplicaSet#hello}), or as a standalone MongoDB answers
+     * (https://www.mongodb.com/docs/manual/reference/command/hello/): sessions announced (drivers refuse explicit
+     * sessions without {@code logicalSessionTimeoutMinutes}), {@code helloOk} when the client asked for it.
+     */
+    private Document hello(Channel channel, ReplicaSet set, int member, String name, Document query) {
+        boolean legacy = name.equals("ismaster");
+        Document reply = super.handleCommand(channel, "admin", "isMaster", query);
+        if (Boolean.TRUE.equals(query.get("helloOk"))) {
+            reply.put("helloOk", true);
+        }
+        if (member >= 0) {
+            IndexedOplog oplog = indexedOplog;
+            return set.hello(member, legacy, reply, oplog == null ? null : oplog.operationTime());
+        }
+        if (!legacy) {
+            reply.put("isWritablePrimary", reply.remove("ismaster"));
+        }
+        reply.putIfAbsent("logicalSessionTimeoutMinutes", ReplicaSet.SESSION_TIMEOUT_MINUTES);
+        return reply;
+    }
+
+    private Document answer(Channel channel, String databaseName, String command, String name, Document query, int member) {
         if (name.equals("aggregate") && ChangeStreamSpec.isChangeStream(query)) {
             ChangeStreams streams = changeStreams;
             if (streams == null) {
@@ -203,7 +270,11 @@ public class AwaitingMemoryBackend extends MemoryBackend {
         }
         if (WRITES.contains(name)) {
             synchronized (writeLock) {
-                return write(channel, databaseName, command, name, query);
+                Document refused = member < 0 ? null : replicaSet.refusal(member, name, query);
+                if (refused != null) {
+                    return refused;
+                }
+                return retryableWrites.once(name, query, () -> write(channel, databaseName, command, name, query));
             }
         }
         if (VIEW_READS.contains(name)) {
@@ -219,13 +290,7 @@ public class AwaitingMemoryBackend extends MemoryBackend {
         if (name.equals("listcollections")) {
             return listing.list(databaseName, query, super.handleCommand(channel, databaseName, command, query));
         }
-        Document reply = super.handleCommand(channel, databaseName, command, query);
-        if (name.equals("ismaster") && reply != null) {
-            // MongoDB (3.6 on, standalone or replica set) announces sessions in its handshake; without it drivers refuse
-            // explicit sessions (https://github.com/mongodb/specifications/blob/master/source/sessions/driver-sessions.md)
-            reply.putIfAbsent("logicalSessionTimeoutMinutes", SESSION_TIMEOUT_MINUTES);
-        }
-        return reply;
+        return super.handleCommand(channel, databaseName, command, query);
     }
 
     private Document withOperationTime(Document reply) {

@@ -75,6 +75,9 @@ public final class LosslessWire {
             int flags = in.readIntLE();
             boolean checksum = MessageFlag.CHECKSUM_PRESENT.isSet(flags);
             int unsupported = checksum ? MessageFlag.CHECKSUM_PRESENT.removeFrom(flags) : flags;
+            // exhaustAllowed: the client could take several replies; one is what it gets (the server may, not must,
+            // stream them: https://github.com/mongodb/specifications/blob/master/source/message/OP_MSG.md#exhaustallowed)
+            unsupported = MessageFlag.EXHAUST_ALLOWED.isSet(unsupported) ? MessageFlag.EXHAUST_ALLOWED.removeFrom(unsupported) : unsupported;
             if (unsupported != 0) {
                 throw new UnsupportedOperationException("flags=" + unsupported + " not yet supported"); // as mongo-java-server
             }

@@ -8,6 +8,8 @@ import com.mongodb.client.model.changestream.ChangeStreamDocument;
 import de.bwaldvogel.mongo.MongoBackend;
 import de.bwaldvogel.mongo.MongoServer;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.bson.Document;
@@ -19,8 +21,9 @@ import org.testcontainers.mongodb.MongoDBContainer;
  *
  * <ul>
  *   <li>{@link #withOplog()}: {@code MONGO_URI} if set; else a Testcontainers single-node replica
- *       set where a Docker engine exists; else an in-process mongo-java-server with its oplog on
- *       (docs/mongodb-stand-in.md says how it differs from MongoDB).</li>
+ *       set where a Docker engine exists; else the in-process stand-in as a replica set of three members
+ *       ({@link ReplicaSet}: three ports, one shared backend), reached with {@code replicaSet=} so that drivers
+ *       run their replica-set topology (docs/mongodb-stand-in.md says how it differs from MongoDB).</li>
  *   <li>{@link #withoutOplog()}: always an in-process mongo-java-server without oplog, a server that
  *       cannot serve change streams (a real replica set always can).</li>
  * </ul>
@@ -29,14 +32,20 @@ import org.testcontainers.mongodb.MongoDBContainer;
 public final class MongoFixture implements AutoCloseable {
     private static MongoDBContainer replicaSet;
 
+    /** The in-process stand-in's replica-set name. */
+    public static final String REPLICA_SET_NAME = "tideline-rs";
+    private static final int MEMBERS = 3;
+
     private final String uri;
     private final MongoClient client;
-    private final MongoServer server; // null unless in-process
+    private final List<MongoServer> servers; // empty unless in-process
+    private final MongoBackend backend; // null unless in-process
     private final String description;
 
-    private MongoFixture(String uri, MongoServer server, String description) {
+    private MongoFixture(String uri, List<MongoServer> servers, MongoBackend backend, String description) {
         this.uri = uri;
-        this.server = server;
+        this.servers = List.copyOf(servers);
+        this.backend = backend;
         this.description = description;
         this.client = MongoClients.create(uri);
     }
@@ -44,10 +53,10 @@ public final class MongoFixture implements AutoCloseable {
     public static MongoFixture withOplog() {
         Optional<String> external = Optional.ofNullable(System.getenv("MONGO_URI")).filter(s -> !s.isBlank());
         if (external.isPresent()) {
-            return new MongoFixture(external.get(), null, "MONGO_URI");
+            return new MongoFixture(external.get(), List.of(), null, "MONGO_URI");
         }
         if (Docker.isAvailable()) {
-            return new MongoFixture(containerUri(), null, "Testcontainers replica set");
+            return new MongoFixture(containerUri(), List.of(), null, "Testcontainers replica set");
         }
         return inProcess(true);
     }
@@ -69,9 +78,14 @@ public final class MongoFixture implements AutoCloseable {
             preload.accept(f.client());
             return f;
         }
-        MongoFixture f = inProcess(false);
+        return inProcessOplogAfter(new AwaitingMemoryBackend(), preload);
+    }
+
+    /** The in-process replica set on {@code backend}, with {@code preload} written before its oplog starts (see above). */
+    public static MongoFixture inProcessOplogAfter(AwaitingMemoryBackend backend, java.util.function.Consumer<MongoClient> preload) {
+        MongoFixture f = replicaSet(backend, false);
         preload.accept(f.client());
-        f.server.enableOplog();
+        f.servers.get(0).enableOplog();
         return f;
     }
 
@@ -80,8 +94,15 @@ public final class MongoFixture implements AutoCloseable {
         return inProcess(new AwaitingMemoryBackend(), oplog);
     }
 
-    /** An in-process stand-in on a backend of the test's choosing, e.g. {@link FaultInjectingBackend}. */
+    /**
+     * An in-process stand-in on a backend of the test's choosing, e.g. {@link FaultInjectingBackend}: with its oplog,
+     * a replica set of three members on {@code backend} (an {@link AwaitingMemoryBackend}); without, a standalone
+     * server, which cannot serve change streams.
+     */
     public static MongoFixture inProcess(MongoBackend backend, boolean oplog) {
+        if (oplog && backend instanceof AwaitingMemoryBackend standIn) {
+            return replicaSet(standIn, true);
+        }
         MongoServer server = new MongoServer(backend);
         if (oplog) {
             server.enableOplog();
@@ -90,7 +111,30 @@ public final class MongoFixture implements AutoCloseable {
         InetSocketAddress address = server.getLocalAddress();
         String uri = "mongodb://127.0.0.1:" + address.getPort() + "/";
         StackLog.info("mongo-java-server " + (oplog ? "with" : "without") + " oplog at " + uri);
-        return new MongoFixture(uri, server, "mongo-java-server " + (oplog ? "with" : "without") + " oplog");
+        return new MongoFixture(uri, List.of(server), backend, "mongo-java-server " + (oplog ? "with" : "without") + " oplog");
+    }
+
+    /**
+     * Three member endpoints (ports of 127.0.0.1) on one backend, announced by their own ports; the first is primary.
+     * The URI names all three and the set, as applications reach a replica set
+     * (https://www.mongodb.com/docs/manual/reference/connection-string/#replica-set-option).
+     */
+    private static MongoFixture replicaSet(AwaitingMemoryBackend backend, boolean oplog) {
+        List<MongoServer> members = new ArrayList<>();
+        for (int i = 0; i < MEMBERS; i++) {
+            MongoServer member = new MongoServer(backend);
+            member.bind("127.0.0.1", 0);
+            members.add(member);
+        }
+        if (oplog) {
+            members.get(0).enableOplog(); // the backend's, shared by all members
+        }
+        List<Integer> ports = members.stream().map(m -> m.getLocalAddress().getPort()).toList();
+        ReplicaSet set = new ReplicaSet(REPLICA_SET_NAME, ports);
+        backend.replicaSet(set);
+        String uri = "mongodb://" + String.join(",", set.hosts()) + "/?replicaSet=" + REPLICA_SET_NAME;
+        StackLog.info("stand-in replica set " + (oplog ? "with" : "without") + " oplog at " + uri);
+        return new MongoFixture(uri, members, backend, "stand-in replica set");
     }
 
     /**
@@ -114,10 +158,14 @@ public final class MongoFixture implements AutoCloseable {
         return uri;
     }
 
-    /** The port of the server (of the container's mapped port, or the one in {@code MONGO_URI}). */
+    /**
+     * The port of the server: of the in-process replica set's primary now (what a proxy in front of "the server" must
+     * reach to take writes), else the container's mapped port or the first in {@code MONGO_URI}.
+     */
     public int port() {
-        return new com.mongodb.ConnectionString(uri).getHosts().stream().findFirst()
-                .map(h -> Integer.parseInt(h.substring(h.lastIndexOf(':') + 1))).orElseThrow();
+        String host = replicaSet().map(set -> set.hosts().get(set.primary()))
+                .orElseGet(() -> new com.mongodb.ConnectionString(uri).getHosts().get(0));
+        return Integer.parseInt(host.substring(host.lastIndexOf(':') + 1));
     }
 
     /** A driver client for the test itself (closed by {@link #close()}). */
@@ -125,14 +173,30 @@ public final class MongoFixture implements AutoCloseable {
         return client;
     }
 
-    /** The in-process server, for tests that need to inject faults into it; empty for external servers. */
-    public Optional<MongoServer> server() {
-        return Optional.ofNullable(server);
+    /** The in-process servers (one per replica-set member), for tests that stop them; empty for external servers. */
+    public List<MongoServer> servers() {
+        return servers;
+    }
+
+    /** The in-process replica set, for tests that step its primary down; empty for external or standalone servers. */
+    public Optional<ReplicaSet> replicaSet() {
+        return backend instanceof AwaitingMemoryBackend standIn ? standIn.replicaSet() : Optional.empty();
+    }
+
+    /**
+     * The primary steps down and the next member is elected ({@link AwaitingMemoryBackend#stepDown()}); only the
+     * in-process replica set can be told to.
+     */
+    public void stepDown() {
+        if (!(backend instanceof AwaitingMemoryBackend standIn) || standIn.replicaSet().isEmpty()) {
+            throw new IllegalStateException("only the in-process replica set steps down on demand; this is " + this);
+        }
+        standIn.stepDown();
     }
 
     /**
      * Whether a change stream can be opened: asked of the server by opening one, rather than read
-     * from {@code hello}, which the stand-in does not answer.
+     * from {@code hello} (a replica set always can; a standalone cannot).
      */
     public boolean servesChangeStreams() {
         try (MongoCursor<ChangeStreamDocument<Document>> cursor = client.getDatabase("tideline_probe")
@@ -153,7 +217,7 @@ public final class MongoFixture implements AutoCloseable {
     @Override
     public void close() {
         client.close();
-        if (server != null) {
+        for (MongoServer server : servers) {
             server.shutdownNow();
         }
     }

@@ -51,9 +51,13 @@ public final class TcpProxy implements AutoCloseable {
         return port;
     }
 
-    /** {@code mongodb://127.0.0.1:<proxy port>/}: a MongoDB behind this proxy. */
+    /**
+     * {@code mongodb://127.0.0.1:<proxy port>/?directConnection=true}: the MongoDB member behind this proxy. Directly:
+     * a driver that discovered a replica set would connect to the members' announced addresses, around the proxy
+     * (https://github.com/mongodb/specifications/blob/master/source/server-discovery-and-monitoring/server-discovery-and-monitoring.md#initial-topologytype).
+     */
     public String mongoUri() {
-        return "mongodb://127.0.0.1:" + port + "/";
+        return "mongodb://127.0.0.1:" + port + "/?directConnection=true";
     }
 
     public Mode mode() {

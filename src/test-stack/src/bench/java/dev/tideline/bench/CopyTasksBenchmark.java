@@ -129,10 +129,8 @@ public final class CopyTasksBenchmark {
 
     private static Run copy(TestStack stack, TopicCounter topics, int docs, int tasks, int partitions) {
         FirstReadBackend backend = new FirstReadBackend();
-        try (MongoFixture mongo = MongoFixture.inProcess(backend, false);
+        try (MongoFixture mongo = MongoFixture.inProcessOplogAfter(backend, client -> BenchContext.fill(client, docs));
              TcpProxy proxy = new TcpProxy(mongo.port())) {
-            BenchContext.fill(mongo.client(), docs);
-            mongo.server().orElseThrow().enableOplog();
             proxy.delayRequests(LATENCY_MS);
             String name = "copy-" + tasks + "-tasks-" + System.currentTimeMillis() % 100_000;
             String topic = ConnectorConfigs.topic(name);

@@ -74,9 +74,7 @@ final class SourceRuns {
      */
     static double backfill(BenchContext ctx, Contender who, int n) {
         FirstReadBackend backend = new FirstReadBackend();
-        try (MongoFixture mongo = MongoFixture.inProcess(backend, false)) {
-            BenchContext.fill(mongo.client(), n);
-            mongo.server().orElseThrow().enableOplog();
+        try (MongoFixture mongo = MongoFixture.inProcessOplogAfter(backend, client -> BenchContext.fill(client, n))) {
             String name = ctx.unique("backfill-" + who.label().toLowerCase());
             String topic = ConnectorConfigs.topic(name);
             Path jfr = ctx.startJfr(name, true);

@@ -3,8 +3,6 @@ package dev.tideline.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.mongodb.ConnectionString;
-import com.mongodb.ServerAddress;
 import com.mongodb.client.MongoDatabase;
 import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.ValueFormat;
@@ -33,8 +31,7 @@ class SourceUnreachableIT {
         String connector = "source-unreachable-it";
         String db = "unreach_it";
         try (MongoFixture mongo = MongoFixture.withOplog()) {
-            ServerAddress real = new ServerAddress(new ConnectionString(mongo.uri()).getHosts().get(0));
-            try (TcpProxy proxy = new TcpProxy(real.getPort())) {
+            try (TcpProxy proxy = new TcpProxy(mongo.port())) { // the primary's port
                 MongoDatabase database = mongo.client().getDatabase(db);
                 for (int i = 1; i <= 5; i++) {
                     database.getCollection("a").insertOne(new Document("_id", i));

@@ -35,6 +35,8 @@ import java.util.function.LongSupplier;
 final class Pipeline {
     static final String COLLECTION = "items";
     static final Duration CONVERGE = Duration.ofMinutes(4);
+    /** The markers of one whole copy on the change topic ({@link #copies}). */
+    static final List<String> ONE_COPY = List.of("resnapshot.begin", "resnapshot.complete");
 
     final String name;
     final String db;

@@ -51,8 +51,6 @@ class SourceServerErrorIT {
             new Injection(MongoErrors.NOT_WRITABLE_PRIMARY, "NotWritablePrimary"),
             new Injection(MongoErrors.INTERRUPTED_AT_SHUTDOWN, "InterruptedAtShutdown"));
     private static final Injection HISTORY_LOST = new Injection(MongoErrors.CHANGE_STREAM_HISTORY_LOST, "ChangeStreamHistoryLost");
-    private static final List<String> ONE_COPY = List.of("resnapshot.begin", "resnapshot.complete");
-
     /**
      * Transient errors, each several times in a row so that it outlasts the driver's own single resume;
      * then a 286 whose history the server still holds (the source checks, reopens, and copies nothing);
@@ -90,7 +88,7 @@ class SourceServerErrorIT {
             assertThat(unfounded286(stack, p) - unfoundedBefore).as("the source checked that 286 and found the history there")
                     .isEqualTo(1);
             assertThat(historyLostNotices(stack, p)).as("history_lost notices for a 286 whose history is there").isZero();
-            assertThat(p.copies(stack.bootstrapServers())).as("copies so far: the first one only").containsExactly(ONE_COPY);
+            assertThat(p.copies(stack.bootstrapServers())).as("copies so far: the first one only").containsExactly(Pipeline.ONE_COPY);
 
             // a real loss: the reads fail while the application writes, and the oplog rolls past the stream's position
             writer.start();
@@ -106,7 +104,7 @@ class SourceServerErrorIT {
                     + outage.notDeletedAtTheRoll() + ", carried by the copy's complete marker " + t.sweptInTopic());
             assertThat(historyLostNotices(stack, p)).as("one history_lost notice for the one real loss").isEqualTo(1);
             assertThat(p.copies(stack.bootstrapServers())).as("the first copy, then the resnapshot's")
-                    .containsExactly(ONE_COPY, ONE_COPY);
+                    .containsExactly(Pipeline.ONE_COPY, Pipeline.ONE_COPY);
             assertThat(t.divergences()).as("lost or not deleted").isZero();
             assertThat(t.sweptInTopic()).as("deletes made while the history was out of reach, carried by the complete marker")
                     .isPositive();
@@ -179,7 +177,7 @@ class SourceServerErrorIT {
             assertThat(equal.differing()).as("documents differing between source and destination").isEmpty();
             assertThat(equal.destinationCount()).isEqualTo(equal.sourceCount()).isEqualTo(writer.expected().size());
             assertThat(p.copies(stack.bootstrapServers())).as("copies on the change topic: the first, then the resnapshot's")
-                    .containsExactly(ONE_COPY, ONE_COPY);
+                    .containsExactly(Pipeline.ONE_COPY, Pipeline.ONE_COPY);
             p.assertTasksRunning(stack.rest());
         } finally {
             p.deleteConnectors(stack.rest());
