@@ -14,6 +14,7 @@ public final class SinkTaskMetrics implements SinkTaskMetricsMBean, AutoCloseabl
     private final AtomicLong applied = new AtomicLong();
     private final AtomicLong retries = new AtomicLong();
     private final AtomicLong deadLettered = new AtomicLong();
+    private final AtomicLong staleSkipped = new AtomicLong();
     private volatile long lastEventTimeMs = -1;
 
     public SinkTaskMetrics(TaskIdentity task) {
@@ -21,9 +22,13 @@ public final class SinkTaskMetrics implements SinkTaskMetricsMBean, AutoCloseabl
         jmx.register(Jmx.name(TYPE, task, null), this);
     }
 
-    /** A batch went through: {@code written} records accepted, the newest with timestamp {@code newestEventTimeMs} (or -1). */
-    public void applied(int written, int deadLetteredRecords, long newestEventTimeMs, long nowMs) {
+    /**
+     * A batch went through: {@code written} records accepted, {@code stale} skipped by the stale-write guard (older than
+     * the destination's version), the newest with timestamp {@code newestEventTimeMs} (or -1).
+     */
+    public void applied(int written, int stale, int deadLetteredRecords, long newestEventTimeMs, long nowMs) {
         applied.addAndGet(written);
+        staleSkipped.addAndGet(stale);
         rate.record(written, nowMs);
         deadLettered.addAndGet(deadLetteredRecords);
         if (newestEventTimeMs > lastEventTimeMs) {
@@ -65,6 +70,11 @@ public final class SinkTaskMetrics implements SinkTaskMetricsMBean, AutoCloseabl
     @Override
     public long getRetries() {
         return retries.get();
+    }
+
+    @Override
+    public long getStaleSkipped() {
+        return staleSkipped.get();
     }
 
     @Override

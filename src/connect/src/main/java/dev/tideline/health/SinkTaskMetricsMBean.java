@@ -14,6 +14,9 @@ public interface SinkTaskMetricsMBean {
     /** Batches handed back to Connect for re-delivery after a transient failure. */
     long getRetries();
 
+    /** Changes the stale-write guard skipped: older than the version the destination already holds (docs/sink-safety.md). */
+    long getStaleSkipped();
+
     /** Records refused and skipped with errors.tolerance=all: sent to the dead letter queue, or only logged where none is configured. */
     long getDeadLetterRecords();
 

@@ -116,7 +116,7 @@ public class TidelineSinkTask extends SinkTask {
         }
         // after the whole batch is applied, and only once (a retried batch reports its failures on the attempt that succeeds)
         failedRecords.handle(failures);
-        metrics.applied(outcome.written(), failures.size(),
+        metrics.applied(outcome.written(), outcome.stale(), failures.size(),
                 records.stream().mapToLong(r -> r.timestamp() == null ? -1 : r.timestamp()).max().orElse(-1), System.currentTimeMillis());
     }
 

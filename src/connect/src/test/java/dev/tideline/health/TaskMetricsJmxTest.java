@@ -70,9 +70,10 @@ class TaskMetricsJmxTest {
             metrics.retrying(false);
             assertThat(server.getAttribute(name, "Health")).isEqualTo("degraded");
             long now = System.currentTimeMillis();
-            metrics.applied(12, 2, now - 5_000, now);
+            metrics.applied(12, 3, 2, now - 5_000, now);
             assertThat(server.getAttribute(name, "Health")).isEqualTo("ok");
             assertThat(server.getAttribute(name, "RecordsApplied")).isEqualTo(12L);
+            assertThat(server.getAttribute(name, "StaleSkipped")).isEqualTo(3L);
             assertThat(server.getAttribute(name, "DeadLetterRecords")).isEqualTo(2L);
             assertThat(server.getAttribute(name, "Retries")).isEqualTo(1L);
             assertThat((Long) server.getAttribute(name, "LagMillis")).isBetween(5_000L, 15_000L);

@@ -7,6 +7,7 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import dev.tideline.event.ValueFormat;
 import dev.tideline.it.support.TestStack;
+import dev.tideline.it.support.TopicReader;
 import dev.tideline.monitoring.MetricsCatalog;
 import dev.tideline.monitoring.PanelPage;
 import dev.tideline.monitoring.Scrape;
@@ -37,8 +38,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The worker runs with the Prometheus JMX exporter agent and monitoring/prometheus/tideline-jmx-exporter.yml (every test
- * worker does: ConnectWorker). While a source copies and streams two collections, a sink applies them (and refuses a
- * record into its DLQ) and a scheduled verify compares the two sides, /metrics is scraped every second: every metric
+ * worker does: ConnectWorker). While a source copies and streams two collections, a sink applies them (refuses a
+ * record into its DLQ and skips a replayed older change as stale), a scheduled verify compares the two sides and a
+ * two-cluster peer link runs (its sinks refusing a malformed record), /metrics is scraped every second: every metric
  * of docs/metrics.md is there, every Grafana query names a metric that was scraped, and the figures move. The scrapes
  * are kept in target/prometheus-it (names, the panels drawn from them, a PNG where Chromium is installed).
  */
@@ -65,6 +67,8 @@ class PrometheusMetricsIT {
         Map<String, String> customers = Map.of("connector", SOURCE, "collection", DB + ".customers");
         Map<String, String> sink = Map.of("connector", SINK);
         Map<String, String> verify = Map.of("connector", VERIFY);
+        List<PeerItSupport.Cluster> peers = List.of(PeerItSupport.Cluster.start("prom", "A"), PeerItSupport.Cluster.start("prom", "B"));
+        Map<String, String> peerSink = Map.of("connector", peers.get(0).sink());
         try (MongoFixture source = MongoFixture.withOplog(); MongoFixture destination = MongoFixture.withOplog();
              Recorder recorder = new Recorder(stack.metricsUrl(0))) {
             MongoCollection<Document> ordersColl = source.client().getDatabase(DB).getCollection("orders");
@@ -98,6 +102,14 @@ class PrometheusMetricsIT {
                 stack.rest().putConnector(VERIFY, VerifyConnectorConfig.of(source.uri(), destination.uri(), DB, DEST, 5000));
                 stack.rest().awaitRunning(SINK, 1, Duration.ofSeconds(60));
                 stack.rest().awaitRunning(VERIFY, 1, Duration.ofSeconds(60));
+                // a peer link between two clusters: its heartbeats make round trips while the rest runs
+                PeerItSupport.startLinks(stack, peers, List.of("items"), (c, config) -> { },
+                        (c, config) -> config.put("peer.heartbeat.interval.ms", "1000"));
+                peers.get(0).coll("items").insertOne(new org.bson.BsonDocument("_id", new org.bson.BsonInt32(1)));
+                try (KafkaProducer<byte[], byte[]> p = SinkItSupport.producer(stack.bootstrapServers())) {
+                    // not a peer change: both sinks (each reads every cluster's topics) refuse it into their DLQ
+                    p.send(new ProducerRecord<>(peers.get(0).topic("items"), "42".getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS);
+                }
 
                 // changes for ~15 s while the sink catches up, one record the sink refuses in the middle
                 long streamStart = System.currentTimeMillis();
@@ -115,10 +127,17 @@ class PrometheusMetricsIT {
                 System.out.printf("streamed %d inserts and %d updates in %d ms%n", STREAMED, STREAMED, System.currentTimeMillis() - streamStart);
                 Scrape applied = recorder.await("every record applied by the sink", WAIT,
                         s -> s.value("tideline_sink_records_applied_total", sink) >= ORDERS + CUSTOMERS + 2 * STREAMED);
+                double staleBefore = replayAnOlderChange(stack, customersColl, recorder, sink, applied);
+                Scrape stale = recorder.await("the replayed older change skipped as stale", WAIT,
+                        s -> s.value("tideline_sink_stale_skipped_total", sink) >= staleBefore + 1);
                 Scrape equal = recorder.await("a verify run finding the destination equal, after the last change was applied", WAIT,
                         s -> s.atMillis() > applied.atMillis() + 1000 && s.value("tideline_verify_last_outcome", with(verify, "outcome", "equal")) == 1
                                 && s.value("tideline_verify_last_run_seconds", verify) >= 0
                                 && s.value("tideline_verify_runs_total", verify) >= orElse(applied.value("tideline_verify_runs_total", verify)) + 1);
+                Scrape peerLink = recorder.await("a heartbeat round trip through the peer link and the malformed record refused", WAIT,
+                        s -> s.value("tideline_peer_round_trip_lag_seconds", peerSink) >= 0
+                                && s.value("tideline_peer_dlq_malformed_total", peerSink) >= 1
+                                && s.value("tideline_peer_records_received_total", peerSink) >= 1);
                 recorder.stop();
                 List<Scrape> scrapes = recorder.scrapes();
                 Scrape last = scrapes.get(scrapes.size() - 1);
@@ -161,6 +180,25 @@ class PrometheusMetricsIT {
                         .as("a sink rate above 0 in some scrape").isPositive();
                 assertThat(last.value("tideline_sink_lag_seconds", sink)).isBetween(0.0, 300.0);
                 assertThat(last.value("tideline_sink_dead_letter_records_total", sink)).isEqualTo(1);
+                assertThat(last.value("tideline_sink_stale_skipped_total", sink)).isGreaterThanOrEqualTo(staleBefore + 1);
+                assertThat(last.value("tideline_sink_records_applied_total", sink)).as("the stale change not written")
+                        .isEqualTo(stale.value("tideline_sink_records_applied_total", sink));
+                System.out.printf("sink stale skipped %.0f; peer sink %s: round trip %.3f s, newest record age %.3f s, received %.0f,"
+                                + " malformed %.0f, missing MAC %.0f, bad MAC %.0f, held %.0f, queued %.0f%n",
+                        last.value("tideline_sink_stale_skipped_total", sink), peers.get(0).sink(),
+                        peerLink.value("tideline_peer_round_trip_lag_seconds", peerSink),
+                        peerLink.value("tideline_peer_apply_lag_seconds", peerSink),
+                        peerLink.value("tideline_peer_records_received_total", peerSink),
+                        last.value("tideline_peer_dlq_malformed_total", peerSink), last.value("tideline_peer_dlq_missing_mac_total", peerSink),
+                        last.value("tideline_peer_dlq_bad_mac_total", peerSink), last.value("tideline_peer_held_documents", peerSink),
+                        last.value("tideline_peer_queued_records", peerSink));
+                assertThat(peerLink.value("tideline_peer_round_trip_lag_seconds", peerSink)).isBetween(0.0, 60.0);
+                assertThat(last.value("tideline_peer_dlq_malformed_total", peerSink)).isEqualTo(1);
+                assertThat(last.value("tideline_peer_dlq_missing_mac_total", peerSink) + last.value("tideline_peer_dlq_bad_mac_total", peerSink)
+                        + last.value("tideline_peer_dlq_refused_total", peerSink)).isZero();
+                assertThat(last.value("tideline_peer_apply_lag_seconds", peerSink)).isBetween(0.0, 300.0);
+                assertThat(last.value("tideline_task_health", Map.of("connector", peers.get(0).sink(), "kind", "peer-sink",
+                        "state", "degraded"))).as("the peer sink degraded by the refused record").isEqualTo(1);
                 assertThat(equal.value("tideline_verify_last_documents", verify)).isGreaterThanOrEqualTo(ORDERS + CUSTOMERS + STREAMED);
                 assertThat(equal.value("tideline_verify_last_missing", verify) + equal.value("tideline_verify_last_extra", verify)
                         + equal.value("tideline_verify_last_different", verify)).isZero();
@@ -170,11 +208,43 @@ class PrometheusMetricsIT {
 
                 drawPanels(scrapes);
             } finally {
+                PeerItSupport.stopLinks(stack, peers);
                 stack.rest().deleteConnector(VERIFY);
                 stack.rest().deleteConnector(SINK);
                 stack.rest().deleteConnector(SOURCE);
             }
         }
+    }
+
+    /**
+     * Updates a customer once more, waits until the sink applied it, then sends the customer's earlier update again:
+     * older than the destination's version, the sink skips it as stale. Returns the stale count before the replay.
+     */
+    private static double replayAnOlderChange(TestStack stack, MongoCollection<Document> customers, Recorder recorder,
+                                              Map<String, String> sink, Scrape applied) throws Exception {
+        double appliedBefore = applied.value("tideline_sink_records_applied_total", sink);
+        customers.updateOne(Filters.eq("_id", "c0"), Updates.inc("visits", 1));
+        Scrape before = recorder.await("the customer's newer update applied", WAIT,
+                s -> s.value("tideline_sink_records_applied_total", sink) >= appliedBefore + 1);
+        String topic = PREFIX + "." + DB + ".customers";
+        // c0's records: its copy, its insert if the change stream saw it, its first update, its second (the newest)
+        List<org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>> ofC0 = TopicReader.readUntil(stack.bootstrapServers(), topic,
+                        records -> records.stream().filter(PrometheusMetricsIT::namesC0).anyMatch(PrometheusMetricsIT::secondUpdate),
+                        "c0's second update", WAIT)
+                .stream().filter(PrometheusMetricsIT::namesC0).toList();
+        var older = ofC0.get(ofC0.size() - 2);
+        try (KafkaProducer<byte[], byte[]> p = SinkItSupport.producer(stack.bootstrapServers())) {
+            p.send(new ProducerRecord<>(topic, null, older.key(), older.value(), older.headers())).get(30, TimeUnit.SECONDS);
+        }
+        return before.value("tideline_sink_stale_skipped_total", sink);
+    }
+
+    private static boolean secondUpdate(org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> r) {
+        return new String(r.value(), StandardCharsets.UTF_8).contains("\"visits\":2");
+    }
+
+    private static boolean namesC0(org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> r) {
+        return r.value() != null && new String(r.value(), StandardCharsets.UTF_8).contains("\"c0\"");
     }
 
     /** The dashboard's panels from the recorded scrapes: HTML, and a PNG where Chromium is installed (docs/img). */

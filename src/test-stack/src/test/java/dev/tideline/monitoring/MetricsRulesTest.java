@@ -7,6 +7,7 @@ import dev.tideline.health.SourceCollectionMetricsMBean;
 import dev.tideline.health.SourceTaskMetricsMBean;
 import dev.tideline.monitoring.MetricsCatalog.Documented;
 import dev.tideline.monitoring.MetricsCatalog.Rule;
+import dev.tideline.peer.sink.PeerLinkMetricsMBean;
 import dev.tideline.verify.connect.VerifyTaskMetricsMBean;
 import java.io.IOException;
 import java.lang.reflect.Method;
@@ -35,7 +36,8 @@ class MetricsRulesTest {
             new Bean(SourceTaskMetricsMBean.class, "dev.tideline<type=source-task, connector=shop-source, task=0>"),
             new Bean(SourceCollectionMetricsMBean.class, "dev.tideline<type=source-task, connector=shop-source, task=0, collection=shop.orders>"),
             new Bean(SinkTaskMetricsMBean.class, "dev.tideline<type=sink-task, connector=shop-sink, task=2>"),
-            new Bean(VerifyTaskMetricsMBean.class, "dev.tideline<type=verify-task, connector=shop-verify, task=0>"));
+            new Bean(VerifyTaskMetricsMBean.class, "dev.tideline<type=verify-task, connector=shop-verify, task=0>"),
+            new Bean(PeerLinkMetricsMBean.class, "dev.tideline<type=peer-sink, connector=shop-link-a, task=0>"));
     /** String attributes exported as a label with value 1: the value matched is a word. */
     private static final Set<String> ONE_OF_A_SET = Set.of("Health", "Phase", "LastOutcome");
 

@@ -86,6 +86,19 @@ final class PeerCounters {
         lastRefusal = reason;
     }
 
+    long records() {
+        return records;
+    }
+
+    long conflictsResolved() {
+        return conflictsResolved;
+    }
+
+    /** A copy of the refusals per kind (kinds without one absent). */
+    Map<Refusal, Long> refusals() {
+        return refusals.isEmpty() ? Map.of() : new EnumMap<>(refusals);
+    }
+
     long refusedTotal() {
         return refusals.values().stream().mapToLong(Long::longValue).sum();
     }

@@ -150,6 +150,17 @@ final class PeerQueue {
         return out;
     }
 
+    /** Documents whose first waiting record is held (refused by the destination, or waiting for this cluster's record). */
+    int heldDocuments() {
+        int held = 0;
+        for (Deque<PeerChange> q : pending.values()) {
+            if (q.stream().anyMatch(c -> c.heldReason != null)) {
+                held++;
+            }
+        }
+        return held;
+    }
+
     int queued() {
         return pending.values().stream().mapToInt(Deque::size).sum();
     }

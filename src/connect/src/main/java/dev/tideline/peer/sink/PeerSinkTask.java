@@ -53,6 +53,7 @@ public class PeerSinkTask extends SinkTask {
     private PeerApplier applier;
     private PeerCounters counters;
     private PeerStatus status;
+    private PeerLinkMetrics metrics;
     private Backoff backoff;
     private long nextAttempt;
     private boolean paused;
@@ -107,11 +108,15 @@ public class PeerSinkTask extends SinkTask {
             // peer mode runs one task per connector (validate() refuses more): the connector's name identifies it, so a
             // restarted task rewrites the same status document instead of leaving a stale one behind
             String taskId = props.getOrDefault("name", "peer-sink");
-            status = new PeerStatus(c, config.peer().statusDatabase(), taskId, self, config.peer().lagDegradedMs());
+            metrics = new PeerLinkMetrics(TaskIdentity.of(props)); // JMX; closed in stop()
+            status = new PeerStatus(c, config.peer().statusDatabase(), taskId, self, config.peer().lagDegradedMs(), metrics);
             backoff = new Backoff(config.retry().initialBackoffMs(), config.retry().maxBackoffMs());
             client = c;
         } catch (RuntimeException e) {
             c.close();
+            if (metrics != null) {
+                metrics.close();
+            }
             throw e;
         }
         log.info("Tideline peer sink task started for cluster {}, writing to {}, carrying {}", self,
@@ -195,6 +200,9 @@ public class PeerSinkTask extends SinkTask {
         }
         if (client != null) {
             client.close();
+        }
+        if (metrics != null) {
+            metrics.close();
         }
     }
 }

@@ -46,8 +46,10 @@ final class PeerStatus {
     private String failure;
     private final StatusDocumentWriter writer;
     private HealthReason failureReason;
+    private final PeerLinkMetrics metrics;
 
-    PeerStatus(MongoClient client, String database, String taskId, String self, long lagDegradedMs) {
+    PeerStatus(MongoClient client, String database, String taskId, String self, long lagDegradedMs, PeerLinkMetrics metrics) {
+        this.metrics = metrics;
         this.client = client;
         this.database = database;
         this.taskId = taskId;
@@ -122,7 +124,9 @@ final class PeerStatus {
             }
             details.addAll(lagging);
         }
-        HealthState health = Health.rollUp("link", new java.util.LinkedHashSet<>(reasons)).state();
+        Health rolledUp = Health.rollUp("link", new java.util.LinkedHashSet<>(reasons));
+        metrics.update(rolledUp, queue, counters);
+        HealthState health = rolledUp.state();
         if (health != lastHealth || now - lastLog >= LOG_EVERY_MS) {
             String line = "Peer sink " + taskId + " (cluster " + self + "): " + health.wireName() + " " + details + "; " + counters;
             if (health == HealthState.OK) {
