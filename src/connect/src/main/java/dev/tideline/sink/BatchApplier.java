@@ -49,8 +49,7 @@ public final class BatchApplier {
     private final ResnapshotSweeper sweeper;
     private final VersionBound versionBound;
 
-    /** @param sweeper acts on resnapshot markers; null: they are skipped like other control records */
-    BatchApplier(SinkFrontEnd frontEnd, WriteGuard guard, PartialUpdates partials, BulkWriteExecutor executor, int chunkSize,
+    private BatchApplier(SinkFrontEnd frontEnd, WriteGuard guard, PartialUpdates partials, BulkWriteExecutor executor, int chunkSize,
                  ResnapshotSweeper sweeper, VersionBound versionBound) {
         this.frontEnd = frontEnd;
         this.guard = guard;
@@ -109,8 +108,7 @@ public final class BatchApplier {
                     filtered++;
                 } else {
                     // a control record: a resnapshot marker is applied after the batch's changes (see ResnapshotSweeper)
-                    Optional<ResnapshotSweeper.Pending> marker = sweeper == null ? Optional.empty() : sweeper.read(r);
-                    marker.ifPresent(markers::add);
+                    sweeper.read(r).ifPresent(markers::add);
                     skipped++;
                 }
             } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
