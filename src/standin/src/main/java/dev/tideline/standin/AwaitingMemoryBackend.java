@@ -30,10 +30,11 @@ public class AwaitingMemoryBackend extends MemoryBackend {
      * The stand-in checks and then changes without a lock between (two inserts of one {@code _id} can both pass the
      * duplicate-key check; a conditional replace can match a document another writer changes before it is replaced):
      * its write commands run one at a time here, which is at least as strict. Collection-level commands too, so that
-     * their oplog entries come in the order they happened.
+     * their oplog entries come in the order they happened. Committing and aborting a transaction are writes too
+     * (only a primary takes them).
      */
     static final Set<String> WRITES = Set.of("insert", "update", "delete", "findandmodify", "create", "createindexes",
-            "drop", "dropindexes", "renamecollection", "dropdatabase", "collmod");
+            "drop", "dropindexes", "renamecollection", "dropdatabase", "collmod", "committransaction", "aborttransaction");
     private static final Set<String> VIEW_READS = Set.of("find", "aggregate", "count", "distinct");
 
     private final Object writeLock = new Object();
@@ -55,6 +56,7 @@ public class AwaitingMemoryBackend extends MemoryBackend {
 
     private volatile ReplicaSet replicaSet;
     private final RetryableWrites retryableWrites = new RetryableWrites();
+    private final Transactions transactions = new Transactions(() -> this.indexedOplog);
 
     /** Databases whose collections refuse the {@code _id}s MongoDB refuses ({@link StandInDatabase}). */
     @Override
@@ -201,6 +203,7 @@ public class AwaitingMemoryBackend extends MemoryBackend {
         }
         synchronized (writeLock) {
             set.stepDown();
+            transactions.abortAll(); // MongoDB aborts the transactions open on a primary that steps down
         }
     }
 
@@ -231,7 +234,27 @@ public class AwaitingMemoryBackend extends MemoryBackend {
             }
         }
         ReadConcerns.check(query, indexedOplog);
+        if (Transactions.endsTransaction(name) || Transactions.isInTransaction(query)) {
+            return withOperationTime(inTransaction(channel, databaseName, command, name, query, member));
+        }
         return withOperationTime(answer(channel, databaseName, command, name, query, member));
+    }
+
+    /**
+     * A command of a multi-document transaction, or its commit or abort ({@link Transactions}): one at a time with
+     * the writes, so a transaction's writes are logged or undone between two other writes.
+     */
+    private Document inTransaction(Channel channel, String databaseName, String command, String name, Document query, int member) {
+        synchronized (writeLock) {
+            Document refused = member < 0 ? null : replicaSet.refusal(member, name, query);
+            if (refused != null) {
+                return Transactions.endsTransaction(name) ? refused : Transactions.asTransientError(refused);
+            }
+            if (Transactions.endsTransaction(name)) {
+                return transactions.end(name, query);
+            }
+            return transactions.run(name, query, () -> answer(channel, databaseName, command, name, query, member));
+        }
     }
 
     /**

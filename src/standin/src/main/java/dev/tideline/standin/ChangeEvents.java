@@ -39,7 +39,7 @@ final class ChangeEvents {
     /** The events {@code spec}'s stream sees for {@code entry}, in order, without images; empty when none. */
     List<Event> of(OplogEntry entry, ChangeStreamSpec spec) {
         if (entry.op() != OplogEntry.Op.COMMAND) {
-            return spec.covers(entry.ns()) ? List.of(crud(entry)) : List.of();
+            return spec.covers(entry.ns()) ? List.of(crud(entry, ResumeToken.event(entry.ts()))) : List.of();
         }
         String db = entry.database();
         Document o = entry.o();
@@ -52,6 +52,7 @@ final class ChangeEvents {
                 yield invalidating(command(entry, "drop").append("ns", ns(ns)), spec.scope() == Scope.COLLECTION, entry);
             }
             case "renameCollection" -> rename(entry, spec);
+            case "applyOps" -> transaction(entry, spec);
             case "dropDatabase" -> {
                 boolean seen = switch (spec.scope()) {
                     case COLLECTION -> false; // it saw its collection's drop, logged before this
@@ -66,6 +67,27 @@ final class ChangeEvents {
             }
             default -> expanded(entry, spec);
         };
+    }
+
+    /**
+     * The events of a committed transaction, in the order its operations ran: each at the commit's cluster time, its
+     * resume token carrying the operation's index in the transaction ({@code txnOpIndex}: the token orders them, and a
+     * stream resumed at one gets the ones after it), with the transaction's {@code lsid} and {@code txnNumber}
+     * (https://www.mongodb.com/docs/manual/reference/change-events/: present only for operations of a multi-document
+     * transaction). The index counts every operation of the transaction, also those this stream does not see.
+     */
+    private List<Event> transaction(OplogEntry entry, ChangeStreamSpec spec) {
+        OplogEntry.Transaction txn = entry.txn();
+        List<Event> out = new java.util.ArrayList<>();
+        for (int i = 0; i < txn.ops().size(); i++) {
+            OplogEntry op = txn.ops().get(i);
+            if (spec.covers(op.ns())) {
+                Event event = crud(op, ResumeToken.event(entry.ts(), i));
+                event.document().append("lsid", txn.lsid().cloneDeeply()).append("txnNumber", txn.txnNumber());
+                out.add(event);
+            }
+        }
+        return out;
     }
 
     private List<Event> rename(OplogEntry entry, ChangeStreamSpec spec) {
@@ -134,14 +156,13 @@ final class ChangeEvents {
                 .append("wallTime", entry.wall());
     }
 
-    private static Event crud(OplogEntry e) {
+    private static Event crud(OplogEntry e, ResumeToken token) {
         String type = switch (e.op()) {
             case INSERT -> "insert";
             case UPDATE -> "update";
             case REPLACE -> "replace";
             default -> "delete";
         };
-        ResumeToken token = ResumeToken.event(e.ts());
         Document event = new Document("_id", token.toDocument())
                 .append("operationType", type)
                 .append("clusterTime", e.clusterTime())

@@ -126,7 +126,7 @@ final class ChangeStreamCursor extends AbstractCursor {
      * again: resuming after an event too large to send, or one missing a required image, goes on.
      */
     private boolean reachesPast(ResumeToken token) {
-        return token.isAfter(position) || position.isFragment() && token.equals(ResumeToken.event(position.clusterTime()));
+        return token.isAfter(position) || position.isFragment() && token.equals(position.wholeEvent());
     }
 
     private long drain(List<Document> out, int limit, long maxBytes, long bytes) {

@@ -54,6 +54,8 @@ public final class IndexedOplog implements Oplog {
     private long bytes;
     /** The timestamp of the newest entry the cap removed, 0 when none was. */
     private volatile long newestEvicted;
+    /** The open transaction whose command runs now: its writes are kept there until it commits or aborts. */
+    private TransactionWrites transaction;
 
     public IndexedOplog(MongoBackend backend, CollectionCatalog catalog, Consumer<String> onWrite) {
         this.backend = backend;
@@ -84,7 +86,7 @@ public final class IndexedOplog implements Oplog {
                 continue;
             }
             Document copy = d.cloneDeeply();
-            imagesOf(namespace).put(d.get("_id"), copy);
+            touched(namespace, d.get("_id"), imagesOf(namespace).put(d.get("_id"), copy));
             append(Op.INSERT, namespace, copy, d.get("_id"), null, null);
         }
         onWrite.accept(catalog.oplogNamespace(namespace));
@@ -111,6 +113,7 @@ public final class IndexedOplog implements Oplog {
             }
             after = after.cloneDeeply();
             Document before = imagesOf(namespace).put(id, after);
+            touched(namespace, id, before);
             Document pre = images ? before : null;
             Document post = images ? after : null;
             if (replacement) {
@@ -127,6 +130,7 @@ public final class IndexedOplog implements Oplog {
         boolean images = catalog.recordsImages(namespace);
         for (Object id : deletedIds) {
             Document before = imagesOf(namespace).remove(id);
+            touched(namespace, id, before);
             append(Op.DELETE, namespace, null, id, images ? before : null, null);
         }
         onWrite.accept(catalog.oplogNamespace(namespace));
@@ -141,6 +145,77 @@ public final class IndexedOplog implements Oplog {
             return; // the stand-in's own bookkeeping, dropped with a database; MongoDB has no such collections
         }
         logCommand(Namespaces.database(namespace), new Document("drop", collection));
+    }
+
+    /**
+     * Keeps the writes of {@code writes}' transaction out of the oplog while {@code command} runs: they become
+     * entries only when it commits ({@link #commit}), as MongoDB logs a transaction's writes at commit; the command
+     * runs under the lock that orders writes, so no other write is logged meanwhile.
+     */
+    <T> T within(TransactionWrites writes, java.util.function.Supplier<T> command) {
+        synchronized (this) {
+            transaction = writes;
+        }
+        try {
+            return command.get();
+        } finally {
+            synchronized (this) {
+                transaction = null;
+            }
+        }
+    }
+
+    /**
+     * Logs a committed transaction: one {@code applyOps} entry on {@code admin.$cmd} at one timestamp, holding its
+     * operations in the order they ran (see {@link OplogEntry.Transaction}). A transaction that wrote nothing logs
+     * nothing, as on MongoDB.
+     */
+    public void commit(Document lsid, long txnNumber, TransactionWrites writes) {
+        if (writes.ops().isEmpty()) {
+            return;
+        }
+        synchronized (this) {
+            long ts = nextTimestamp();
+            Instant now = clock.instant();
+            List<OplogEntry> ops = writes.ops().stream().map(e -> e.committedAt(ts, now)).toList();
+            long size = ops.stream().mapToLong(OplogEntry::bytes).sum();
+            Document o = new Document("applyOps", ops.size());
+            entries.put(ts, new OplogEntry(ts, now, Op.COMMAND, "admin.$cmd", o, null, null, null, size,
+                    new OplogEntry.Transaction(lsid, txnNumber, ops)));
+            bytes += size;
+            evict();
+        }
+        onWrite.accept("admin.$cmd");
+    }
+
+    /**
+     * Undoes an aborted transaction's writes: each document it touched is put back as it was before the transaction
+     * first wrote it (removed when the transaction inserted it), and so is what this oplog knows of it. Nothing is
+     * logged: MongoDB's oplog never held the writes of a transaction that did not commit.
+     */
+    public void rollBack(TransactionWrites writes) {
+        writes.before().forEach((key, before) -> {
+            MongoCollection<?> collection = collectionOf(key.namespace());
+            Document now = collection == null ? null : current(key.namespace(), key.id());
+            if (now != null) {
+                collection.removeDocument(now);
+            }
+            if (before != null && collection != null) {
+                collection.addDocument(before.cloneDeeply());
+            }
+            if (before == null) {
+                imagesOf(key.namespace()).remove(key.id());
+            } else {
+                imagesOf(key.namespace()).put(key.id(), before);
+            }
+        });
+    }
+
+    /** A write of the open transaction (if any) touched a document that was {@code before} (null: none) until then. */
+    private synchronized void touched(String namespace, Object id, Document before) {
+        if (transaction != null) {
+            transaction.touched(namespace, id, before);
+        }
     }
 
     /** Logs a command on {@code db.$cmd}, e.g. {@code {renameCollection: "db.a", to: "db.b"}}. */
@@ -224,17 +299,27 @@ public final class IndexedOplog implements Oplog {
      * same lock) is never below an entry that is not yet visible.
      */
     private synchronized void append(Op op, String namespace, Document o, Object id, Document pre, Document post) {
+        String ns = op == Op.COMMAND ? namespace : catalog.oplogNamespace(namespace);
+        long size = maxBytes > 0 ? BsonSize.approximate(o) + BsonSize.approximate(pre) + BsonSize.approximate(post) + 64 : 0;
+        if (transaction != null && op != Op.COMMAND) {
+            transaction.add(new OplogEntry(0, null, op, ns, o, id, pre, post, size));
+            return;
+        }
+        long ts = nextTimestamp();
         Instant now = clock.instant();
-        long ts = new BsonTimestamp(now, ++increment).getValue();
+        entries.put(ts, new OplogEntry(ts, now, op, ns, o, id, pre, post, size));
+        bytes += size;
+        evict();
+    }
+
+    /** The next entry's timestamp: the clock's second and a counter, never back (call it under this lock). */
+    private long nextTimestamp() {
+        long ts = new BsonTimestamp(clock.instant(), ++increment).getValue();
         if (Long.compareUnsigned(ts, last) <= 0) {
             ts = last + 1;
         }
         last = ts;
-        String ns = op == Op.COMMAND ? namespace : catalog.oplogNamespace(namespace);
-        long size = maxBytes > 0 ? BsonSize.approximate(o) + BsonSize.approximate(pre) + BsonSize.approximate(post) + 64 : 0;
-        entries.put(ts, new OplogEntry(ts, now, op, ns, o, id, pre, post, size));
-        bytes += size;
-        evict();
+        return ts;
     }
 
     private void evict() {

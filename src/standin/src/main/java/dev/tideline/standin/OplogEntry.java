@@ -18,9 +18,32 @@ import java.time.Instant;
  *                  pre-images (https://www.mongodb.com/docs/manual/changeStreams/#change-streams-with-document-pre--and-post-images)
  * @param postImage the document after an update or replace, when its collection records post-images
  * @param bytes     the entry's approximate BSON size, for an oplog capped by size (0 when not measured)
+ * @param txn       the operations of a committed transaction, for its {@code applyOps} command entry; null otherwise
  */
 public record OplogEntry(long ts, Instant wall, Op op, String ns, Document o, Object id, Document preImage,
-                         Document postImage, long bytes) {
+                         Document postImage, long bytes, Transaction txn) {
+    /**
+     * What MongoDB logs on committing a multi-document transaction: one {@code applyOps} command entry at the commit's
+     * timestamp, with the session's {@code lsid} and {@code txnNumber} beside it and the operations, in the order they
+     * ran, inside it (https://www.mongodb.com/docs/manual/core/transactions-production-consideration/#oplog-size-limit:
+     * the entries of a transaction; the change-events page: every event of a transaction shares its
+     * {@code clusterTime} and carries {@code lsid} and {@code txnNumber}).
+     *
+     * @param ops the operations, stamped with the commit's timestamp; their index is each event's {@code txnOpIndex}
+     */
+    public record Transaction(Document lsid, long txnNumber, java.util.List<OplogEntry> ops) {
+    }
+
+    public OplogEntry(long ts, Instant wall, Op op, String ns, Document o, Object id, Document preImage, Document postImage,
+                      long bytes) {
+        this(ts, wall, op, ns, o, id, preImage, postImage, bytes, null);
+    }
+
+    /** This operation of a transaction, stamped with the transaction's commit time. */
+    OplogEntry committedAt(long commitTs, Instant commitWall) {
+        return new OplogEntry(commitTs, commitWall, op, ns, o, id, preImage, postImage, bytes, null);
+    }
+
     /** MongoDB's oplog {@code op} codes, with a replacement kept apart from an update (MongoDB reports it as {@code replace}). */
     public enum Op { INSERT, UPDATE, REPLACE, DELETE, COMMAND }
 

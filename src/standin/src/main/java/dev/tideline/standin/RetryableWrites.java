@@ -33,7 +33,8 @@ final class RetryableWrites {
      */
     Document once(String lowerCaseName, Document query, Supplier<Document> write) {
         Object session = query.get("lsid") instanceof Document lsid ? lsid.get("id") : null;
-        if (session == null || !RETRYABLE.contains(lowerCaseName) || !(query.get("txnNumber") instanceof Number n)) {
+        if (session == null || !RETRYABLE.contains(lowerCaseName) || !(query.get("txnNumber") instanceof Number n)
+                || Transactions.isInTransaction(query)) { // a transaction's statements share its txnNumber: not retries
             return write.get();
         }
         long txnNumber = n.longValue();

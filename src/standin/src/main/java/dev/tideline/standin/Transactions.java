@@ -1,0 +1,219 @@
+package dev.tideline.standin;
+
+import de.bwaldvogel.mongo.bson.BinData;
+import de.bwaldvogel.mongo.bson.Document;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * Multi-document transactions on the server side, as the driver's transactions specification expects a replica set
+ * to answer (https://github.com/mongodb/specifications/blob/master/source/transactions/transactions.md): every
+ * command of a transaction carries the session's {@code lsid}, the transaction's {@code txnNumber} and
+ * {@code autocommit: false}, the first one {@code startTransaction: true}; {@code commitTransaction} and
+ * {@code abortTransaction} (on admin) end it. A session has one transaction at a time; starting a newer one aborts
+ * the open one.
+ *
+ * <p>The writes of an open transaction are applied at once (readers outside it see them: MongoDB's snapshot
+ * isolation is not modelled) but logged only at commit, as one {@code applyOps} entry ({@link IndexedOplog#commit}),
+ * so change streams see them then, all at the commit's cluster time. An abort, an error inside the transaction
+ * (MongoDB aborts the transaction on any error in it) or a step-down (MongoDB aborts open transactions when a primary
+ * steps down) puts every document back ({@link IndexedOplog#rollBack}).
+ *
+ * <p>Answers, with MongoDB's codes (src/mongo/base/error_codes.yml): a command for a transaction the session does not
+ * have (never started, aborted, or another {@code txnNumber}), and commit or abort of one: NoSuchTransaction (251) with
+ * the {@code TransientTransactionError} label (the spec's signal to retry the whole transaction, which
+ * {@code withTransaction} does); a command of a committed transaction, or its abort: TransactionCommitted (256); a
+ * {@code txnNumber} older than the session's: TransactionTooOld (225); commit of a committed transaction again: ok
+ * (the spec retries commit); {@code drop}, {@code renameCollection}, {@code dropDatabase} and {@code collMod} inside
+ * one: OperationNotSupportedInTransaction (263). Used under the lock that orders writes.
+ */
+final class Transactions {
+    static final int NO_SUCH_TRANSACTION = 251;
+    static final int TRANSACTION_COMMITTED = 256;
+    static final int OPERATION_NOT_SUPPORTED_IN_TRANSACTION = 263;
+    static final String TRANSIENT_TRANSACTION_ERROR = "TransientTransactionError";
+    /** Collection-level commands MongoDB refuses inside a transaction (create and createIndexes it allows, 4.4 on). */
+    private static final Set<String> NOT_IN_TRANSACTION = Set.of("drop", "renamecollection", "dropdatabase", "collmod");
+    /**
+     * The {@code uid} MongoDB adds to a session's {@code lsid} in the oplog and in change events: the SHA-256 of the
+     * authenticated user's name, of the empty string without access control (the stand-in has none).
+     */
+    private static final BinData NO_USER_UID = new BinData(sha256(""));
+
+    private enum State { IN_PROGRESS, COMMITTED, ABORTED }
+
+    private static final class Transaction {
+        final Document lsid;
+        final long txnNumber;
+        final TransactionWrites writes = new TransactionWrites();
+        State state = State.IN_PROGRESS;
+
+        Transaction(Document lsid, long txnNumber) {
+            this.lsid = lsid;
+            this.txnNumber = txnNumber;
+        }
+    }
+
+    private final Map<Object, Transaction> bySession = new HashMap<>();
+    private final Supplier<IndexedOplog> oplog;
+
+    Transactions(Supplier<IndexedOplog> oplog) {
+        this.oplog = oplog;
+    }
+
+    /** Whether {@code query} is a command of a transaction ({@code autocommit: false}). */
+    static boolean isInTransaction(Document query) {
+        return Boolean.FALSE.equals(query.get("autocommit"));
+    }
+
+    /** Whether {@code lowerCaseName} ends a transaction. */
+    static boolean endsTransaction(String lowerCaseName) {
+        return lowerCaseName.equals("committransaction") || lowerCaseName.equals("aborttransaction");
+    }
+
+    /** Runs one command of a transaction, starting the transaction on {@code startTransaction: true}. */
+    Document run(String lowerCaseName, Document query, Supplier<Document> command) {
+        IndexedOplog log = oplog.get();
+        if (log == null) {
+            return error(20, "IllegalOperation", "Transaction numbers are only allowed on a replica set member or mongos", false);
+        }
+        Object session = sessionOf(query);
+        Long txnNumber = txnNumberOf(query);
+        if (session == null || txnNumber == null) {
+            return error(ServerErrors.INVALID_OPTIONS, "InvalidOptions", "a transaction's commands need an lsid and a txnNumber", false);
+        }
+        Transaction txn = bySession.get(session);
+        if (Boolean.TRUE.equals(query.get("startTransaction"))) {
+            if (txn != null && txn.txnNumber >= txnNumber) {
+                return tooOld(txnNumber, txn);
+            }
+            if (txn != null && txn.state == State.IN_PROGRESS) {
+                abort(txn); // a newer transaction of the session aborts the open one
+            }
+            txn = new Transaction(withUid((Document) query.get("lsid")), txnNumber);
+            bySession.put(session, txn);
+        } else {
+            Document refused = refusal(txn, txnNumber, false);
+            if (refused != null) {
+                return refused;
+            }
+        }
+        if (NOT_IN_TRANSACTION.contains(lowerCaseName)) {
+            abort(txn);
+            return error(OPERATION_NOT_SUPPORTED_IN_TRANSACTION, "OperationNotSupportedInTransaction",
+                    "Cannot run '" + lowerCaseName + "' in a multi-document transaction.", false);
+        }
+        Transaction running = txn;
+        Document reply;
+        try {
+            reply = log.within(txn.writes, command);
+        } catch (RuntimeException e) {
+            abort(running);
+            throw e;
+        }
+        if (!Ddl.isOk(reply) || reply.get("writeErrors") instanceof List<?> errors && !errors.isEmpty()) {
+            abort(running);
+        }
+        return reply;
+    }
+
+    /** {@code commitTransaction} or {@code abortTransaction}. */
+    Document end(String lowerCaseName, Document query) {
+        Object session = sessionOf(query);
+        Long txnNumber = txnNumberOf(query);
+        if (session == null || txnNumber == null) {
+            return error(ServerErrors.INVALID_OPTIONS, "InvalidOptions", lowerCaseName + " needs an lsid and a txnNumber", false);
+        }
+        Transaction txn = bySession.get(session);
+        boolean commit = lowerCaseName.equals("committransaction");
+        Document refused = refusal(txn, txnNumber, commit);
+        if (refused != null) {
+            return refused;
+        }
+        if (commit && txn.state == State.IN_PROGRESS) {
+            oplog.get().commit(txn.lsid, txn.txnNumber, txn.writes);
+            txn.state = State.COMMITTED;
+        } else if (!commit) {
+            abort(txn);
+        }
+        return new Document("ok", 1.0);
+    }
+
+    /**
+     * A refusal of a transaction's statement by a member that is not primary, labelled as MongoDB labels it inside a
+     * transaction: a TransientTransactionError (retry the whole transaction), not a RetryableWriteError (statements of
+     * a transaction are not retried one by one). Commit and abort keep the retryable label.
+     */
+    static Document asTransientError(Document refusal) {
+        refusal.put("errorLabels", List.of(TRANSIENT_TRANSACTION_ERROR));
+        return refusal;
+    }
+
+    /** Aborts every open transaction: the primary stepped down. */
+    void abortAll() {
+        bySession.values().stream().filter(t -> t.state == State.IN_PROGRESS).forEach(this::abort);
+    }
+
+    /** Why {@code txnNumber} cannot go on in {@code txn} (null: it can); a commit of a committed one can. */
+    private static Document refusal(Transaction txn, long txnNumber, boolean commit) {
+        if (txn != null && txn.txnNumber > txnNumber) {
+            return tooOld(txnNumber, txn);
+        }
+        if (txn == null || txn.txnNumber != txnNumber || txn.state == State.ABORTED) {
+            String why = txn != null && txn.txnNumber == txnNumber ? "has been aborted" : "does not match any in-progress transactions";
+            return error(NO_SUCH_TRANSACTION, "NoSuchTransaction", "Transaction with txnNumber " + txnNumber + " " + why, true);
+        }
+        if (txn.state == State.COMMITTED && !commit) {
+            return error(TRANSACTION_COMMITTED, "TransactionCommitted", "Transaction with txnNumber " + txnNumber
+                    + " has been committed.", false);
+        }
+        return null;
+    }
+
+    private void abort(Transaction txn) {
+        if (txn.state == State.IN_PROGRESS) {
+            oplog.get().rollBack(txn.writes);
+            txn.state = State.ABORTED;
+        }
+    }
+
+    private static Document tooOld(long txnNumber, Transaction txn) {
+        return error(RetryableWrites.TRANSACTION_TOO_OLD, "TransactionTooOld", "Cannot start transaction " + txnNumber
+                + " because a newer transaction " + txn.txnNumber + " has already started", false);
+    }
+
+    private static Document error(int code, String codeName, String message, boolean transientError) {
+        Document reply = new Document("ok", 0.0).append("errmsg", message).append("code", code).append("codeName", codeName);
+        if (transientError) {
+            reply.append("errorLabels", List.of(TRANSIENT_TRANSACTION_ERROR));
+        }
+        return reply;
+    }
+
+    private static Object sessionOf(Document query) {
+        return query.get("lsid") instanceof Document lsid ? lsid.get("id") : null;
+    }
+
+    private static Long txnNumberOf(Document query) {
+        return query.get("txnNumber") instanceof Number n ? n.longValue() : null;
+    }
+
+    /** The session's identity as MongoDB logs it: the client's {@code id} and the user's {@code uid}. */
+    private static Document withUid(Document lsid) {
+        return new Document("id", lsid.get("id")).append("uid", NO_USER_UID);
+    }
+
+    private static byte[] sha256(String text) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
+    }
+}
