@@ -12,10 +12,15 @@ public sealed interface Captured {
      *
      * @param before the document before the change where the server gave it (a pre-image, for the
      *               tenant of a delete), else null; never written to the record's value
+     * @param transaction the multi-document transaction it belongs to, as the {@code tl.txn} header carries it, else null
      */
-    record Change(ChangeEvent event, SourceOffset offset, org.bson.BsonDocument before) implements Captured {
+    record Change(ChangeEvent event, SourceOffset offset, org.bson.BsonDocument before, String transaction) implements Captured {
         public Change(ChangeEvent event, SourceOffset offset) {
-            this(event, offset, null);
+            this(event, offset, null, null);
+        }
+
+        public Change(ChangeEvent event, SourceOffset offset, org.bson.BsonDocument before) {
+            this(event, offset, before, null);
         }
     }
 

@@ -99,7 +99,7 @@ public final class RecordFactory {
     /** Appends the records for one captured item. */
     public void append(Captured item, List<SourceRecord> out) {
         if (item instanceof Captured.Change change) {
-            appendChange(change.event(), change.before(), item.offset(), out);
+            appendChange(change, item.offset(), out);
             return;
         }
         if (item instanceof Captured.RepairStep step) {
@@ -142,7 +142,9 @@ public final class RecordFactory {
         return peer == null ? offset : peer.withClock(offset);
     }
 
-    private void appendChange(ChangeEvent captured, BsonDocument before, SourceOffset position, List<SourceRecord> out) {
+    private void appendChange(Captured.Change change, SourceOffset position, List<SourceRecord> out) {
+        ChangeEvent captured = change.event();
+        BsonDocument before = change.before();
         ChangeEvent e = captured;
         PeerOriginTagger.Tagged tagged = null;
         if (peer != null) {
@@ -162,6 +164,9 @@ public final class RecordFactory {
         }
         if (e.origin() != null) {
             headers.addString(EventHeaders.ORIGIN, e.origin());
+        }
+        if (change.transaction() != null) {
+            headers.addString(EventHeaders.TRANSACTION, change.transaction());
         }
         if (tagged != null && tagged.version() != null) {
             headers.addString(PeerHeaders.VERSION, tagged.version().toText());

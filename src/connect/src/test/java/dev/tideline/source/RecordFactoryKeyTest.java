@@ -4,8 +4,10 @@ import dev.tideline.record.EnvelopeStruct;
 import dev.tideline.record.RecordForm;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.EventHeaders;
 import dev.tideline.event.Namespace;
+import dev.tideline.event.Op;
 import dev.tideline.event.ResnapshotMarker;
 import dev.tideline.event.ValueFormat;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +17,8 @@ import java.util.Map;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.json.JsonConverter;
 import org.apache.kafka.connect.source.SourceRecord;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonTimestamp;
 import org.junit.jupiter.api.Test;
 
@@ -52,6 +56,21 @@ class RecordFactoryKeyTest {
         factory.append(new Captured.Control("drop", "drop of shop.orders", OFFSET), out);
         assertThat(out).hasSize(2);
         return out;
+    }
+
+    @Test
+    void aChangeOfATransactionCarriesItsIdentityInTlTxnAndOtherChangesCarryNone() {
+        RecordFactory factory = new RecordFactory(NS, "t.shop.orders", "t.heartbeats", "t.control", ValueFormat.BSON, "", true, "p1");
+        ChangeEvent delete = new ChangeEvent(Op.DELETE, NS, new BsonInt32(1), null, new BsonTimestamp(1_700_000_000, 1), 0, null);
+        ChangeEvent insert = new ChangeEvent(Op.INSERT, NS, new BsonInt32(2), new BsonDocument("_id", new BsonInt32(2)),
+                new BsonTimestamp(1_700_000_000, 2), 0, null);
+        List<SourceRecord> out = new ArrayList<>();
+        factory.append(new Captured.Change(delete, OFFSET, null, "0f8fad5b-d9cb-469f-a165-70867728950e:4"), out);
+        factory.append(new Captured.Change(insert, OFFSET), out);
+        assertThat(out).hasSize(3); // the delete, its tombstone, the insert
+        assertThat(out.get(0).headers().lastWithName(EventHeaders.TRANSACTION).value()).isEqualTo("0f8fad5b-d9cb-469f-a165-70867728950e:4");
+        assertThat(out.get(1).headers().lastWithName(EventHeaders.TRANSACTION)).as("the tombstone").isNull();
+        assertThat(out.get(2).headers().lastWithName(EventHeaders.TRANSACTION)).isNull();
     }
 
     @Test

@@ -17,6 +17,12 @@ public final class EventHeaders {
     public static final String SEQ = "tl.seq";
     public static final String ORIGIN = "tl.origin";
     /**
+     * On changes made by a multi-document transaction: its identity, {@code <session id>:<txnNumber>} (the session
+     * id as a UUID), the same on every change of that transaction, in every collection; absent outside transactions.
+     * The changes of one transaction share their cluster time.
+     */
+    public static final String TRANSACTION = "tl.txn";
+    /**
      * Only on marker records ({@link ResnapshotMarker}): which marker. Present on nothing else, so an
      * SMT predicate {@code HasHeaderKey name=tl.marker} singles markers out.
      */

@@ -39,13 +39,13 @@ final class EventMapper {
                 Op op = type.equals("insert") ? Op.INSERT : type.equals("update") ? Op.UPDATE : Op.REPLACE;
                 return id == null ? unidentified(type, ns, offset, clusterTime)
                         : new Captured.Change(new ChangeEvent(op, ns, id, doc, clusterTime, wall, null)
-                                .withDocumentKey(event.documentKey()), offset, event.before()); // shard key fields travel with it
+                                .withDocumentKey(event.documentKey()), offset, event.before(), event.transaction()); // shard key fields travel with it
             }
             case "delete" -> {
                 BsonValue id = event.documentId();
                 return id == null ? unidentified(type, ns, offset, clusterTime)
                         : new Captured.Change(new ChangeEvent(Op.DELETE, ns, id, null, clusterTime, wall, null)
-                                .withDocumentKey(event.documentKey()), offset, event.before());
+                                .withDocumentKey(event.documentKey()), offset, event.before(), event.transaction());
             }
             case "drop", "rename", "dropDatabase", "invalidate" -> {
                 String detail = type + " of " + ns

@@ -2,6 +2,7 @@ package dev.tideline.source.stream;
 
 import java.nio.ByteBuffer;
 import org.bson.BsonBinaryReader;
+import org.bson.BsonBinarySubType;
 import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
 import org.bson.BsonType;
@@ -30,10 +31,11 @@ import org.bson.codecs.DecoderContext;
  * @param destination  a rename's {@code to} as {@code db.coll}, else null
  * @param fragment     {@code splitEvent.fragment} (1-based) of a split event, else 0
  * @param fragments    {@code splitEvent.of}, else 0
+ * @param transaction  the multi-document transaction the event belongs to ({@link #transactionId}), else null
  */
 public record RawChangeEvent(BsonDocument token, String type, String db, String coll, BsonTimestamp clusterTime, Long wallTime,
                              BsonValue documentId, BsonDocument documentKey, RawBsonDocument fullDocument, RawBsonDocument before,
-                             String destination, int fragment, int fragments) {
+                             String destination, int fragment, int fragments, String transaction) {
     private static final BsonDocumentCodec DOCUMENT_CODEC = new BsonDocumentCodec();
     private static final DecoderContext DECODE = DecoderContext.builder().build();
 
@@ -51,6 +53,8 @@ public record RawChangeEvent(BsonDocument token, String type, String db, String 
         String destination = null;
         int fragment = 0;
         int fragments = 0;
+        BsonDocument lsid = null;
+        Long txnNumber = null;
         ByteBuffer bytes = event.getByteBuffer().asNIO();
         try (BsonBinaryReader reader = new BsonBinaryReader(bytes)) {
             reader.readStartDocument();
@@ -87,13 +91,42 @@ public record RawChangeEvent(BsonDocument token, String type, String db, String 
                             reader.skipValue();
                         }
                     }
+                    case "lsid" -> lsid = bsonType == BsonType.DOCUMENT ? DOCUMENT_CODEC.decode(reader, DECODE) : skip(reader);
+                    case "txnNumber" -> txnNumber = bsonType == BsonType.INT64 ? Long.valueOf(reader.readInt64())
+                            : bsonType == BsonType.INT32 ? Long.valueOf(reader.readInt32()) : skip(reader);
                     default -> reader.skipValue();
                 }
             }
             reader.readEndDocument();
         }
         return new RawChangeEvent(token, type, db, coll, clusterTime, wallTime, documentId, documentKey, fullDocument, before,
-                destination, fragment, fragments);
+                destination, fragment, fragments, transactionId(lsid, txnNumber));
+    }
+
+    /**
+     * A transaction's identity as the {@code tl.txn} header carries it: MongoDB gives every event of a multi-document
+     * transaction the session's {@code lsid} and the transaction's {@code txnNumber}, which together identify it
+     * (https://www.mongodb.com/docs/manual/reference/change-events/). Written {@code <lsid.id>:<txnNumber>}, the id as
+     * a UUID's canonical text (drivers make session ids random UUIDs), any other id as the hex of its bytes or its
+     * Extended JSON. Null when the event is not part of a transaction.
+     */
+    static String transactionId(BsonDocument lsid, Long txnNumber) {
+        if (lsid == null || txnNumber == null || lsid.get("id") == null) {
+            return null;
+        }
+        BsonValue id = lsid.get("id");
+        String text;
+        if (id.isBinary() && id.asBinary().getData().length == 16
+                && (id.asBinary().getType() == BsonBinarySubType.UUID_STANDARD.getValue()
+                || id.asBinary().getType() == BsonBinarySubType.UUID_LEGACY.getValue())) {
+            ByteBuffer b = ByteBuffer.wrap(id.asBinary().getData());
+            text = new java.util.UUID(b.getLong(), b.getLong()).toString();
+        } else if (id.isBinary()) {
+            text = java.util.HexFormat.of().formatHex(id.asBinary().getData());
+        } else {
+            text = new BsonDocument("id", id).toJson();
+        }
+        return text + ":" + txnNumber;
     }
 
     /** Whether this is one fragment of an event split by {@code $changeStreamSplitLargeEvent}. */
