@@ -25,9 +25,10 @@ public record OplogEntry(long ts, Instant wall, Op op, String ns, Document o, Ob
     /**
      * What MongoDB logs on committing a multi-document transaction: one {@code applyOps} command entry at the commit's
      * timestamp, with the session's {@code lsid} and {@code txnNumber} beside it and the operations, in the order they
-     * ran, inside it (https://www.mongodb.com/docs/manual/core/transactions-production-consideration/#oplog-size-limit:
-     * the entries of a transaction; the change-events page: every event of a transaction shares its
-     * {@code clusterTime} and carries {@code lsid} and {@code txnNumber}).
+     * ran, inside it (https://www.mongodb.com/docs/v4.0/core/transactions-production-consideration/#oplog-size-limit;
+     * from 4.2 a transaction over 16 MB takes several entries, which the stand-in never needs). Change events: every
+     * event of a transaction has the commit's {@code clusterTime} and carries {@code lsid} and {@code txnNumber}
+     * (https://www.mongodb.com/docs/manual/reference/change-events/).
      *
      * @param ops the operations, stamped with the commit's timestamp; their index is each event's {@code txnOpIndex}
      */
