@@ -56,6 +56,8 @@ public final class IndexedOplog implements Oplog {
     private volatile long newestEvicted;
     /** The open transaction whose command runs now: its writes are kept there until it commits or aborts. */
     private TransactionWrites transaction;
+    /** The open transaction that wrote each document, until it commits or aborts. */
+    private final Map<TransactionWrites.DocumentKey, TransactionWrites> writtenByOpenTransaction = new java.util.HashMap<>();
 
     public IndexedOplog(MongoBackend backend, CollectionCatalog catalog, Consumer<String> onWrite) {
         this.backend = backend;
@@ -172,6 +174,7 @@ public final class IndexedOplog implements Oplog {
      */
     public void commit(Document lsid, long txnNumber, TransactionWrites writes) {
         if (writes.ops().isEmpty()) {
+            release(writes);
             return;
         }
         synchronized (this) {
@@ -184,6 +187,7 @@ public final class IndexedOplog implements Oplog {
                     new OplogEntry.Transaction(lsid, txnNumber, ops)));
             bytes += size;
             evict();
+            release(writes);
         }
         onWrite.accept("admin.$cmd");
     }
@@ -193,7 +197,8 @@ public final class IndexedOplog implements Oplog {
      * first wrote it (removed when the transaction inserted it), and so is what this oplog knows of it. Nothing is
      * logged: MongoDB's oplog never held the writes of a transaction that did not commit.
      */
-    public void rollBack(TransactionWrites writes) {
+    public synchronized void rollBack(TransactionWrites writes) {
+        release(writes);
         writes.before().forEach((key, before) -> {
             MongoCollection<?> collection = collectionOf(key.namespace());
             Document now = collection == null ? null : current(key.namespace(), key.id());
@@ -211,11 +216,27 @@ public final class IndexedOplog implements Oplog {
         });
     }
 
-    /** A write of the open transaction (if any) touched a document that was {@code before} (null: none) until then. */
+    /**
+     * A write of the open transaction (if any) touched a document that was {@code before} (null: none) until then.
+     * When another open transaction wrote it first, this one is in conflict: MongoDB answers WriteConflict to the later
+     * writer (https://www.mongodb.com/docs/manual/core/transactions-production-consideration/#in-progress-transactions-and-write-conflicts),
+     * and its abort puts back the first one's version.
+     */
     private synchronized void touched(String namespace, Object id, Document before) {
-        if (transaction != null) {
-            transaction.touched(namespace, id, before);
+        if (transaction == null) {
+            return;
         }
+        transaction.touched(namespace, id, before);
+        TransactionWrites.DocumentKey key = new TransactionWrites.DocumentKey(namespace, id);
+        TransactionWrites first = writtenByOpenTransaction.putIfAbsent(key, transaction);
+        if (first != null && first != transaction) {
+            transaction.conflicted();
+        }
+    }
+
+    /** The documents {@code writes} wrote are no longer an open transaction's. */
+    private synchronized void release(TransactionWrites writes) {
+        writes.before().keySet().forEach(key -> writtenByOpenTransaction.remove(key, writes));
     }
 
     /** Logs a command on {@code db.$cmd}, e.g. {@code {renameCollection: "db.a", to: "db.b"}}. */

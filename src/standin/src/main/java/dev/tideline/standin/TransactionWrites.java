@@ -22,6 +22,8 @@ final class TransactionWrites {
     private final List<OplogEntry> ops = new ArrayList<>();
     /** The first image of each touched document (null: it did not exist), in the order first touched. */
     private final Map<DocumentKey, Document> before = new LinkedHashMap<>();
+    /** A write of this transaction touched a document another open transaction had written. */
+    private boolean conflicted;
 
     void add(OplogEntry op) {
         ops.add(op);
@@ -32,6 +34,15 @@ final class TransactionWrites {
         if (!before.containsKey(key)) { // not putIfAbsent: a null image (inserted here) must stay
             before.put(key, image);
         }
+    }
+
+    void conflicted() {
+        conflicted = true;
+    }
+
+    /** Whether it wrote a document another open transaction had written first (MongoDB: WriteConflict). */
+    boolean hasConflict() {
+        return conflicted;
     }
 
     /** The operations in the order they ran, not yet stamped with a timestamp. */

@@ -31,9 +31,13 @@ import java.util.function.Supplier;
  * {@code withTransaction} does); a command of a committed transaction, or its abort: TransactionCommitted (256); a
  * {@code txnNumber} older than the session's: TransactionTooOld (225); commit of a committed transaction again: ok
  * (the spec retries commit); {@code drop}, {@code renameCollection}, {@code dropDatabase} and {@code collMod} inside
- * one: OperationNotSupportedInTransaction (263). Used under the lock that orders writes.
+ * one: OperationNotSupportedInTransaction (263); a write to a document another open transaction wrote: WriteConflict
+ * (112, {@code TransientTransactionError}), and the transaction is aborted. A write outside any transaction to such a
+ * document is not held back as MongoDB holds it (it waits for the transaction to end): don't, in a test. Used under the
+ * lock that orders writes.
  */
 final class Transactions {
+    static final int WRITE_CONFLICT = 112;
     static final int NO_SUCH_TRANSACTION = 251;
     static final int TRANSACTION_COMMITTED = 256;
     static final int OPERATION_NOT_SUPPORTED_IN_TRANSACTION = 263;
@@ -116,6 +120,11 @@ final class Transactions {
         } catch (RuntimeException e) {
             abort(running);
             throw e;
+        }
+        if (running.writes.hasConflict()) {
+            abort(running);
+            return error(WRITE_CONFLICT, "WriteConflict", "a document this transaction wrote was written first by another open "
+                    + "transaction; the transaction was aborted: retry it", true);
         }
         if (!Ddl.isOk(reply) || reply.get("writeErrors") instanceof List<?> errors && !errors.isEmpty()) {
             abort(running);

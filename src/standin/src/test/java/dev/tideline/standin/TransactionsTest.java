@@ -4,7 +4,9 @@ import static dev.tideline.standin.Streams.namespaces;
 import static dev.tideline.standin.Streams.take;
 import static dev.tideline.standin.Streams.types;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.mongodb.MongoCommandException;
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoChangeStreamCursor;
 import com.mongodb.client.MongoClient;
@@ -161,6 +163,27 @@ class TransactionsTest {
                         .allSatisfy(e -> assertThat(e.getNamespace().getCollectionName()).isEqualTo("b"));
             }
         }
+    }
+
+    @Test
+    void theSecondOfTwoOpenTransactionsWritingOneDocumentGetsAWriteConflictAndTheFirstOnesVersionStays() {
+        MongoCollection<Document> a = db.getCollection("a");
+        try (ClientSession first = client.startSession(); ClientSession second = client.startSession()) {
+            first.startTransaction();
+            a.updateOne(first, Filters.eq("_id", 0), Updates.set("v", 1));
+            second.startTransaction();
+            a.insertOne(second, new Document("_id", 9));
+            assertThatThrownBy(() -> a.updateOne(second, Filters.eq("_id", 0), Updates.set("v", 2)))
+                    .isInstanceOfSatisfying(MongoCommandException.class, e -> {
+                        assertThat(e.getErrorCode()).isEqualTo(112);
+                        assertThat(e.hasErrorLabel("TransientTransactionError")).isTrue();
+                    });
+            assertThatThrownBy(second::commitTransaction).isInstanceOfSatisfying(MongoCommandException.class,
+                    e -> assertThat(e.getErrorCode()).as("aborted by the conflict").isEqualTo(251));
+            first.commitTransaction();
+        }
+        assertThat(a.find(Filters.eq("_id", 0)).first()).containsEntry("v", 1);
+        assertThat(a.find(Filters.eq("_id", 9)).first()).as("the second transaction's insert, rolled back").isNull();
     }
 
     @Test
