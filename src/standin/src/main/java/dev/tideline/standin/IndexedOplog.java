@@ -56,8 +56,7 @@ public final class IndexedOplog implements Oplog {
     private volatile long newestEvicted;
     /** The open transaction whose command runs now: its writes are kept there until it commits or aborts. */
     private TransactionWrites transaction;
-    /** The open transaction that wrote each document, until it commits or aborts. */
-    private final Map<TransactionWrites.DocumentKey, TransactionWrites> writtenByOpenTransaction = new java.util.HashMap<>();
+    private final TransactionWrites.Owners owners = new TransactionWrites.Owners();
 
     public IndexedOplog(MongoBackend backend, CollectionCatalog catalog, Consumer<String> onWrite) {
         this.backend = backend;
@@ -173,11 +172,11 @@ public final class IndexedOplog implements Oplog {
      * nothing, as on MongoDB.
      */
     public void commit(Document lsid, long txnNumber, TransactionWrites writes) {
-        if (writes.ops().isEmpty()) {
-            release(writes);
-            return;
-        }
         synchronized (this) {
+            owners.release(writes);
+            if (writes.ops().isEmpty()) {
+                return;
+            }
             long ts = nextTimestamp();
             Instant now = clock.instant();
             List<OplogEntry> ops = writes.ops().stream().map(e -> e.committedAt(ts, now)).toList();
@@ -187,7 +186,6 @@ public final class IndexedOplog implements Oplog {
                     new OplogEntry.Transaction(lsid, txnNumber, ops)));
             bytes += size;
             evict();
-            release(writes);
         }
         onWrite.accept("admin.$cmd");
     }
@@ -198,7 +196,7 @@ public final class IndexedOplog implements Oplog {
      * logged: MongoDB's oplog never held the writes of a transaction that did not commit.
      */
     public synchronized void rollBack(TransactionWrites writes) {
-        release(writes);
+        owners.release(writes);
         writes.before().forEach((key, before) -> {
             MongoCollection<?> collection = collectionOf(key.namespace());
             Document now = collection == null ? null : current(key.namespace(), key.id());
@@ -227,16 +225,7 @@ public final class IndexedOplog implements Oplog {
             return;
         }
         transaction.touched(namespace, id, before);
-        TransactionWrites.DocumentKey key = new TransactionWrites.DocumentKey(namespace, id);
-        TransactionWrites first = writtenByOpenTransaction.putIfAbsent(key, transaction);
-        if (first != null && first != transaction) {
-            transaction.conflicted();
-        }
-    }
-
-    /** The documents {@code writes} wrote are no longer an open transaction's. */
-    private synchronized void release(TransactionWrites writes) {
-        writes.before().keySet().forEach(key -> writtenByOpenTransaction.remove(key, writes));
+        owners.wrote(transaction, new TransactionWrites.DocumentKey(namespace, id));
     }
 
     /** Logs a command on {@code db.$cmd}, e.g. {@code {renameCollection: "db.a", to: "db.b"}}. */

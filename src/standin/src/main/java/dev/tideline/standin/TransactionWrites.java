@@ -19,6 +19,24 @@ final class TransactionWrites {
     record DocumentKey(String namespace, Object id) {
     }
 
+    /** The open transaction that wrote each document, until it commits or aborts. */
+    static final class Owners {
+        private final Map<DocumentKey, TransactionWrites> byDocument = new java.util.HashMap<>();
+
+        /** {@code writes} wrote {@code key}: in conflict when another open transaction wrote it first. */
+        void wrote(TransactionWrites writes, DocumentKey key) {
+            TransactionWrites first = byDocument.putIfAbsent(key, writes);
+            if (first != null && first != writes) {
+                writes.conflicted = true;
+            }
+        }
+
+        /** The documents {@code writes} wrote are no longer an open transaction's: it committed or aborted. */
+        void release(TransactionWrites writes) {
+            writes.before.keySet().forEach(key -> byDocument.remove(key, writes));
+        }
+    }
+
     private final List<OplogEntry> ops = new ArrayList<>();
     /** The first image of each touched document (null: it did not exist), in the order first touched. */
     private final Map<DocumentKey, Document> before = new LinkedHashMap<>();
@@ -34,10 +52,6 @@ final class TransactionWrites {
         if (!before.containsKey(key)) { // not putIfAbsent: a null image (inserted here) must stay
             before.put(key, image);
         }
-    }
-
-    void conflicted() {
-        conflicted = true;
     }
 
     /** Whether it wrote a document another open transaction had written first (MongoDB: WriteConflict). */

@@ -21,6 +21,14 @@ class ResumeTokenTest {
     }
 
     @Test
+    void aTransactionsTokenReadsBackWithItsTxnOpIndexAndItsFragment() {
+        ResumeToken token = ResumeToken.event(42, 7).fragment(3);
+        assertThat(ResumeToken.parse(token.toDocument())).isEqualTo(token);
+        assertThat(token.wholeEvent()).isEqualTo(ResumeToken.event(42, 7));
+        assertThat(ResumeToken.parse(ResumeToken.invalidate(42).toDocument())).isEqualTo(ResumeToken.invalidate(42));
+    }
+
+    @Test
     void tokensCompareAsStringsInTheOrderOfTheirPositions() {
         List<ResumeToken> ordered = new ArrayList<>();
         for (long ts : new long[] {5, 6, 0x1_0000_0000L, 0x1_0000_0001L}) {
@@ -30,6 +38,10 @@ class ResumeTokenTest {
             ordered.add(event.fragment(1));
             ordered.add(event.fragment(2));
             ordered.add(ResumeToken.invalidate(ts));
+            ResumeToken secondOfATransaction = ResumeToken.event(ts, 1); // same cluster time, txnOpIndex orders them
+            ordered.add(secondOfATransaction);
+            ordered.add(secondOfATransaction.fragment(1));
+            ordered.add(ResumeToken.event(ts, 0x10));
         }
         List<ResumeToken> byString = new ArrayList<>(ordered);
         Collections.shuffle(byString);
