@@ -223,7 +223,17 @@ public final class IndexedOplog implements Oplog {
      * reader never sees a later write before an earlier one, and {@link #highWaterMark()} (under the
      * same lock) is never below an entry that is not yet visible.
      */
-    private synchronized void append(Op op, String namespace, Document o, Object id, Document pre, Document post) {
+    private void append(Op op, String namespace, Document o, Object id, Document pre, Document post) {
+        append(op, namespace, o, id, pre, post, false);
+    }
+
+    /** Logs a chunk migration's write of one document ({@code fromMigrate: true}, see {@link ChunkMigration}). */
+    void appendFromMigrate(Op op, String namespace, Document o, Object id) {
+        append(op, namespace, o, id, null, null, true);
+        onWrite.accept(catalog.oplogNamespace(namespace));
+    }
+
+    private synchronized void append(Op op, String namespace, Document o, Object id, Document pre, Document post, boolean fromMigrate) {
         Instant now = clock.instant();
         long ts = new BsonTimestamp(now, ++increment).getValue();
         if (Long.compareUnsigned(ts, last) <= 0) {
@@ -232,7 +242,7 @@ public final class IndexedOplog implements Oplog {
         last = ts;
         String ns = op == Op.COMMAND ? namespace : catalog.oplogNamespace(namespace);
         long size = maxBytes > 0 ? BsonSize.approximate(o) + BsonSize.approximate(pre) + BsonSize.approximate(post) + 64 : 0;
-        entries.put(ts, new OplogEntry(ts, now, op, ns, o, id, pre, post, size));
+        entries.put(ts, new OplogEntry(ts, now, op, ns, o, id, pre, post, size, fromMigrate));
         bytes += size;
         evict();
     }

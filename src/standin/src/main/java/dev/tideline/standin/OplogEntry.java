@@ -18,9 +18,17 @@ import java.time.Instant;
  *                  pre-images (https://www.mongodb.com/docs/manual/changeStreams/#change-streams-with-document-pre--and-post-images)
  * @param postImage the document after an update or replace, when its collection records post-images
  * @param bytes     the entry's approximate BSON size, for an oplog capped by size (0 when not measured)
+ * @param fromMigrate whether a chunk migration wrote it ({@code fromMigrate: true} in MongoDB's oplog): the
+ *                    recipient shard's inserts and the donor's range deletion, which change streams leave out
+ *                    unless opened with {@code showMigrationEvents} ({@link ChunkMigration})
  */
 public record OplogEntry(long ts, Instant wall, Op op, String ns, Document o, Object id, Document preImage,
-                         Document postImage, long bytes) {
+                         Document postImage, long bytes, boolean fromMigrate) {
+    /** An entry an application's write or command made (not a chunk migration). */
+    public OplogEntry(long ts, Instant wall, Op op, String ns, Document o, Object id, Document preImage, Document postImage, long bytes) {
+        this(ts, wall, op, ns, o, id, preImage, postImage, bytes, false);
+    }
+
     /** MongoDB's oplog {@code op} codes, with a replacement kept apart from an update (MongoDB reports it as {@code replace}). */
     public enum Op { INSERT, UPDATE, REPLACE, DELETE, COMMAND }
 
