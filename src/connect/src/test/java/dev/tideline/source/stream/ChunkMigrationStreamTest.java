@@ -10,13 +10,10 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import dev.tideline.event.Op;
 import dev.tideline.source.Captured;
-import dev.tideline.source.config.CaptureSettings.LargeEventPolicy;
 import dev.tideline.standin.AwaitingMemoryBackend;
-import dev.tideline.standin.MongoFixture;
 import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,50 +25,32 @@ import org.junit.jupiter.api.Test;
 class ChunkMigrationStreamTest {
     private static final String DB = "migr";
 
-    private final DatabaseStreamTest.Recorder out = new DatabaseStreamTest.Recorder();
-    private MongoFixture mongo;
-    private DatabaseStream stream;
-    private Thread thread;
-
-    @AfterEach
-    void stop() throws InterruptedException {
-        if (stream != null) {
-            stream.stop();
-            thread.join(5_000);
-        }
-        if (mongo != null) {
-            mongo.close();
-        }
-        assertThat(out.failures).isEmpty();
-    }
-
     @Test
     void aMigrationDeliversNothingAndTheChangesAroundItArriveOnce() throws Exception {
         AwaitingMemoryBackend backend = new AwaitingMemoryBackend();
-        mongo = MongoFixture.inProcess(backend, true);
-        MongoDatabase db = mongo.client().getDatabase(DB);
-        stream = new DatabaseStream(DB, db, new DatabaseStream.Settings(100, 200, 0, true, LargeEventPolicy.PARK), out);
-        thread = new Thread(stream, "migration-stream-test");
-        thread.setDaemon(true);
-        thread.start();
-        stream.join("a", new BsonDocument(), now(mongo.client()), false);
-        for (int i = 1; i <= 4; i++) {
-            db.getCollection("a").insertOne(new Document("_id", i));
+        try (RunningStream running = new RunningStream(backend, DB).start()) {
+            MongoDatabase db = running.db;
+            DatabaseStreamTest.Recorder out = running.out;
+            running.stream.join("a", new BsonDocument(), now(running.mongo.client()), false);
+            for (int i = 1; i <= 4; i++) {
+                db.getCollection("a").insertOne(new Document("_id", i));
+            }
+
+            int moved = backend.migrateChunk(DB, "a", List.of(1, 2, 3));
+            db.getCollection("a").updateOne(Filters.eq("_id", 4), Updates.set("v", 1));
+            backend.migrateChunk(DB, "a", List.of(4));
+            db.getCollection("a").insertOne(new Document("_id", 5));
+            await("the insert after the migrations", () -> ids(out.changes("a"), c -> true).contains(5));
+
+            assertThat(moved).isEqualTo(3);
+            List<Captured.Change> changes = out.changes("a");
+            assertThat(ids(changes, c -> true)).as("the application's changes, each once").containsExactly(1, 2, 3, 4, 4, 5);
+            assertThat(changes).extracting(c -> c.event().op())
+                    .containsExactly(Op.INSERT, Op.INSERT, Op.INSERT, Op.INSERT, Op.UPDATE, Op.INSERT);
+            assertThat(db.getCollection("a").countDocuments()).as("a migration moves documents, it deletes none").isEqualTo(5);
+            assertThat(out.lost).isEmpty();
+            assertThat(out.recopies).isEmpty();
+            assertThat(out.failures).isEmpty();
         }
-
-        int moved = backend.migrateChunk(DB, "a", List.of(1, 2, 3));
-        db.getCollection("a").updateOne(Filters.eq("_id", 4), Updates.set("v", 1));
-        backend.migrateChunk(DB, "a", List.of(4));
-        db.getCollection("a").insertOne(new Document("_id", 5));
-        await("the insert after the migrations", () -> ids(out.changes("a"), c -> true).contains(5));
-
-        assertThat(moved).isEqualTo(3);
-        List<Captured.Change> changes = out.changes("a");
-        assertThat(ids(changes, c -> true)).as("the application's changes, each once").containsExactly(1, 2, 3, 4, 4, 5);
-        assertThat(changes).extracting(c -> c.event().op())
-                .containsExactly(Op.INSERT, Op.INSERT, Op.INSERT, Op.INSERT, Op.UPDATE, Op.INSERT);
-        assertThat(db.getCollection("a").countDocuments()).as("a migration moves documents, it deletes none").isEqualTo(5);
-        assertThat(out.lost).isEmpty();
-        assertThat(out.recopies).isEmpty();
     }
 }
