@@ -1,5 +1,6 @@
 package dev.tideline.source;
 
+import dev.tideline.source.stream.FragmentToken;
 import dev.tideline.source.stream.StreamPosition;
 import java.util.HashMap;
 import java.util.List;
@@ -463,8 +464,10 @@ public final class SourceOffset {
                                 + "' (its cluster time as a BSON timestamp value: seconds << 32 | increment), or stream from an "
                                 + "operation time with '" + K_START_AT + "'");
                     }
-                    // startAt with a token: after an event that arrived in fragments, opened at its cluster time
-                    return new SourceOffset(Phase.STREAM, parsed, time, startAt != null ? time : null, null, null, null, null, null, false);
+                    // startAt with a token: after an event that arrived in fragments, opened at its cluster time; so is a
+                    // fragment's token an older version stored as the position (re-anchored: never resumed there)
+                    boolean splitEvent = startAt != null || FragmentToken.isFragment(parsed);
+                    return new SourceOffset(Phase.STREAM, parsed, time, splitEvent ? time : null, null, null, null, null, null, false);
                 }
                 if (startAt == null) {
                     throw new InvalidOffsetException("phase stream needs offset key '" + K_TOKEN + "' (a resume token) or '" + K_START_AT + "' (an operation time)");

@@ -124,6 +124,25 @@ class BackfillReaderTest {
         assertThat(firstOfSecond.offset()).isEqualTo(SourceOffset.backfill(START, new BsonInt32(1001)));
     }
 
+    /**
+     * A chunk migration (sharded clusters) moves documents between shards without changing them: a copy made after it
+     * holds each document once (on MongoDB the copy's majority read concern leaves the orphans of a migration out).
+     */
+    @Test
+    void aCopyAfterAChunkMigrationHoldsEachDocumentOnce() throws InterruptedException {
+        Namespace migrated = new Namespace("b", "migrated");
+        List<Document> docs = new ArrayList<>();
+        for (int i = 1; i <= 10; i++) {
+            docs.add(new Document("_id", i).append("v", i));
+        }
+        mongo.db(migrated.db()).getCollection(migrated.coll()).insertMany(docs);
+        assertThat(mongo.backend.migrateChunk(migrated.db(), migrated.coll(), List.of(3, 4, 5, 6))).isEqualTo(4);
+
+        List<Integer> ids = copiedIds(readAll(reader(migrated, new BsonDocument(), 4, SourceOffset.backfill(START, null), 1, 10)));
+
+        assertThat(ids).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
+    }
+
     @Test
     void resumesAfterTheLastCopiedIdAndAppliesTheFilter() throws InterruptedException {
         List<Integer> ids = copiedIds(readAll(reader(NS, BsonDocument.parse("{\"_id\": {\"$lte\": 2000}}"), 300,

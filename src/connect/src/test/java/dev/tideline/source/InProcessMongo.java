@@ -7,7 +7,8 @@ import dev.tideline.standin.MongoFixture;
 
 /** The in-process stand-in (a replica set, as the source needs: see its docs) and a client on it; close it after the tests. */
 final class InProcessMongo implements AutoCloseable {
-    private final MongoFixture mongo = MongoFixture.inProcess(new AwaitingMemoryBackend(), true);
+    final AwaitingMemoryBackend backend = new AwaitingMemoryBackend();
+    private final MongoFixture mongo = MongoFixture.inProcess(backend, true);
     final MongoClient client = mongo.client();
 
     MongoDatabase db(String name) {

@@ -139,6 +139,37 @@ class SourceOffsetTest {
         assertThat(SourceOffset.fromMap(SourceOffset.streamAfter(TOKEN).toMap()).streamPosition().isSplitEvent()).isFalse();
     }
 
+    /**
+     * An older version stored a split event's last fragment's token as the position (no startAt): read back, it is
+     * re-anchored after the split event, so the stream opens at the event's cluster time (never at the fragment's
+     * token, which MongoDB answers 280 once the document changed) and drops the event, split again or whole.
+     */
+    @Test
+    void aFragmentsTokenStoredByAnOlderVersionIsReadAsAfterItsSplitEvent() {
+        BsonTimestamp ct = new BsonTimestamp(0x66F1A2B3, 1);
+        String event = "8266F1A2B3000000012B042C0100296E5A1004" + "0123456789ABCDEF0123456789ABCDEF" + "46" + "2B5F696400" + "2B0E" + "00"; // event identifier {_id: 7}
+        BsonDocument lastFragment = new BsonDocument("_data", new BsonString(event + "2B02" + "04")); // fragment 2 of 2
+        Map<String, Object> older = new HashMap<>();
+        older.put("v", 2L);
+        older.put("phase", "stream");
+        older.put("token", lastFragment.toJson());
+        older.put("ct", ct.getValue());
+
+        SourceOffset read = SourceOffset.fromMap(older);
+
+        dev.tideline.source.stream.StreamPosition position = read.streamPosition();
+        assertThat(position.isSplitEvent()).isTrue();
+        assertThat(position.openingPoint()).isEqualTo(dev.tideline.source.stream.StreamPosition.atOperationTime(ct));
+        BsonDocument firstFragment = new BsonDocument("_data", new BsonString(event + "29" + "04"));
+        BsonDocument whole = new BsonDocument("_data", new BsonString(event + "04"));
+        assertThat(position.covers(dev.tideline.source.stream.StreamPosition.afterSplitEvent(firstFragment, ct)))
+                .as("the event split again (it carries its first fragment's token)").isTrue();
+        assertThat(position.covers(dev.tideline.source.stream.StreamPosition.afterToken(whole, ct))).as("the event, whole now").isTrue();
+        assertThat(read.toMap()).as("written back in the current form").containsEntry("startAt", ct.getValue());
+        older.put("token", whole.toJson());
+        assertThat(SourceOffset.fromMap(older).streamPosition().isSplitEvent()).as("an event's own token stays a token").isFalse();
+    }
+
     @Test
     void aTokenKeepsItsClusterTimeSoEveryStoredPositionCanBeOrdered() {
         Map<String, Object> m = SourceOffset.streamAfter(TOKEN).toMap();

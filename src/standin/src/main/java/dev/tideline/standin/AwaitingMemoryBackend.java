@@ -193,6 +193,23 @@ public class AwaitingMemoryBackend extends MemoryBackend {
     }
 
     /**
+     * A chunk migration of the documents of {@code database.collection} with these {@code _id}s to another shard
+     * ({@link ChunkMigration}): the data stays as it is, the oplog gets the recipient's inserts and the donor's
+     * deletes, all {@code fromMigrate: true}. Taken between two writes, as every write here.
+     *
+     * @return how many documents the chunk held
+     */
+    public int migrateChunk(String database, String collection, java.util.Collection<?> ids) {
+        IndexedOplog oplog = indexedOplog;
+        if (oplog == null) {
+            throw new IllegalStateException("a chunk migration is logged in the oplog: start the stand-in with one");
+        }
+        synchronized (writeLock) {
+            return ChunkMigration.migrate(oplog, database + "." + collection, ids);
+        }
+    }
+
+    /**
      * The primary steps down ({@link ReplicaSet#stepDown()}) between two writes, as MongoDB's step-down takes the
      * lock every write holds (the RSTL) before the node changes state.
      */

@@ -38,6 +38,9 @@ final class ChangeEvents {
 
     /** The events {@code spec}'s stream sees for {@code entry}, in order, without images; empty when none. */
     List<Event> of(OplogEntry entry, ChangeStreamSpec spec) {
+        if (entry.fromMigrate() && !spec.showMigrationEvents()) {
+            return List.of(); // a chunk migration's writes are not changes of the data (ChunkMigration)
+        }
         if (entry.op() != OplogEntry.Op.COMMAND) {
             return spec.covers(entry.ns()) ? List.of(crud(entry, ResumeToken.event(entry.ts()))) : List.of();
         }

@@ -19,10 +19,14 @@ import java.util.Set;
  * @param stages        the stages after {@code $changeStream}, without {@code $changeStreamSplitLargeEvent}
  * @param split         whether the pipeline ends with {@code $changeStreamSplitLargeEvent}
  * @param firstBatch    the aggregate's {@code cursor.batchSize} (MongoDB's default is 101)
+ * @param showMigrationEvents {@code showMigrationEvents: true}: the stream also returns what chunk migrations wrote
+ *                      ({@code fromMigrate} oplog entries), an internal option MongoDB takes on a shard's own
+ *                      members (https://jira.mongodb.org/browse/SERVER-38682); without it they are left out
  */
 public record ChangeStreamSpec(Scope scope, String database, String collection, boolean startAfter, ResumeToken startToken,
                                Long startAtTime, FullDocument fullDocument, BeforeChange beforeChange, boolean showExpandedEvents,
-                               List<Document> stages, boolean split, int firstBatch) {
+                               List<Document> stages, boolean split, int firstBatch,
+                               boolean showMigrationEvents) {
     public enum Scope { COLLECTION, DATABASE, CLUSTER }
 
     /** {@code fullDocument}: the post-image an update event carries. */
@@ -112,7 +116,8 @@ public record ChangeStreamSpec(Scope scope, String database, String collection, 
                 ? n.intValue() : DEFAULT_FIRST_BATCH;
         return new ChangeStreamSpec(scope, database, collection, startAfter, startToken, startAtTime,
                 fullDocument(options.get("fullDocument")), beforeChange(options.get("fullDocumentBeforeChange")),
-                Boolean.TRUE.equals(options.get("showExpandedEvents")), List.copyOf(stages), split, firstBatch);
+                Boolean.TRUE.equals(options.get("showExpandedEvents")), List.copyOf(stages), split, firstBatch,
+                Boolean.TRUE.equals(options.get("showMigrationEvents")));
     }
 
     private static Scope scope(String database, Object target, boolean cluster) {

@@ -183,7 +183,7 @@ public final class IndexedOplog implements Oplog {
             long size = ops.stream().mapToLong(OplogEntry::bytes).sum();
             Document o = new Document("applyOps", ops.size());
             entries.put(ts, new OplogEntry(ts, now, Op.COMMAND, "admin.$cmd", o, null, null, null, size,
-                    new OplogEntry.Transaction(lsid, txnNumber, ops)));
+                    new OplogEntry.Transaction(lsid, txnNumber, ops), false));
             bytes += size;
             evict();
         }
@@ -303,12 +303,22 @@ public final class IndexedOplog implements Oplog {
         return new Document("updatedFields", updated).append("removedFields", removed).append("truncatedArrays", List.of());
     }
 
+    private void append(Op op, String namespace, Document o, Object id, Document pre, Document post) {
+        append(op, namespace, o, id, pre, post, false);
+    }
+
+    /** Logs a chunk migration's write of one document ({@code fromMigrate: true}, see {@link ChunkMigration}). */
+    void appendFromMigrate(Op op, String namespace, Document o, Object id) {
+        append(op, namespace, o, id, null, null, true);
+        onWrite.accept(catalog.oplogNamespace(namespace));
+    }
+
     /**
      * Appends under a lock, so timestamps are handed out in the order entries become visible: a
      * reader never sees a later write before an earlier one, and {@link #highWaterMark()} (under the
      * same lock) is never below an entry that is not yet visible.
      */
-    private synchronized void append(Op op, String namespace, Document o, Object id, Document pre, Document post) {
+    private synchronized void append(Op op, String namespace, Document o, Object id, Document pre, Document post, boolean fromMigrate) {
         String ns = op == Op.COMMAND ? namespace : catalog.oplogNamespace(namespace);
         long size = maxBytes > 0 ? BsonSize.approximate(o) + BsonSize.approximate(pre) + BsonSize.approximate(post) + 64 : 0;
         if (transaction != null && op != Op.COMMAND) {
@@ -317,7 +327,7 @@ public final class IndexedOplog implements Oplog {
         }
         long ts = nextTimestamp();
         Instant now = clock.instant();
-        entries.put(ts, new OplogEntry(ts, now, op, ns, o, id, pre, post, size));
+        entries.put(ts, new OplogEntry(ts, now, op, ns, o, id, pre, post, size, null, fromMigrate));
         bytes += size;
         evict();
     }

@@ -19,9 +19,12 @@ import java.time.Instant;
  * @param postImage the document after an update or replace, when its collection records post-images
  * @param bytes     the entry's approximate BSON size, for an oplog capped by size (0 when not measured)
  * @param txn       the operations of a committed transaction, for its {@code applyOps} command entry; null otherwise
+ * @param fromMigrate whether a chunk migration wrote it ({@code fromMigrate: true} in MongoDB's oplog): the
+ *                    recipient shard's inserts and the donor's range deletion, which change streams leave out
+ *                    unless opened with {@code showMigrationEvents} ({@link ChunkMigration})
  */
 public record OplogEntry(long ts, Instant wall, Op op, String ns, Document o, Object id, Document preImage,
-                         Document postImage, long bytes, Transaction txn) {
+                         Document postImage, long bytes, Transaction txn, boolean fromMigrate) {
     /**
      * What MongoDB logs on committing a multi-document transaction: one {@code applyOps} command entry at the commit's
      * timestamp, with the session's {@code lsid} and {@code txnNumber} beside it and the operations, in the order they
@@ -35,14 +38,15 @@ public record OplogEntry(long ts, Instant wall, Op op, String ns, Document o, Ob
     public record Transaction(Document lsid, long txnNumber, java.util.List<OplogEntry> ops) {
     }
 
+    /** An entry an application's write or command made (not a chunk migration, not a transaction's commit). */
     public OplogEntry(long ts, Instant wall, Op op, String ns, Document o, Object id, Document preImage, Document postImage,
                       long bytes) {
-        this(ts, wall, op, ns, o, id, preImage, postImage, bytes, null);
+        this(ts, wall, op, ns, o, id, preImage, postImage, bytes, null, false);
     }
 
     /** This operation of a transaction, stamped with the transaction's commit time. */
     OplogEntry committedAt(long commitTs, Instant commitWall) {
-        return new OplogEntry(commitTs, commitWall, op, ns, o, id, preImage, postImage, bytes, null);
+        return new OplogEntry(commitTs, commitWall, op, ns, o, id, preImage, postImage, bytes, null, false);
     }
 
     /** MongoDB's oplog {@code op} codes, with a replacement kept apart from an update (MongoDB reports it as {@code replace}). */

@@ -16,9 +16,14 @@ import java.util.Locale;
  *   <li>an event token adds {@code 2B}, an 8-digit {@code txnOpIndex} (the event's place among the operations
  *       of one transaction, which all share the commit's cluster time; 0 outside a transaction), a kind
  *       ({@code 00} the entry's event, {@code 01} the {@code invalidate} that follows it: MongoDB's
- *       {@code fromInvalidate} flag) and a 4-digit fragment number ({@code 0000} for a whole event, 1..n for the
- *       fragments of a split event,
- *       https://www.mongodb.com/docs/manual/reference/operator/aggregation/changeStreamSplitLargeEvent/).</li>
+ *       {@code fromInvalidate} flag), {@code 00} where MongoDB's token ends the event's identifier document, and
+ *       {@code 04}, the end of the KeyString.</li>
+ *   <li>a fragment of a split event (https://www.mongodb.com/docs/manual/reference/operator/aggregation/changeStreamSplitLargeEvent/)
+ *       has its event's token with a zero-based fragment number before the final {@code 04}, as MongoDB
+ *       appends {@code fragmentNum} after the event identifier (https://jira.mongodb.org/browse/SERVER-71825,
+ *       SERVER-107526: "the resume token of the original large event suffixed with a 'fragmentNum' field"),
+ *       written as KeyString writes a small integer: {@code 29} for 0, {@code 2B} and one byte (n &lt;&lt; 1) below
+ *       128, {@code 2C} and two bytes below 32768. So a whole event sorts before its fragments, and they in order.</li>
  * </ul>
  * The fields come in the order MongoDB's resume token data compares them (cluster time, token type,
  * {@code txnOpIndex}, {@code fromInvalidate}, ..., fragment number: {@code resume_token.h} in the server's
@@ -32,8 +37,12 @@ public record ResumeToken(long clusterTime, int txnOpIndex, Kind kind, int fragm
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
     private static final String TIMESTAMP_TYPE = "82";
     private static final String EVENT_MARK = "2B";
+    private static final String IDENTIFIER_END = "00";
+    private static final String KEY_END = "04";
     private static final int HWM_LENGTH = 2 + 16;
-    private static final int EVENT_LENGTH = HWM_LENGTH + 2 + 8 + 2 + 4;
+    /** Up to the fragment number: {@code 82}, the time, {@code 2B}, the txnOpIndex, the kind, the identifier's end. */
+    private static final int EVENT_PREFIX_LENGTH = HWM_LENGTH + 2 + 8 + 2 + 2;
+    private static final int MAX_FRAGMENTS = 1 << 15;
 
     public ResumeToken {
         if (kind != Kind.EVENT && fragment != 0) {
@@ -42,7 +51,7 @@ public record ResumeToken(long clusterTime, int txnOpIndex, Kind kind, int fragm
         if (kind == Kind.HIGH_WATER_MARK && txnOpIndex != 0 || txnOpIndex < 0) {
             throw new IllegalArgumentException("a txnOpIndex belongs to an event: " + txnOpIndex);
         }
-        if (fragment < 0 || fragment > 0xFFFF) {
+        if (fragment < 0 || fragment > MAX_FRAGMENTS) {
             throw new IllegalArgumentException("fragment out of range: " + fragment);
         }
     }
@@ -89,15 +98,23 @@ public record ResumeToken(long clusterTime, int txnOpIndex, Kind kind, int fragm
     }
 
     public String hex() {
-        StringBuilder hex = new StringBuilder(EVENT_LENGTH).append(TIMESTAMP_TYPE);
+        StringBuilder hex = new StringBuilder(EVENT_PREFIX_LENGTH + 8).append(TIMESTAMP_TYPE);
         appendHex(hex, clusterTime, 16);
-        switch (kind) {
-            case EVENT -> appendHex(appendHex(hex.append(EVENT_MARK), txnOpIndex, 8).append("00"), fragment, 4);
-            case INVALIDATE -> appendHex(hex.append(EVENT_MARK), txnOpIndex, 8).append("01").append("0000");
-            default -> {
+        if (kind == Kind.HIGH_WATER_MARK) {
+            return hex.toString();
+        }
+        appendHex(hex.append(EVENT_MARK), txnOpIndex, 8).append(kind == Kind.INVALIDATE ? "01" : "00").append(IDENTIFIER_END);
+        if (fragment > 0) {
+            int n = fragment - 1; // MongoDB's fragmentNum counts from 0
+            if (n == 0) {
+                hex.append("29");
+            } else if (n < 128) {
+                appendHex(hex.append("2B"), (long) n << 1, 2);
+            } else {
+                appendHex(hex.append("2C"), (long) n << 1, 4);
             }
         }
-        return hex.toString();
+        return hex.append(KEY_END).toString();
     }
 
     private static StringBuilder appendHex(StringBuilder out, long value, int digits) {
@@ -122,7 +139,7 @@ public record ResumeToken(long clusterTime, int txnOpIndex, Kind kind, int fragm
             throw new IllegalArgumentException("a resume token is {_data: \"<hex string>\"}, got " + token);
         }
         String h = hex.toUpperCase(Locale.ROOT);
-        if (!h.startsWith(TIMESTAMP_TYPE) || (h.length() != HWM_LENGTH && h.length() != EVENT_LENGTH)) {
+        if (!h.startsWith(TIMESTAMP_TYPE) || (h.length() != HWM_LENGTH && h.length() < EVENT_PREFIX_LENGTH + 2)) {
             throw new IllegalArgumentException("not a resume token of this server: " + hex);
         }
         try {
@@ -130,20 +147,43 @@ public record ResumeToken(long clusterTime, int txnOpIndex, Kind kind, int fragm
             if (h.length() == HWM_LENGTH) {
                 return highWaterMark(time);
             }
-            if (!h.startsWith(EVENT_MARK, HWM_LENGTH)) {
+            if (!h.startsWith(EVENT_MARK, HWM_LENGTH) || !h.startsWith(IDENTIFIER_END, HWM_LENGTH + 12) || !h.endsWith(KEY_END)) {
                 throw new IllegalArgumentException("not a resume token of this server: " + hex);
             }
             int txnOpIndex = Integer.parseInt(h.substring(HWM_LENGTH + 2, HWM_LENGTH + 10), 16);
             String kind = h.substring(HWM_LENGTH + 10, HWM_LENGTH + 12);
-            int fragment = Integer.parseInt(h.substring(HWM_LENGTH + 12), 16);
+            int fragment = fragmentNumber(h.substring(EVENT_PREFIX_LENGTH, h.length() - KEY_END.length()), hex);
             return switch (kind) {
                 case "00" -> new ResumeToken(time, txnOpIndex, Kind.EVENT, fragment);
-                case "01" -> new ResumeToken(time, txnOpIndex, Kind.INVALIDATE, 0);
+                case "01" -> {
+                    if (fragment != 0) {
+                        throw new IllegalArgumentException("not a resume token of this server: " + hex);
+                    }
+                    yield new ResumeToken(time, txnOpIndex, Kind.INVALIDATE, 0);
+                }
                 default -> throw new IllegalArgumentException("not a resume token of this server: " + hex);
             };
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("not a resume token of this server: " + hex, e);
         }
+    }
+
+    /** The fragment (from 1) a token's KeyString integer after the identifier names, 0 when there is none. */
+    private static int fragmentNumber(String integer, String hex) {
+        if (integer.isEmpty()) {
+            return 0;
+        }
+        int n;
+        if (integer.equals("29")) {
+            n = 0;
+        } else if (integer.length() == 4 && integer.startsWith("2B")) {
+            n = Integer.parseInt(integer.substring(2), 16) >> 1;
+        } else if (integer.length() == 6 && integer.startsWith("2C")) {
+            n = Integer.parseInt(integer.substring(2), 16) >> 1;
+        } else {
+            throw new IllegalArgumentException("not a resume token of this server: " + hex);
+        }
+        return n + 1;
     }
 
     @Override

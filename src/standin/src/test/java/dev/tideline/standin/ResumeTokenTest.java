@@ -37,6 +37,9 @@ class ResumeTokenTest {
             ordered.add(event);
             ordered.add(event.fragment(1));
             ordered.add(event.fragment(2));
+            ordered.add(event.fragment(128));
+            ordered.add(event.fragment(129));
+            ordered.add(event.fragment(300));
             ordered.add(ResumeToken.invalidate(ts));
             ResumeToken secondOfATransaction = ResumeToken.event(ts, 1); // same cluster time, txnOpIndex orders them
             ordered.add(secondOfATransaction);
@@ -57,12 +60,23 @@ class ResumeTokenTest {
     @Test
     void readsBackWhatItWrites() {
         for (ResumeToken t : List.of(ResumeToken.highWaterMark(42), ResumeToken.event(42), ResumeToken.event(42).fragment(3),
-                ResumeToken.invalidate(42))) {
+                ResumeToken.event(42).fragment(1), ResumeToken.event(42).fragment(200), ResumeToken.invalidate(42))) {
             assertThat(ResumeToken.parse(t.toDocument())).isEqualTo(t);
             assertThat(ResumeToken.parse(new Document("_data", t.hex().toLowerCase()))).isEqualTo(t);
         }
         assertThat(ResumeToken.parse(ResumeToken.invalidate(1).toDocument()).isInvalidate()).isTrue();
         assertThat(ResumeToken.parse(ResumeToken.event(1).fragment(2).toDocument()).isFragment()).isTrue();
+    }
+
+    /** MongoDB's fragment token is its event's token with a zero-based fragmentNum before the KeyString's end. */
+    @Test
+    void aFragmentsTokenIsItsEventsTokenWithTheFragmentNumberBeforeTheEnd() {
+        String event = ResumeToken.event(42).hex();
+        assertThat(event).endsWith("0004");
+        String withoutEnd = event.substring(0, event.length() - 2);
+        assertThat(ResumeToken.event(42).fragment(1).hex()).isEqualTo(withoutEnd + "29" + "04");
+        assertThat(ResumeToken.event(42).fragment(2).hex()).isEqualTo(withoutEnd + "2B02" + "04");
+        assertThat(ResumeToken.event(42).fragment(129).hex()).isEqualTo(withoutEnd + "2C0100" + "04");
     }
 
     @Test

@@ -5,15 +5,14 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import dev.tideline.it.support.ConnectRest;
 import dev.tideline.it.support.TestStack;
+import dev.tideline.it.support.Waits;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.Document;
 
 /** What every measurement uses: the stack, the worker probe, the result table, the sizes. */
 final class BenchContext {
-    /** Time for a deleted connector's task to stop, so its shutdown is not billed to the next measurement. */
-    private static final long SETTLE_MILLIS = 2000;
-
     final TestStack stack;
     final ConnectRest rest;
     final TopicCounter topics;
@@ -87,9 +86,15 @@ final class BenchContext {
         }
     }
 
+    /**
+     * Deletes a connector and waits until the worker has it no more, then {@link BenchSizes#settleMillis()} for its
+     * tasks' shutdown, so that it is not billed to the next measurement.
+     */
     void deleteAndSettle(String name) {
         rest.deleteConnector(name);
-        Progress.sleep(SETTLE_MILLIS);
+        Waits.until(name + " gone from the worker after its delete", Duration.ofSeconds(60), Duration.ofMillis(50),
+                () -> rest.statusOrEmpty(name).isEmpty(), Boolean::booleanValue);
+        Progress.sleep(sizes.settleMillis());
     }
 
     /** Inserts documents 0..n-1 of {@link BenchDocs} into {@code bench.c}, 1,000 per round trip. */

@@ -7,9 +7,14 @@ package dev.tideline.bench;
  * smallest run that still takes every path, for the smoke test of the default suite.
  */
 record BenchSizes(int runs, int streamBacklog, int backfillSmall, int backfillLarge, int sinkRecords,
-                  int latencyRate, int latencySeconds, int heapBacklog, int warmUpRecords) {
+                  int latencyRate, int latencySeconds, int heapBacklog, int warmUpRecords, long settleMillis) {
     /** One small untimed round of each connector first (0: none, {@code -Dbench.warmup=false}). */
     static final int WARM_UP_RECORDS = 5_000;
+    /**
+     * After a deleted connector is gone from the worker, the pause before the next measurement, so that its tasks'
+     * teardown does not weigh on it; the smoke test measures nothing and waits only for the connector to be gone.
+     */
+    static final long SETTLE_MILLIS = 2_000;
 
     static BenchSizes fromSystemProperties() {
         boolean quick = Boolean.getBoolean("bench.quick");
@@ -23,12 +28,12 @@ record BenchSizes(int runs, int streamBacklog, int backfillSmall, int backfillLa
                 Integer.getInteger("bench.latency.rate", 2_000),
                 Integer.getInteger("bench.latency.seconds", quick ? 5 : 10),
                 Integer.getInteger("bench.heap.backlog", 200_000 / div),
-                "false".equals(System.getProperty("bench.warmup")) ? 0 : WARM_UP_RECORDS);
+                "false".equals(System.getProperty("bench.warmup")) ? 0 : WARM_UP_RECORDS, SETTLE_MILLIS);
     }
 
     /** Tiny sizes, one run, no warm-up: every part and contender once, in seconds each; figures that mean nothing. */
     static BenchSizes smoke() {
-        return new BenchSizes(1, 300, 200, 400, 300, 200, 1, 300, 0);
+        return new BenchSizes(1, 300, 200, 400, 300, 200, 1, 300, 0, 0);
     }
 
     boolean isFull() {

@@ -32,7 +32,7 @@ class SinkCrashIT {
         Namespace source = new Namespace("shop", "orders");
         Namespace dest = new Namespace("crash_dest", "orders");
         stack.createTopic(topic, 3);
-        Workload w = Workload.generate(source, 40_000, 8_000, 3);
+        Workload w = Workload.generate(source, 20_000, 4_000, 3); // the kill lands at 500 versions: most of it still to apply
         try (KafkaProducer<byte[], byte[]> p = SinkItSupport.producer(stack.bootstrapServers())) {
             for (ChangeEvent e : w.changes()) {
                 send(p, topic, null, e, ValueFormat.BSON);

@@ -254,6 +254,27 @@ class ScanReaderTest {
         assertThat(ids(drain(reader))).containsExactly(3);
     }
 
+    /**
+     * A chunk migration (sharded clusters) moves documents between shards without changing them, so the scan, which
+     * reads documents by their date field, finds nothing new after one.
+     */
+    @Test
+    void aChunkMigrationGivesTheScanNothingNew() throws Exception {
+        AwaitingMemoryBackend sharded = new AwaitingMemoryBackend();
+        try (dev.tideline.standin.MongoFixture shard = dev.tideline.standin.MongoFixture.inProcess(sharded, true)) {
+            MongoCollection<Document> shardOrders = shard.client().getDatabase(NS.db()).getCollection(NS.coll());
+            for (int id = 1; id <= 3; id++) {
+                shardOrders.insertOne(new Document("_id", id).append("n", id).append("updatedAt", new java.util.Date(T0 + id * 1000L)));
+            }
+            ScanReader scan = new ScanReader(shard.client(), NS, plan(0, 100), new BsonDocument(), null, CLOCK);
+            assertThat(ids(drain(scan))).containsExactly(1, 2, 3);
+
+            assertThat(sharded.migrateChunk(NS.db(), NS.coll(), List.of(1, 2))).isEqualTo(2);
+
+            assertThat(ids(drain(scan))).as("read again after the migration").isEmpty();
+        }
+    }
+
     // ---- helpers
 
     private ScanPlan plan(long lookbackMs, int batchSize) {

@@ -145,8 +145,9 @@ class SourceServerErrorIT {
             writer.write(300); // the gap: nothing captures these
             // what the copy cannot see: documents deleted in the gap, still at the destination
             int deletedInTheGap = p.differences(dest.client(), writer.expected()).notDeleted();
-            // older than the margin a copy's stream start keeps (2 s), so that start stays inside what the oplog holds
-            Waits.pause(Duration.ofSeconds(5), "older than the margin a copy's stream start keeps (a clock margin)");
+            // older than the margin a copy's stream start keeps (2 s, in whole seconds: 3 s and a half are always past it),
+            // so that start stays inside what the oplog holds
+            Waits.pause(Duration.ofMillis(3_500), "older than the margin a copy's stream start keeps (a clock margin)");
             rollTheOplogPast(backend, GAP_ENTRIES_KEPT);
             stack.rest().resume(p.sourceConnector());
             stack.rest().awaitRunning(p.sourceConnector(), 1, Duration.ofSeconds(90));
@@ -188,9 +189,10 @@ class SourceServerErrorIT {
     private static final int GAP_ENTRIES_KEPT = 100;
     /**
      * How long the outage goes on after the oplog rolled: more than the margin a copy's stream start keeps
-     * (2 s, in whole seconds), so the copy that follows starts after what the oplog lost.
+     * (2 s, in whole seconds: past 3 s the start's second is after the roll's), so the copy that follows starts after
+     * what the oplog lost.
      */
-    private static final long AFTER_THE_ROLL_MS = 5_000;
+    private static final long AFTER_THE_ROLL_MS = 3_500;
 
     /**
      * The oplog of a busy server: capped to its newest {@code kept} entries, the older ones are gone (as when
@@ -273,21 +275,33 @@ class SourceServerErrorIT {
                 Duration.ofMinutes(2), Duration.ofMillis(100), () -> backend.readsLetThrough(p.db), n -> n > through);
     }
 
-    /** The history_lost notices since {@code before}, once there is at least one (the policy announces itself). */
+    /**
+     * The history_lost notices since {@code before}, once there is at least one (the policy announces itself). Each
+     * poll reads what the control topic holds at that moment; the final counts ({@link #historyLostNotices}) wait for
+     * a quiet topic.
+     */
     private static long awaitHistoryLostNotices(TestStack stack, Pipeline p, long before) {
         long[] now = {0};
         try {
             Waits.await("a history_lost notice", Duration.ofSeconds(60), Duration.ofMillis(500))
-                    .until(() -> (now[0] = historyLostNotices(stack, p) - before) != 0);
+                    .until(() -> (now[0] = historyLost(TopicReader.readToEnd(stack.bootstrapServers(), controlTopic(p),
+                            Duration.ofSeconds(2))) - before) != 0);
         } catch (ConditionTimeoutException e) {
             // none: the caller's assertion on the count says so
         }
         return now[0];
     }
 
+    /** The history_lost notices once the control topic is quiet (2 s without a new record). */
     private static long historyLostNotices(TestStack stack, Pipeline p) {
-        List<ConsumerRecord<byte[], byte[]>> control = TopicReader.readAll(stack.bootstrapServers(), "fault-" + p.name + ".control",
-                Duration.ofSeconds(2));
+        return historyLost(TopicReader.readAll(stack.bootstrapServers(), controlTopic(p), Duration.ofSeconds(2)));
+    }
+
+    private static String controlTopic(Pipeline p) {
+        return "fault-" + p.name + ".control";
+    }
+
+    private static long historyLost(List<ConsumerRecord<byte[], byte[]>> control) {
         return control.stream().filter(r -> r.value() != null
                 && new String(r.value(), StandardCharsets.ISO_8859_1).contains("history_lost")).count();
     }
