@@ -361,7 +361,7 @@ class PrometheusMetricsIT {
         Process p = new ProcessBuilder(chromium.toString(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                 "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
                 "--hide-scrollbars", "--user-data-dir=" + profile, "--screenshot=" + png, "--window-size=1200,"
-                + (60 + 262 * ((panels.size() + 1) / 2)), html.toAbsolutePath().toUri().toString())
+                + (60 + 290 * ((panels.size() + 1) / 2)), html.toAbsolutePath().toUri().toString())
                 .redirectErrorStream(true).redirectOutput(OUT.resolve("chromium.out").toFile()).start();
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("chromium's screenshot within 2 minutes").isTrue();
         assertThat(png).exists();
