@@ -27,11 +27,16 @@ public final class Jmx implements AutoCloseable {
 
     /** {@code dev.tideline:type=<type>,connector=<name>,task=<n>[,collection=<db.coll>]}, values quoted when needed. */
     public static ObjectName name(String type, TaskIdentity task, String collection) {
+        return name(type, task, "collection", collection);
+    }
+
+    /** {@code dev.tideline:type=<type>,connector=<name>,task=<n>[,<key>=<value>]}, the last key only with a value. */
+    public static ObjectName name(String type, TaskIdentity task, String key, String keyValue) {
         StringBuilder s = new StringBuilder(DOMAIN).append(":type=").append(type)
                 .append(",connector=").append(value(task.connector()))
                 .append(",task=").append(task.task());
-        if (collection != null) {
-            s.append(",collection=").append(value(collection));
+        if (keyValue != null) {
+            s.append(',').append(key).append('=').append(value(keyValue));
         }
         try {
             return new ObjectName(s.toString());

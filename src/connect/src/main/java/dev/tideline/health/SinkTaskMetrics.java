@@ -17,9 +17,26 @@ public final class SinkTaskMetrics implements SinkTaskMetricsMBean, AutoCloseabl
     private final AtomicLong staleSkipped = new AtomicLong();
     private volatile long lastEventTimeMs = -1;
 
-    public SinkTaskMetrics(TaskIdentity task) {
+    /**
+     * @param destination what the sink writes to, the {@code destination} key of the bean's name (a label in Prometheus):
+     *                    see {@link #destination}
+     */
+    public SinkTaskMetrics(TaskIdentity task, String destination) {
         this.health = new HealthWatch("sink task " + task);
-        jmx.register(Jmx.name(TYPE, task, null), this);
+        jmx.register(name(task, destination), this);
+    }
+
+    /** {@code dev.tideline:type=sink-task,connector=X,task=N,destination=D}. */
+    public static javax.management.ObjectName name(TaskIdentity task, String destination) {
+        return Jmx.name(TYPE, task, "destination", destination);
+    }
+
+    /**
+     * The destination as operators name it without a secret: the connection string's host list (as the driver parses
+     * it: never the user, the password or the options), then {@code /database} when the sink writes one database.
+     */
+    public static String destination(String hosts, java.util.Optional<String> database) {
+        return hosts + database.map(d -> "/" + d).orElse("");
     }
 
     /**

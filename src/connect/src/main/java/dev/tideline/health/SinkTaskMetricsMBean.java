@@ -1,6 +1,6 @@
 package dev.tideline.health;
 
-/** JMX view of a sink task: {@code dev.tideline:type=sink-task,connector=X,task=N}. */
+/** JMX view of a sink task: {@code dev.tideline:type=sink-task,connector=X,task=N,destination=D}. */
 public interface SinkTaskMetricsMBean {
     String getHealth();
 

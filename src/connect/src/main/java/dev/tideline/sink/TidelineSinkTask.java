@@ -71,7 +71,8 @@ public class TidelineSinkTask extends SinkTask {
             this.conflictRetryEveryMs = config.retry().initialBackoffMs();
             this.conflictRetryMs = config.retry().duplicateKeyRetryMs();
             this.client = c;
-            this.metrics = new SinkTaskMetrics(TaskIdentity.of(props)); // JMX; closed in stop()
+            this.metrics = new SinkTaskMetrics(TaskIdentity.of(props), SinkTaskMetrics.destination(
+                    MongoClientFactory.hostsOf(config.connection().uri().value()), config.routing().database())); // JMX; closed in stop()
         } catch (RuntimeException e) {
             c.close();
             throw e;

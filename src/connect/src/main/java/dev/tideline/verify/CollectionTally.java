@@ -14,6 +14,7 @@ public final class CollectionTally {
     private long extra;
     private long different;
     private long inFlight;
+    private long fieldOrderOnly;
     private long settled;
     private long finishedMs = -1;
     private String error;
@@ -54,6 +55,11 @@ public final class CollectionTally {
         }
     }
 
+    /** A different document that differs in field order only (counted as different too). */
+    public void fieldOrderOnly() {
+        fieldOrderOnly++;
+    }
+
     public void settled() {
         settled++;
     }
@@ -86,6 +92,6 @@ public final class CollectionTally {
     public CollectionSummary summary() {
         long millis = (finishedMs < 0 ? System.currentTimeMillis() : finishedMs) - startedMs;
         return new CollectionSummary(collection, hashing, sourceDocuments, destinationDocuments, ranges, rangesDiffering,
-                candidates, missing, extra, different, inFlight, settled, millis, error);
+                candidates, missing, extra, different, inFlight, settled, millis, error, fieldOrderOnly);
     }
 }

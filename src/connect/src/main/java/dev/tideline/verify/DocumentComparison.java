@@ -42,6 +42,14 @@ public record DocumentComparison(Set<String> ignoredFields, boolean ignoreFieldO
     }
 
     /**
+     * Whether two versions this comparison finds different hold the same fields and values in another order (always
+     * false when it already ignores the order).
+     */
+    public boolean differInFieldOrderOnly(RawBsonDocument a, RawBsonDocument b) {
+        return !ignoreFieldOrder && !same(a, b) && new DocumentComparison(ignoredFields, true).same(a, b);
+    }
+
+    /**
      * 128 bits that stand for the document's content under this comparison (32 hex characters): equal
      * documents have equal fingerprints, and different ones differ but with negligible probability.
      */

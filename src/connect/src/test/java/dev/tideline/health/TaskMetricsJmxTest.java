@@ -2,6 +2,7 @@ package dev.tideline.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tideline.mongo.MongoClientFactory;
 import java.lang.management.ManagementFactory;
 import java.util.Map;
 import javax.management.MBeanServer;
@@ -63,10 +64,15 @@ class TaskMetricsJmxTest {
     @Test
     void sinkTaskBeanAndQuotedNames() throws Exception {
         TaskIdentity id = new TaskIdentity("sink,with:odd=name", 0);
-        ObjectName name = Jmx.name(SinkTaskMetrics.TYPE, id, null);
+        String destination = SinkTaskMetrics.destination(MongoClientFactory.hostsOf("mongodb://u:secret@h1:27017,h2/?replicaSet=rs0"),
+                java.util.Optional.of("shop_copy"));
+        ObjectName name = SinkTaskMetrics.name(id, destination);
         assertThat(server.queryNames(new ObjectName("dev.tideline:type=sink-task,*"), null)).doesNotContain(name);
-        try (SinkTaskMetrics metrics = new SinkTaskMetrics(id)) {
+        try (SinkTaskMetrics metrics = new SinkTaskMetrics(id, destination)) {
             assertThat(name.getKeyProperty("connector")).isEqualTo(ObjectName.quote("sink,with:odd=name"));
+            // the hosts and the database, no credentials, no options; in the name Prometheus sees (quoted: it holds ':' and ',')
+            assertThat(name.getKeyProperty("destination")).isEqualTo(ObjectName.quote("h1:27017,h2/shop_copy"));
+            assertThat(server.queryNames(new ObjectName("dev.tideline:type=sink-task,*"), null)).contains(name);
             metrics.retrying(false);
             assertThat(server.getAttribute(name, "Health")).isEqualTo("degraded");
             long now = System.currentTimeMillis();

@@ -46,6 +46,7 @@ public final class FanoutGateway implements AutoCloseable {
     private final ChangeConsumer consumer;
     private final CatchUpExecutor catchUp;
     private final HttpGateway http;
+    private final GatewayMetrics metrics;
 
     private FanoutGateway(GatewaySettings settings) throws InterruptedException {
         this.settings = settings;
@@ -64,6 +65,7 @@ public final class FanoutGateway implements AutoCloseable {
                 new ChangeRouter(kafka.valueFormat(), kafka.maxDepth(), memory), hub, stats);
         CatchUpExecutor executor = null;
         HttpGateway server = null;
+        TenantQuotas quotas = new TenantQuotas(settings.tenants().limits());
         try {
             executor = new CatchUpExecutor(resume.kafkaReaders(), resume.queueMax(),
                     () -> new KafkaConsumer<>(ChangeConsumer.consumerProps(client, "tideline-fanout-reader"),
@@ -78,7 +80,7 @@ public final class FanoutGateway implements AutoCloseable {
                     new HttpGateway.Budgets(settings.delivery().queueMaxBytes(), settings.delivery().queueTotalMaxBytes()),
                     settings.delivery().maxChannelsPerSubscription(),
                     new HttpGateway.Origins(settings.http().allowedOrigins(), settings.http().publicOrigins()),
-                    new HttpGateway.Services(hub, keys, new TenantQuotas(settings.tenants().limits()), stats, executor, this::statsJson,
+                    new HttpGateway.Services(hub, keys, quotas, stats, executor, this::statsJson,
                             new HttpGateway.Health(health::canDeliver, internals -> health.json(System.currentTimeMillis(), internals))));
         } catch (RuntimeException | InterruptedException e) {
             consumer.close();
@@ -89,6 +91,7 @@ public final class FanoutGateway implements AutoCloseable {
         }
         this.catchUp = executor;
         this.http = server;
+        this.metrics = new GatewayMetrics(server.port(), stats, hub, consumer.health(), quotas, executor::queued);
         LOG.info("fanout gateway listening on http://{}:{}, reading topics matching {} from {}",
                 settings.http().bindAddress(), http.port(), kafka.topics(), kafka.bootstrapServers());
     }
@@ -147,7 +150,7 @@ public final class FanoutGateway implements AutoCloseable {
                 + ",\"recordsRead\":" + stats.recordsRead.sum() + ",\"changesPublished\":" + stats.changesPublished.sum()
                 + ",\"deliveries\":" + stats.deliveries.sum() + ",\"deletesRoutedByMemory\":" + stats.deletesRoutedByMemory.sum()
                 + ",\"skipped\":" + json(stats.skippedByReason()) + ",\"refused\":" + json(stats.refusedByReason())
-                + ",\"disconnects\":" + json(stats.disconnectsByReason()) + ",\"resumes\":" + json(stats.resumesByKind())
+                + ",\"disconnects\":" + json(stats.disconnectsByReason()) + ",\"resumes\":" + json(stats.resumesByKind()) + ",\"readBacks\":" + json(stats.readBacksByOutcome())
                 + ",\"health\":" + consumer.health().json(System.currentTimeMillis())
                 + ",\"heapUsedBytes\":" + mem.getHeapMemoryUsage().getUsed()
                 + ",\"processCpuLoad\":" + cpu + ",\"processCpuNanos\":" + cpuNanos + "}";
@@ -161,6 +164,7 @@ public final class FanoutGateway implements AutoCloseable {
 
     @Override
     public void close() {
+        metrics.close();
         http.close();
         catchUp.close();
         consumer.close();

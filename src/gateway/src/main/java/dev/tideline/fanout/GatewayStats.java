@@ -18,6 +18,7 @@ public final class GatewayStats {
     private final Map<String, LongAdder> refused = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> disconnects = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> resumes = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> readBacks = new ConcurrentHashMap<>();
 
     /** A record not delivered: reason is one of ChangeRouter's skip reasons, or poison. */
     public void skipped(String reason) {
@@ -33,9 +34,22 @@ public final class GatewayStats {
         count(disconnects, reason);
     }
 
-    /** How a channel of a subscription started: live, cache, kafka, unrecoverable:reason. */
+    /** How a channel of a subscription started: live, cache, kafka (a read-back queued), unrecoverable:reason. */
     public void resumed(String how) {
         count(resumes, how);
+    }
+
+    /** How a read-back of missed changes from Kafka ended: kafka (caught up), aborted, failed, queue-full, unrecoverable:reason. */
+    public void readBack(String outcome) {
+        count(readBacks, outcome);
+    }
+
+    public long readBackCount(String outcome) {
+        return get(readBacks, outcome);
+    }
+
+    public Map<String, Long> readBacksByOutcome() {
+        return snapshot(readBacks);
     }
 
     public long disconnects(String reason) {

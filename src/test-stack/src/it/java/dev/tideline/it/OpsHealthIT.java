@@ -35,9 +35,11 @@ class OpsHealthIT {
         String topic = "opsh." + db + ".orders";
         String sourceTask = "dev.tideline:type=source-task,connector=" + SOURCE + ",task=0";
         String orders = sourceTask + ",collection=" + db + ".orders";
-        String sinkTask = "dev.tideline:type=sink-task,connector=" + SINK + ",task=0";
         try (MongoFixture source = MongoFixture.withOplog(); MongoFixture destination = MongoFixture.withOplog();
              JmxReader jmx = new JmxReader(stack.jmxUrl(0))) {
+            // the sink's bean names what it writes to: the destination's hosts and database, no credentials
+            String sinkTask = "dev.tideline:type=sink-task,connector=" + SINK + ",task=0,destination="
+                    + javax.management.ObjectName.quote(dev.tideline.mongo.MongoClientFactory.hostsOf(destination.uri()) + "/ops_health_copy");
             MongoCollection<Document> coll = source.client().getDatabase(db).getCollection("orders");
             List<Document> existing = new ArrayList<>();
             for (int i = 0; i < EXISTING; i++) {

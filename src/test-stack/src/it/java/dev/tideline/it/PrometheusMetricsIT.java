@@ -6,6 +6,11 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import dev.tideline.event.ValueFormat;
+import dev.tideline.fanout.auth.JwtVerifier;
+import dev.tideline.it.fanout.FanoutFixture;
+import dev.tideline.it.fanout.GatewayProcess;
+import dev.tideline.it.fanout.SseClient;
+import dev.tideline.it.support.MetricsAgent;
 import dev.tideline.it.support.TestStack;
 import dev.tideline.it.support.TopicReader;
 import dev.tideline.monitoring.MetricsCatalog;
@@ -69,8 +74,12 @@ class PrometheusMetricsIT {
         Map<String, String> verify = Map.of("connector", VERIFY);
         List<PeerItSupport.Cluster> peers = List.of(PeerItSupport.Cluster.start("prom", "A"), PeerItSupport.Cluster.start("prom", "B"));
         Map<String, String> peerSink = Map.of("connector", peers.get(0).sink());
+        int gatewayMetrics = MetricsAgent.freePort();
         try (MongoFixture source = MongoFixture.withOplog(); MongoFixture destination = MongoFixture.withOplog();
-             Recorder recorder = new Recorder(stack.metricsUrl(0))) {
+             // the fanout gateway in its own JVM, with the same agent and rules as the worker, reading the source's topics
+             GatewayProcess gateway = GatewayProcess.start(OUT.resolve("gateway"), FanoutFixture.settings(stack.bootstrapServers(), PREFIX, Map.of()),
+                     List.of("-Xmx256m", MetricsAgent.option(gatewayMetrics)));
+             Recorder recorder = new Recorder(List.of(stack.metricsUrl(0), "http://127.0.0.1:" + gatewayMetrics + "/metrics"))) {
             MongoCollection<Document> ordersColl = source.client().getDatabase(DB).getCollection("orders");
             MongoCollection<Document> customersColl = source.client().getDatabase(DB).getCollection("customers");
             List<Document> docs = new ArrayList<>();
@@ -86,6 +95,7 @@ class PrometheusMetricsIT {
 
             Map<String, String> sourceConfig = SourceItSupport.sourceConfig(source.uri(), DB, PREFIX, ValueFormat.JSON, 1);
             sourceConfig.put("batch.size", "100"); // a copy that takes a few scrapes, so its progress shows
+            sourceConfig.put("tenant.field", "tenant"); // the gateway's channels: prom_shop.orders.<tenant>
             stack.rest().putConnector(SOURCE, sourceConfig);
             try {
                 stack.rest().awaitRunning(SOURCE, 1, Duration.ofSeconds(60));
@@ -111,10 +121,11 @@ class PrometheusMetricsIT {
                     p.send(new ProducerRecord<>(peers.get(0).topic("items"), "42".getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS);
                 }
 
-                // changes for ~15 s while the sink catches up, one record the sink refuses in the middle
+                GatewayClients clients = GatewayClients.open(gateway.baseUrl());
+                // changes for ~15 s while the sink catches up (and the gateway delivers them), one record the sink refuses in the middle
                 long streamStart = System.currentTimeMillis();
                 for (int i = 0; i < STREAMED; i++) {
-                    ordersColl.insertOne(new Document("_id", "s" + i).append("total", i));
+                    ordersColl.insertOne(new Document("_id", "s" + i).append("total", i).append("tenant", i % 2 == 0 ? "acme" : "globex"));
                     customersColl.updateOne(Filters.eq("_id", "c" + (i % CUSTOMERS)), Updates.inc("visits", 1));
                     if (i == STREAMED / 2) {
                         try (KafkaProducer<byte[], byte[]> p = SinkItSupport.producer(stack.bootstrapServers())) {
@@ -138,7 +149,11 @@ class PrometheusMetricsIT {
                         s -> s.value("tideline_peer_round_trip_lag_seconds", peerSink) >= 0
                                 && s.value("tideline_peer_dlq_malformed_total", peerSink) >= 1
                                 && s.value("tideline_peer_records_received_total", peerSink) >= 1);
+                Scrape delivered = recorder.await("the gateway's deliveries of every streamed insert to its live clients", WAIT,
+                        s -> s.value("tideline_gateway_deliveries_total", Map.of()) >= GatewayClients.DELIVERIES
+                                && s.value("tideline_gateway_read_backs_total", Map.of("outcome", "kafka")) >= 1);
                 recorder.stop();
+                clients.close(); // after the last scrape: a tenant's series goes with its last connection
                 List<Scrape> scrapes = recorder.scrapes();
                 Scrape last = scrapes.get(scrapes.size() - 1);
                 System.out.printf("%d scrapes over %d s; the last has %d samples%n", scrapes.size(),
@@ -206,6 +221,7 @@ class PrometheusMetricsIT {
                         .map(s -> s.label("connector") + ":" + s.label("state")))
                         .containsExactlyInAnyOrder(SOURCE + ":ok", SINK + ":ok", VERIFY + ":ok");
 
+                gatewayFigures(delivered, last);
                 drawPanels(scrapes);
             } finally {
                 PeerItSupport.stopLinks(stack, peers);
@@ -247,6 +263,84 @@ class PrometheusMetricsIT {
         return r.value() != null && new String(r.value(), StandardCharsets.UTF_8).contains("\"c0\"");
     }
 
+    /** The gateway's figures, scraped from its own JVM while it delivered the streamed inserts to its clients. */
+    private static void gatewayFigures(Scrape delivered, Scrape last) {
+        String orders = PREFIX + "." + DB + ".orders";
+        System.out.printf("gateway: %.0f connections (acme %.0f, globex %.0f), %.0f deliveries, %.0f records read, %.0f published,"
+                        + " topic %s position %.0f lag %.0f; refused 401 malformed %.0f; resumes live %.0f; read-backs kafka %.0f;"
+                        + " skipped no-tenant %.0f%n",
+                delivered.value("tideline_gateway_connections", Map.of()), delivered.value("tideline_gateway_tenant_connections", Map.of("tenant", "acme")),
+                delivered.value("tideline_gateway_tenant_connections", Map.of("tenant", "globex")),
+                delivered.value("tideline_gateway_deliveries_total", Map.of()), delivered.value("tideline_gateway_records_read_total", Map.of()),
+                delivered.value("tideline_gateway_changes_published_total", Map.of()), orders,
+                delivered.value("tideline_gateway_topic_position", Map.of("topic", orders)),
+                delivered.value("tideline_gateway_topic_lag_records", Map.of("topic", orders)),
+                delivered.value("tideline_gateway_refusals_total", Map.of("status", "401", "reason", "malformed")),
+                delivered.value("tideline_gateway_resumes_total", Map.of("outcome", "live")),
+                delivered.value("tideline_gateway_read_backs_total", Map.of("outcome", "kafka")),
+                delivered.value("tideline_gateway_skipped_records_total", Map.of("reason", "no-tenant")));
+        assertThat(delivered.value("tideline_gateway_consumer_state", Map.of("state", "running"))).isEqualTo(1);
+        assertThat(delivered.value("tideline_gateway_tenant_connections", Map.of("tenant", "acme"))).isEqualTo(GatewayClients.ACME);
+        assertThat(delivered.value("tideline_gateway_tenant_connections", Map.of("tenant", "globex"))).isEqualTo(GatewayClients.GLOBEX);
+        assertThat(delivered.value("tideline_gateway_connections", Map.of())).isEqualTo(GatewayClients.ACME + GatewayClients.GLOBEX);
+        assertThat(delivered.value("tideline_gateway_refusals_total", Map.of("status", "401", "reason", "malformed"))).isEqualTo(1);
+        assertThat(delivered.value("tideline_gateway_resumes_total", Map.of("outcome", "live"))).isEqualTo(GatewayClients.ACME + GatewayClients.GLOBEX - 1);
+        assertThat(delivered.value("tideline_gateway_resumes_total", Map.of("outcome", "kafka"))).isEqualTo(1);
+        assertThat(delivered.value("tideline_gateway_changes_published_total", Map.of())).isGreaterThanOrEqualTo(STREAMED);
+        // the copied orders and the customers carry no tenant: read, routed nowhere
+        assertThat(delivered.value("tideline_gateway_skipped_records_total", Map.of("reason", "no-tenant"))).isGreaterThanOrEqualTo(ORDERS);
+        assertThat(delivered.value("tideline_gateway_topic_position", Map.of("topic", orders))).isGreaterThanOrEqualTo(ORDERS + STREAMED);
+        assertThat(delivered.value("tideline_gateway_topic_lag_records", Map.of("topic", orders))).isBetween(0.0, (double) ORDERS);
+        assertThat(delivered.value("tideline_gateway_disconnects_total", Map.of("reason", "slow-consumer"))).isZero();
+        assertThat(last.value("tideline_gateway_deliveries_total", Map.of())).as("every change delivered once to each client of its tenant")
+                .isEqualTo(GatewayClients.DELIVERIES);
+    }
+
+    /**
+     * Subscribers of the gateway: two live ones of tenant acme and one of globex on the orders channel, one of acme from
+     * the earliest record (a read-back from Kafka: a gap repair) and one refused for its malformed token.
+     */
+    private static final class GatewayClients implements AutoCloseable {
+        static final int ACME = 3;
+        static final int GLOBEX = 1;
+        /**
+         * The streamed inserts alternate acme and globex: each reaches every client of its tenant once (the one from the
+         * earliest record through the read-back, then live); the copied orders carry no tenant and reach none.
+         */
+        static final int DELIVERIES = STREAMED / 2 * ACME + STREAMED / 2 * GLOBEX;
+        private final List<SseClient> open;
+
+        private GatewayClients(List<SseClient> open) {
+            this.open = open;
+        }
+
+        static GatewayClients open(String baseUrl) {
+            JwtVerifier signer = new JwtVerifier(FanoutFixture.SECRET.getBytes(StandardCharsets.UTF_8), 0);
+            long exp = System.currentTimeMillis() / 1000 + 600;
+            List<SseClient> open = new ArrayList<>();
+            for (String tenant : List.of("acme", "acme", "globex")) {
+                String channel = DB + ".orders." + tenant;
+                SseClient c = SseClient.open(baseUrl, FanoutFixture.ssePath(signer.issue(null, tenant, List.of(channel), exp), channel), Map.of());
+                c.await("subscribed", 1, WAIT);
+                open.add(c);
+            }
+            String acme = DB + ".orders.acme";
+            SseClient fromStart = SseClient.open(baseUrl, FanoutFixture.ssePath(signer.issue(null, "acme", List.of(acme), exp), acme)
+                    + "&from=earliest", Map.of());
+            fromStart.await("subscribed", 1, WAIT);
+            open.add(fromStart);
+            SseClient refused = SseClient.open(baseUrl, FanoutFixture.ssePath("not-a-token", acme), Map.of());
+            assertThat(refused.status()).as("a malformed token refused").isEqualTo(401);
+            refused.close();
+            return new GatewayClients(open);
+        }
+
+        @Override
+        public void close() {
+            open.forEach(SseClient::close);
+        }
+    }
+
     /** The dashboard's panels from the recorded scrapes: HTML, and a PNG where Chromium is installed (docs/img). */
     private static void drawPanels(List<Scrape> scrapes) throws Exception {
         Map<String, List<PanelPage.Series>> panels = PanelPage.evaluate(scrapes, 15_000);
@@ -267,7 +361,7 @@ class PrometheusMetricsIT {
         Process p = new ProcessBuilder(chromium.toString(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                 "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
                 "--hide-scrollbars", "--user-data-dir=" + profile, "--screenshot=" + png, "--window-size=1200,"
-                + (60 + 262 * ((panels.size() + 1) / 2)), html.toAbsolutePath().toUri().toString())
+                + (60 + 290 * ((panels.size() + 1) / 2)), html.toAbsolutePath().toUri().toString())
                 .redirectErrorStream(true).redirectOutput(OUT.resolve("chromium.out").toFile()).start();
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("chromium's screenshot within 2 minutes").isTrue();
         assertThat(png).exists();
@@ -284,9 +378,13 @@ class PrometheusMetricsIT {
         return m;
     }
 
-    /** Scrapes /metrics every second on its own thread and keeps every scrape. */
+    /**
+     * Scrapes each /metrics every second on its own thread and keeps every scrape, the targets' samples together (as
+     * one Prometheus holds them; the metric names tell the worker's from the gateway's).
+     */
     private static final class Recorder implements AutoCloseable {
         private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        private final List<String> urls;
         private final String url;
         private final List<Scrape> scrapes = new CopyOnWriteArrayList<>();
         private final Thread thread;
@@ -294,8 +392,9 @@ class PrometheusMetricsIT {
         private volatile boolean stopped;
         private volatile Exception failure;
 
-        Recorder(String url) {
-            this.url = url;
+        Recorder(List<String> urls) {
+            this.urls = List.copyOf(urls);
+            this.url = String.join(" and ", urls);
             this.thread = new Thread(this::run, "metrics-recorder");
             thread.setDaemon(true);
             thread.start();
@@ -305,13 +404,17 @@ class PrometheusMetricsIT {
             while (!stopped) {
                 long at = System.currentTimeMillis();
                 try {
-                    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).GET().build(),
-                            HttpResponse.BodyHandlers.ofString());
-                    if (r.statusCode() != 200) {
-                        throw new IOException("GET " + url + ": " + r.statusCode() + " " + r.body());
+                    StringBuilder text = new StringBuilder();
+                    for (String target : urls) {
+                        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(target)).timeout(Duration.ofSeconds(10)).GET().build(),
+                                HttpResponse.BodyHandlers.ofString());
+                        if (r.statusCode() != 200) {
+                            throw new IOException("GET " + target + ": " + r.statusCode() + " " + r.body());
+                        }
+                        text.append(r.body()).append('\n');
                     }
-                    lastText = r.body();
-                    scrapes.add(Scrape.parse(at, r.body()));
+                    lastText = text.toString();
+                    scrapes.add(Scrape.parse(at, lastText));
                     Thread.sleep(Math.max(0, 1000 - (System.currentTimeMillis() - at)));
                 } catch (InterruptedException e) {
                     return;

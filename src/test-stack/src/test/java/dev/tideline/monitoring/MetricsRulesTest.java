@@ -2,6 +2,7 @@ package dev.tideline.monitoring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tideline.fanout.GatewayMetrics;
 import dev.tideline.health.SinkTaskMetricsMBean;
 import dev.tideline.health.SourceCollectionMetricsMBean;
 import dev.tideline.health.SourceTaskMetricsMBean;
@@ -35,11 +36,19 @@ class MetricsRulesTest {
     private static final List<Bean> BEANS = List.of(
             new Bean(SourceTaskMetricsMBean.class, "dev.tideline<type=source-task, connector=shop-source, task=0>"),
             new Bean(SourceCollectionMetricsMBean.class, "dev.tideline<type=source-task, connector=shop-source, task=0, collection=shop.orders>"),
-            new Bean(SinkTaskMetricsMBean.class, "dev.tideline<type=sink-task, connector=shop-sink, task=2>"),
+            new Bean(SinkTaskMetricsMBean.class, "dev.tideline<type=sink-task, connector=shop-sink, task=2, destination=\"h1:27017,h2:27017/shop_copy\">"),
             new Bean(VerifyTaskMetricsMBean.class, "dev.tideline<type=verify-task, connector=shop-verify, task=0>"),
-            new Bean(PeerLinkMetricsMBean.class, "dev.tideline<type=peer-sink, connector=shop-link-a, task=0>"));
+            new Bean(PeerLinkMetricsMBean.class, "dev.tideline<type=peer-sink, connector=shop-link-a, task=0>"),
+            new Bean(GatewayMetrics.GatewayMBean.class, "dev.tideline<type=gateway, gateway=8080>"),
+            new Bean(GatewayMetrics.TenantMBean.class, "dev.tideline<type=gateway-tenant, gateway=8080, tenant=acme>"),
+            new Bean(GatewayMetrics.TopicMBean.class, "dev.tideline<type=gateway-topic, gateway=8080, topic=shop.orders>"),
+            new Bean(GatewayMetrics.CounterMBean.class, "dev.tideline<type=gateway-refusals, gateway=8080, status=401, reason=expired>"),
+            new Bean(GatewayMetrics.CounterMBean.class, "dev.tideline<type=gateway-disconnects, gateway=8080, reason=slow-consumer>"),
+            new Bean(GatewayMetrics.CounterMBean.class, "dev.tideline<type=gateway-resumes, gateway=8080, outcome=unrecoverable-bad-cursor>"),
+            new Bean(GatewayMetrics.CounterMBean.class, "dev.tideline<type=gateway-read-backs, gateway=8080, outcome=kafka>"),
+            new Bean(GatewayMetrics.CounterMBean.class, "dev.tideline<type=gateway-skips, gateway=8080, reason=no-tenant>"));
     /** String attributes exported as a label with value 1: the value matched is a word. */
-    private static final Set<String> ONE_OF_A_SET = Set.of("Health", "Phase", "LastOutcome");
+    private static final Set<String> ONE_OF_A_SET = Set.of("Health", "Phase", "LastOutcome", "ConsumerState");
 
     @Test
     void theDocumentedTableIsTheRulesFile() {
@@ -53,9 +62,15 @@ class MetricsRulesTest {
             assertThat(d.type()).as(r.name() + " type").isEqualTo(r.type().toLowerCase(Locale.ROOT));
             assertThat(d.labels()).as(r.name() + " labels").isEqualTo(r.labels());
             assertThat(d.attribute()).as(r.name() + " attribute").isEqualTo(r.attribute());
-            assertThat(r.labels()).as(r.name() + " labels").contains("connector", "task");
-            if (r.pattern().contains("collection=")) {
-                assertThat(r.labels()).as(r.name()).contains("collection");
+            if (r.pattern().contains("<type=gateway")) {
+                assertThat(r.labels()).as(r.name() + " labels").contains("gateway").doesNotContain("connector", "task");
+            } else {
+                assertThat(r.labels()).as(r.name() + " labels").contains("connector", "task");
+            }
+            for (String key : List.of("collection", "destination", "tenant", "topic")) {
+                if (Pattern.compile(", " + key + "=\"?\\(").matcher(r.pattern()).find()) { // the key captured as a label
+                    assertThat(r.labels()).as(r.name()).contains(key);
+                }
             }
             assertThat(r.name().endsWith("_total")).as(r.name() + ": counters and only counters end in _total")
                     .isEqualTo(r.type().equals("COUNTER"));
@@ -105,9 +120,14 @@ class MetricsRulesTest {
     /** A connector name JMX quotes still matches: the label keeps the quotes (docs/metrics.md says so). */
     @Test
     void aQuotedConnectorNameIsMatched() {
-        String line = "dev.tideline<type=sink-task, connector=\"a,b\", task=0><>RecordsApplied: 3";
+        String line = "dev.tideline<type=sink-task, connector=\"a,b\", task=0, destination=\"h1:27017/db\"><>RecordsApplied: 3";
         assertThat(MetricsCatalog.rules().stream().filter(r -> exporterMatches(r, line))
                 .map(Rule::name).findFirst()).contains("tideline_sink_records_applied_total");
+        Rule applied = MetricsCatalog.rules().stream().filter(r -> r.name().equals("tideline_sink_records_applied_total")).findFirst().orElseThrow();
+        java.util.regex.Matcher m = Pattern.compile(applied.pattern()).matcher(line);
+        assertThat(m.find()).isTrue();
+        assertThat(m.group(1)).as("connector").isEqualTo("\"a,b\"");
+        assertThat(m.group(3)).as("destination, without JMX's quotes").isEqualTo("h1:27017/db");
     }
 
     /** As the exporter matches a rule: anywhere in the line (it wraps the pattern in {@code ^.*(?:...).*$}). */

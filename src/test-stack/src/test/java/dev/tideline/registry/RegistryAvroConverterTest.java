@@ -89,7 +89,7 @@ class RegistryAvroConverterTest {
         assertThat(((Struct) v.value()).get(EnvelopeCodec.F_WALL_TIME)).isEqualTo(new Date(1_700_000_000_123L));
     }
 
-    private static AvroConverter<Object> converter(InMemoryRegistry registry, boolean isKey) {
+    static AvroConverter<Object> converter(InMemoryRegistry registry, boolean isKey) {
         AvroConverter<Object> c = new AvroConverter<>();
         c.setSerializer(new AvroKafkaSerializer<>(registry.client()));
         c.setDeserializer(new AvroKafkaDeserializer<>(registry.client()));

@@ -3,6 +3,7 @@ package dev.tideline.verify.connect;
 import dev.tideline.health.Health;
 import dev.tideline.health.HealthState;
 import dev.tideline.verify.CollectionSummary;
+import dev.tideline.verify.Finding;
 import dev.tideline.verify.RunResult;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +33,9 @@ public final class VerifyHealth {
                 reasons.add(scope + ": not compared (" + c.error() + ")");
             } else if (c.missing() + c.extra() + c.different() > 0) {
                 state = worse(state, HealthState.DEGRADED);
-                reasons.add(scope + ": differs (" + c.missing() + " missing, " + c.extra() + " extra, " + c.different() + " different)");
+                reasons.add(scope + ": differs (" + c.missing() + " missing, " + c.extra() + " extra, " + c.different() + " different"
+                        + (c.fieldOrderOnly() > 0 ? ", " + c.fieldOrderOnly() + " of them in field order only: " + Finding.FIELD_ORDER_ONLY : "")
+                        + ")");
             }
         }
         return new Health(state, reasons);

@@ -50,7 +50,7 @@ final class Rechecker {
         CandidateSpool current = spool;
         try {
             if (settings.rechecks() == 0) {
-                current.read().forEachRemaining(c -> report(c, c.seenAs()));
+                current.read().forEachRemaining(c -> report(c, c.seenAs(), false)); // no re-read: the cause stays unknown
                 return;
             }
             for (int round = 1; round <= settings.rechecks() && current.count() > 0; round++) {
@@ -102,7 +102,7 @@ final class Rechecker {
                     dst == null ? null : comparison.fingerprint(dst));
             switch (RecheckPolicy.judge(c.observation(), seen)) {
                 case SETTLED -> s.tally().settled();
-                case DIFFERENT -> report(c, seen.kind());
+                case DIFFERENT -> report(c, seen.kind(), src != null && dst != null && comparison.differInFieldOrderOnly(src, dst));
                 case UNSETTLED -> {
                     if (lastRound) {
                         Finding f = new Finding(FindingKind.IN_FLIGHT, s.pair(), c.id(), seen.kind());
@@ -116,10 +116,13 @@ final class Rechecker {
         }
     }
 
-    private void report(Candidate c, FindingKind kind) {
+    private void report(Candidate c, FindingKind kind, boolean fieldOrderOnly) {
         Sides s = sides.get(c.collection());
         s.tally().finding(kind);
-        findings.accept(new Finding(kind, s.pair(), c.id()));
+        if (fieldOrderOnly) {
+            s.tally().fieldOrderOnly();
+        }
+        findings.accept(new Finding(kind, s.pair(), c.id(), kind, fieldOrderOnly));
     }
 
     private static void sleepUntil(long dueMs) {

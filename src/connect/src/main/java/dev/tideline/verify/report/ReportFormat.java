@@ -55,6 +55,9 @@ public final class ReportFormat {
         if (f.kind() == FindingKind.IN_FLIGHT) {
             line.text("seenAs", f.seenAs().wireName());
         }
+        if (f.fieldOrderOnly()) {
+            line.text("only", "field-order");
+        }
         return new ReportLine(f.kind().wireName(), f.collection().source().fullName(), line.end());
     }
 
@@ -64,6 +67,7 @@ public final class ReportFormat {
                 .number("sourceDocuments", c.sourceDocuments()).number("destinationDocuments", c.destinationDocuments())
                 .number("ranges", c.ranges()).number("rangesDiffering", c.rangesDiffering()).number("candidates", c.candidates())
                 .number("missing", c.missing()).number("extra", c.extra()).number("different", c.different())
+                .number("differentInFieldOrderOnly", c.fieldOrderOnly())
                 .number("inFlight", c.inFlight()).number("settled", c.settled()).number("millis", c.millis())
                 .text("error", c.error()).end());
     }

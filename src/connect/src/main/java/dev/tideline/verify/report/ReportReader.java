@@ -55,7 +55,8 @@ public final class ReportReader {
             case "missing", "extra", "different", "in-flight" -> {
                 FindingKind kind = FindingKind.fromWireName(type);
                 FindingKind seenAs = d.containsKey("seenAs") ? FindingKind.fromWireName(d.getString("seenAs").getValue()) : kind;
-                findings.accept(new Finding(kind, pair(d), d.get("_id"), seenAs));
+                boolean fieldOrderOnly = "field-order".equals(d.getString("only", new org.bson.BsonString("")).getValue());
+                findings.accept(new Finding(kind, pair(d), d.get("_id"), seenAs, fieldOrderOnly));
             }
             case ReportFormat.RANGE -> ranges.accept(new DifferingRange(pair(d), new IdRange(d.get("after"), d.get("upTo")),
                     d.getNumber("sourceDocuments").longValue(), d.getNumber("destinationDocuments").longValue()));

@@ -128,6 +128,44 @@ class VerifierTest {
         assertThat(run.lines().get(run.lines().size() - 1)).contains("\"outcome\":\"equal\"", "\"exitCode\":0");
     }
 
+    /**
+     * A json pipeline's destination: the same fields and values, another field order (JsonConverter's maps do not keep
+     * it). Verify compares exact BSON, so they differ; the report and the health say they differ in field order only,
+     * and why, apart from a real difference.
+     */
+    @Test
+    void documentsThatDifferInFieldOrderOnlySaySo() throws IOException {
+        String src = start(new AwaitingMemoryBackend());
+        String dst = start(new AwaitingMemoryBackend());
+        coll(src, "shop", "orders").insertMany(docs(0, 10));
+        List<BsonDocument> reordered = new ArrayList<>();
+        for (BsonDocument d : docs(0, 10)) {
+            reordered.add(new BsonDocument("_id", d.get("_id")).append("price", d.get("price")).append("name", d.get("name")));
+        }
+        reordered.set(7, reordered.get(7).clone().append("price", new BsonDouble(99))); // a real difference besides
+        coll(dst, "shop", "orders").insertMany(reordered);
+        Run run = run(settings(src, dst, false, Hashing.CLIENT, 1, 10), notes());
+        assertThat(run.result().outcome()).as("the bytes differ: exact BSON is what verify compares").isEqualTo(Outcome.DIFFERS);
+        assertThat(run.ids(FindingKind.DIFFERENT)).hasSize(10);
+        assertThat(run.findings().stream().filter(Finding::fieldOrderOnly).map(f -> f.id().asInt32().getValue()))
+                .containsExactlyInAnyOrder(0, 1, 2, 3, 4, 5, 6, 8, 9);
+        assertThat(run.lines()).filteredOn(l -> l.startsWith("{\"type\":\"different\"") && l.contains("\"only\":\"field-order\"")).hasSize(9);
+        CollectionSummary orders = run.result().collections().get(0);
+        assertThat(orders.different()).isEqualTo(10);
+        assertThat(orders.fieldOrderOnly()).isEqualTo(9);
+        assertThat(orders.describe()).contains("9 of the different in field order only", "json form", "output.format=bson");
+        assertThat(run.lines()).anyMatch(l -> l.contains("\"differentInFieldOrderOnly\":9"));
+        assertThat(dev.tideline.verify.connect.VerifyHealth.of(run.result()).reasons()).singleElement().asString()
+                .contains("10 different, 9 of them in field order only", "verify.ignore.field.order=true");
+
+        // compared with the field order ignored, only the real difference is left
+        VerifySettings ignoringOrder = new VerifySettings(src, dst, false, List.of("shop"), NameFilter.all(), null,
+                new DocumentComparison(Set.of(), true), Hashing.CLIENT, 100, 50, 1, 10, 2_000, dir);
+        Run again = run(ignoringOrder, notes());
+        assertThat(again.ids(FindingKind.DIFFERENT)).containsExactly("orders:BsonInt32{value=7}");
+        assertThat(again.findings()).noneMatch(Finding::fieldOrderOnly);
+    }
+
     @Test
     void listsExactlyTheIdsThatDifferAndTheRangesTheyAreIn() throws IOException {
         String src = start(new AwaitingMemoryBackend());

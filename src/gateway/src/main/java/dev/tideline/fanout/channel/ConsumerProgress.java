@@ -20,6 +20,7 @@ public final class ConsumerProgress {
     private final Map<TopicPartition, AtomicLong> next = new ConcurrentHashMap<>();
     private final Map<TopicPartition, Long> started = new ConcurrentHashMap<>();
     private final Map<TopicPartition, Long> completeFrom = new ConcurrentHashMap<>();
+    private final Map<TopicPartition, Long> ends = new ConcurrentHashMap<>();
     private volatile boolean ready;
 
     /** The partitions the consumer is assigned to now. */
@@ -80,6 +81,31 @@ public final class ConsumerProgress {
         Map<TopicPartition, Long> out = new HashMap<>();
         next.forEach((tp, n) -> out.put(tp, n.get()));
         return out;
+    }
+
+    /** The partition's end offset as the consumer last measured it (for the lag in the gateway's metrics). */
+    public void measuredEnd(TopicPartition tp, long endOffset) {
+        ends.put(tp, endOffset);
+    }
+
+    /** A topic's partitions summed: the next offsets to route, the last measured end offsets and the records between. */
+    public record TopicProgress(long position, long endOffset, long lagRecords) {
+    }
+
+    /** {@link TopicProgress} of a topic the consumer reads; all 0 for one it does not. */
+    public TopicProgress ofTopic(String topic) {
+        long position = 0;
+        long end = 0;
+        long lag = 0;
+        for (int p = 0; p < partitionCount(topic); p++) {
+            TopicPartition tp = new TopicPartition(topic, p);
+            long n = Math.max(0, next(tp));
+            long e = ends.getOrDefault(tp, n);
+            position += n;
+            end += e;
+            lag += Math.max(0, e - n);
+        }
+        return new TopicProgress(position, end, lag);
     }
 
     /** Subscriptions are served once the consumer has been assigned its partitions. */

@@ -115,7 +115,7 @@ abstract class Connection implements ChannelListener, CatchUpTarget {
                 case KAFKA -> {
                     if (!catchUp.fromKafka(this, i, channels.get(i), plan, lease::releaseCatchUp)) {
                         lease.releaseCatchUp();
-                        stats.resumed("queue-full");
+                        stats.readBack("queue-full");
                         disconnect(DisconnectReason.UNAVAILABLE);
                     }
                 }

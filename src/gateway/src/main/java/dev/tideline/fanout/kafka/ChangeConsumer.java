@@ -237,6 +237,7 @@ public final class ChangeConsumer implements AutoCloseable {
         if (!assigned.isEmpty()) {
             for (Map.Entry<TopicPartition, Long> e : consumer.endOffsets(assigned, BROKER_TIMEOUT).entrySet()) {
                 lag += Math.max(0, e.getValue() - Math.max(0, progress.next(e.getKey())));
+                progress.measuredEnd(e.getKey(), e.getValue());
             }
         }
         if (health.state() == ConsumerHealth.State.DOWN) {

@@ -52,6 +52,11 @@ public final class ConsumerHealth {
         return state == State.RUNNING;
     }
 
+    /** Records the topics held beyond what was routed, at the last contact; -1 before the first. */
+    public long lagRecords() {
+        return lagRecords;
+    }
+
     public long downSinceMillis() {
         return downSinceMillis;
     }

@@ -89,6 +89,18 @@ public final class TenantQuotas {
         return u == null ? 0 : u.connections;
     }
 
+    /** Open subscriptions per tenant that holds any (a snapshot, for the gateway's metrics). */
+    public Map<String, Integer> connectionsByTenant() {
+        Map<String, Integer> out = new HashMap<>();
+        byTenant.forEach((t, u) -> {
+            int n = u.connections;
+            if (n > 0) {
+                out.put(t, n);
+            }
+        });
+        return out;
+    }
+
     /** Tenants holding at least one subscription. */
     public int tenants() {
         return byTenant.size();

@@ -97,11 +97,11 @@ public final class CatchUpExecutor implements AutoCloseable {
                     }
                     String outcome = new KafkaRangeReader(consumer, settings, pacer)
                             .run(job.target(), job.index(), job.channel(), job.plan());
-                    stats.resumed(outcome);
+                    stats.readBack(outcome);
                 } catch (RuntimeException e) {
                     LOG.warn("reading back channel {} from Kafka failed; the subscriber is disconnected and retries: {}",
                             LogText.escape(job.channel()), LogText.message(e.toString()));
-                    stats.resumed("failed");
+                    stats.readBack("failed");
                     job.target().abort(DisconnectReason.UNAVAILABLE);
                 } finally {
                     job.done().run();

@@ -126,8 +126,7 @@ final class ConnectWorker {
     /** The JMX options, and the exporter agent with our rules when it is there. */
     private List<String> jvmOptions() {
         List<String> options = new java.util.ArrayList<>(jmxOptions());
-        StackPaths.prometheusAgent().filter(agent -> metricsPort > 0).ifPresent(agent -> options.add("-javaagent:" + agent
-                + "=127.0.0.1:" + metricsPort + ":" + StackPaths.prometheusRules()));
+        StackPaths.prometheusAgentOption(metricsPort).filter(option -> metricsPort > 0).ifPresent(options::add);
         return options;
     }
 

@@ -57,6 +57,11 @@ final class StackPaths {
         }
     }
 
+    /** {@code -javaagent:<agent>=127.0.0.1:<port>:<rules>}, empty without the agent jar. */
+    static java.util.Optional<String> prometheusAgentOption(int port) {
+        return prometheusAgent().map(agent -> "-javaagent:" + agent + "=127.0.0.1:" + port + ":" + prometheusRules());
+    }
+
     /** The exporter rules users get (docs/metrics.md). */
     static Path prometheusRules() {
         return projectDir().resolve("monitoring/prometheus/tideline-jmx-exporter.yml");
