@@ -1,6 +1,7 @@
 package dev.tideline.source;
 
 import dev.tideline.event.Namespace;
+import dev.tideline.source.capture.SourceOffset;
 import org.bson.BsonDocument;
 
 /**

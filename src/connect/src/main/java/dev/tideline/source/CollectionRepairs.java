@@ -7,6 +7,7 @@ import dev.tideline.log.LogText;
 import dev.tideline.mongo.Backoff;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
+import dev.tideline.source.capture.RepairProgress;
 import dev.tideline.source.repair.RepairRequest;
 import dev.tideline.source.repair.RepairSignals;
 import dev.tideline.source.repair.SignalAdmission;

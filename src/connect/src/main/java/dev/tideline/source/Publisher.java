@@ -1,5 +1,6 @@
 package dev.tideline.source;
 
+import dev.tideline.source.capture.Captured;
 import dev.tideline.source.stream.StreamOutput.CollectionFailure;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

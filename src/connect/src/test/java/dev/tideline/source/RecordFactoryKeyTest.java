@@ -3,11 +3,13 @@ package dev.tideline.source;
 import dev.tideline.record.EnvelopeStruct;
 import dev.tideline.record.RecordForm;
 import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.tideline.event.EventHeaders;
 import dev.tideline.event.Namespace;
+
 import dev.tideline.event.ResnapshotMarker;
 import dev.tideline.event.ValueFormat;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.SourceOffset;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

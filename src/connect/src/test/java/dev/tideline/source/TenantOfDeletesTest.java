@@ -7,6 +7,8 @@ import dev.tideline.event.EventHeaders;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
 import dev.tideline.event.ValueFormat;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.SourceOffset;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.connect.header.Header;

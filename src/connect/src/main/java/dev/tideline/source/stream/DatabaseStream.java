@@ -3,6 +3,7 @@ package dev.tideline.source.stream;
 import com.mongodb.client.MongoChangeStreamCursor;
 import com.mongodb.client.MongoDatabase;
 import dev.tideline.log.LogText;
+import dev.tideline.source.capture.StreamPosition;
 import dev.tideline.source.config.CaptureSettings.LargeEventPolicy;
 import dev.tideline.source.stream.StreamPipeline.Opening;
 import java.util.ArrayList;

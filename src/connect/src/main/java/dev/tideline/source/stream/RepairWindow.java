@@ -1,8 +1,8 @@
 package dev.tideline.source.stream;
 
 import dev.tideline.mongo.BsonOrder;
-import dev.tideline.source.Captured;
-import dev.tideline.source.SourceOffset;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.SourceOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;

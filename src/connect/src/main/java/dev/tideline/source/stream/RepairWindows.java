@@ -1,7 +1,8 @@
 package dev.tideline.source.stream;
 
-import dev.tideline.source.Captured;
-import dev.tideline.source.SourceOffset;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.SourceOffset;
+import dev.tideline.source.capture.StreamPosition;
 import dev.tideline.source.repair.RepairSignals;
 import dev.tideline.source.stream.StreamOutput.Delivery;
 import java.util.ArrayList;

@@ -2,8 +2,9 @@ package dev.tideline.source.stream;
 
 import dev.tideline.event.Namespace;
 import dev.tideline.log.LogText;
-import dev.tideline.source.Captured;
-import dev.tideline.source.SourceOffset;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.SourceOffset;
+import dev.tideline.source.capture.StreamPosition;
 import dev.tideline.source.stream.StreamOutput.Delivery;
 import dev.tideline.source.stream.StreamPipeline.Member;
 import java.util.ArrayList;

@@ -1,6 +1,7 @@
 package dev.tideline.source.stream;
 
-import dev.tideline.source.Captured;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.StreamPosition;
 import java.util.List;
 
 /**

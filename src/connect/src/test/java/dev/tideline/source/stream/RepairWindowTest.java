@@ -2,8 +2,8 @@ package dev.tideline.source.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tideline.source.Captured;
-import dev.tideline.source.SourceOffset;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.SourceOffset;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonDocument;

@@ -1,6 +1,5 @@
-package dev.tideline.source;
+package dev.tideline.source.capture;
 
-import dev.tideline.source.stream.StreamPosition;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;

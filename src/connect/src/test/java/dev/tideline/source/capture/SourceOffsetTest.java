@@ -1,4 +1,4 @@
-package dev.tideline.source;
+package dev.tideline.source.capture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -41,10 +41,10 @@ class SourceOffsetTest {
                 Arguments.of("an empty chunk copied", SourceOffset.chunkDone(START, null)),
                 Arguments.of("stream with token", SourceOffset.streamAfter(TOKEN)),
                 Arguments.of("stream with an unreadable token and its cluster time", SourceOffset.streamAt(
-                        dev.tideline.source.stream.StreamPosition.afterToken(new BsonDocument("_data", new BsonBinary(new byte[] {7})),
+                        dev.tideline.source.capture.StreamPosition.afterToken(new BsonDocument("_data", new BsonBinary(new byte[] {7})),
                                 START))),
                 Arguments.of("stream after a split event", SourceOffset.streamAt(
-                        dev.tideline.source.stream.StreamPosition.afterSplitEvent(TOKEN, new BsonTimestamp(0x66F1A2B3, 1)))),
+                        dev.tideline.source.capture.StreamPosition.afterSplitEvent(TOKEN, new BsonTimestamp(0x66F1A2B3, 1)))),
                 Arguments.of("stream from startAt", SourceOffset.streamFrom(START)),
                 Arguments.of("stream after a copy", SourceOffset.streamAfterCopy(START)),
                 Arguments.of("scan from start", SourceOffset.scan(null, null)),
@@ -133,9 +133,9 @@ class SourceOffsetTest {
     void aSplitEventsPositionIsStoredSoThatARestartOpensAtItsClusterTime() {
         BsonTimestamp ct = new BsonTimestamp(0x66F1A2B3, 1);
         SourceOffset stored = SourceOffset.fromMap(SourceOffset.streamAt(
-                dev.tideline.source.stream.StreamPosition.afterSplitEvent(TOKEN, ct)).toMap());
+                dev.tideline.source.capture.StreamPosition.afterSplitEvent(TOKEN, ct)).toMap());
         assertThat(stored.streamPosition().isSplitEvent()).isTrue();
-        assertThat(stored.streamPosition().openingPoint()).isEqualTo(dev.tideline.source.stream.StreamPosition.atOperationTime(ct));
+        assertThat(stored.streamPosition().openingPoint()).isEqualTo(dev.tideline.source.capture.StreamPosition.atOperationTime(ct));
         assertThat(SourceOffset.fromMap(SourceOffset.streamAfter(TOKEN).toMap()).streamPosition().isSplitEvent()).isFalse();
     }
 
