@@ -5,6 +5,7 @@ import dev.tideline.log.LogText;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.ControlType;
 import dev.tideline.source.capture.StreamPosition;
 import dev.tideline.source.stream.StreamOutput;
 import java.util.ArrayList;
@@ -42,7 +43,7 @@ final class DatabaseStreamReports implements StreamOutput {
         }
         publisher.publish(items);
         for (StreamOutput.Delivery d : batch) {
-            if (d.item() instanceof Captured.Control ctl && "event_too_large".equals(ctl.type())) {
+            if (d.item() instanceof Captured.Control ctl && ctl.type() == ControlType.EVENT_TOO_LARGE) {
                 capture.collection(db, d.collection()).metrics().eventSkipped();
             }
         }

@@ -115,7 +115,7 @@ public final class RecordFactory {
                     .append("wallTime", new BsonDateTime(System.currentTimeMillis()));
             out.add(notice(offset, heartbeatTopic, value, EventHeaders.KIND_HEARTBEAT));
         } else if (item instanceof Captured.Control control) {
-            BsonDocument value = new BsonDocument("type", new BsonString(control.type()))
+            BsonDocument value = new BsonDocument("type", new BsonString(control.type().wireName()))
                     .append("db", new BsonString(ns.db())).append("coll", new BsonString(ns.coll()))
                     .append("detail", new BsonString(control.detail()))
                     .append("wallTime", new BsonDateTime(System.currentTimeMillis()));

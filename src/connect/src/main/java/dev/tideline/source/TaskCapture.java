@@ -10,6 +10,7 @@ import dev.tideline.mongo.MongoErrors;
 import dev.tideline.source.StartPlanner.Phase;
 import dev.tideline.source.StartPlanner.Plan;
 import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.ControlType;
 import dev.tideline.source.capture.CopyPlan;
 import dev.tideline.source.capture.InvalidOffsetException;
 import dev.tideline.source.capture.SourceOffset;
@@ -316,7 +317,7 @@ final class TaskCapture implements AutoCloseable {
                     + "(DELETE/PATCH /connectors/<name>/offsets).", cause));
             case RESNAPSHOT -> coordinator.carryOut("the lost-history policy of " + c.ns(), () -> {
                 log.warn("LOST HISTORY: {}. Policy resnapshot: copying the collection again, then streaming.", LogText.message(what));
-                publisher.publish(c, List.of(new Captured.Control("history_lost", what + "; policy resnapshot",
+                publisher.publish(c, List.of(new Captured.Control(ControlType.HISTORY_LOST, what + "; policy resnapshot",
                         SourceOffset.streamAt(position))));
                 copies.submit(c, null);
             });
@@ -325,7 +326,7 @@ final class TaskCapture implements AutoCloseable {
                 log.warn("LOST HISTORY: {}. Policy latest: streaming from {}; changes in the gap are NOT captured.",
                         LogText.message(what), now);
                 SourceOffset from = SourceOffset.streamFrom(now);
-                publisher.publish(c, List.of(new Captured.Control("history_lost", what + "; policy latest", from)));
+                publisher.publish(c, List.of(new Captured.Control(ControlType.HISTORY_LOST, what + "; policy latest", from)));
                 stream(c, from);
             });
             default -> throw new IllegalStateException("unknown policy " + policy);
@@ -341,7 +342,7 @@ final class TaskCapture implements AutoCloseable {
         SourceOffset at = c.position();
         if (at != null) {
             try {
-                publisher.publish(c, List.of(new Captured.Control("parked", detail, at)));
+                publisher.publish(c, List.of(new Captured.Control(ControlType.PARKED, detail, at)));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

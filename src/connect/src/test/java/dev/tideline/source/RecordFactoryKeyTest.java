@@ -5,10 +5,10 @@ import dev.tideline.record.RecordForm;
 import static org.assertj.core.api.Assertions.assertThat;
 import dev.tideline.event.EventHeaders;
 import dev.tideline.event.Namespace;
-
 import dev.tideline.event.ResnapshotMarker;
 import dev.tideline.event.ValueFormat;
 import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.ControlType;
 import dev.tideline.source.capture.SourceOffset;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -51,7 +51,7 @@ class RecordFactoryKeyTest {
         RecordFactory factory = new RecordFactory(NS, "t.shop.orders", "t.heartbeats", "t.control", format, "", false, "p1");
         List<SourceRecord> out = new ArrayList<>();
         factory.append(new Captured.Heartbeat(OFFSET), out);
-        factory.append(new Captured.Control("drop", "drop of shop.orders", OFFSET), out);
+        factory.append(new Captured.Control(ControlType.DROP, "drop of shop.orders", OFFSET), out);
         assertThat(out).hasSize(2);
         return out;
     }

@@ -3,6 +3,7 @@ package dev.tideline.source.stream;
 import dev.tideline.event.Namespace;
 import dev.tideline.log.LogText;
 import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.ControlType;
 import dev.tideline.source.capture.SourceOffset;
 import dev.tideline.source.capture.StreamPosition;
 import dev.tideline.source.stream.StreamOutput.Delivery;
@@ -109,7 +110,7 @@ final class StreamMembers {
                 String detail = "rename of " + db + "." + event.coll() + " onto " + db + "." + target + " at " + event.clusterTime()
                         + ": its documents were replaced without change events; the collection is copied again";
                 log.warn("Change stream of {}: {}", LogText.escape(db), LogText.message(detail));
-                batch.deliveries.add(new Delivery(target, new Captured.Control("renamed_into", detail,
+                batch.deliveries.add(new Delivery(target, new Captured.Control(ControlType.RENAMED_INTO, detail,
                         SourceOffset.streamAt(batch.moved.getOrDefault(target, t.position)))));
                 batch.recopies.add(target);
             }

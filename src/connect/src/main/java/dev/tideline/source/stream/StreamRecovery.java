@@ -5,6 +5,7 @@ import dev.tideline.mongo.Backoff;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.ControlType;
 import dev.tideline.source.capture.SourceOffset;
 import dev.tideline.source.capture.StreamPosition;
 import dev.tideline.source.config.CaptureSettings.LargeEventPolicy;
@@ -358,7 +359,7 @@ final class StreamRecovery {
                     + "destination keeps the document's previous version until its next change; reset this collection's offset "
                     + "to copy it again";
             log.warn("Change stream of {}: {}", LogText.escape(db), LogText.message(detail));
-            out.publish(List.of(new StreamOutput.Delivery(coll, new Captured.Control("event_too_large", detail, SourceOffset.streamAt(at)))));
+            out.publish(List.of(new StreamOutput.Delivery(coll, new Captured.Control(ControlType.EVENT_TOO_LARGE, detail, SourceOffset.streamAt(at)))));
             members.passed(coll, at, System.currentTimeMillis());
         }
         stream.readTo(at);
@@ -372,7 +373,7 @@ final class StreamRecovery {
         }
         String detail = db + "." + coll + " is PARKED: " + reason;
         log.error("Change stream of {}: {}. The other collections go on.", LogText.escape(db), LogText.message(detail));
-        out.publish(List.of(new StreamOutput.Delivery(coll, new Captured.Control("parked", detail, SourceOffset.streamAt(members.published(coll))))));
+        out.publish(List.of(new StreamOutput.Delivery(coll, new Captured.Control(ControlType.PARKED, detail, SourceOffset.streamAt(members.published(coll))))));
         members.remove(coll);
         stream.membersChanged();
         out.parked(coll, reason);

@@ -6,6 +6,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoDatabase;
 import dev.tideline.event.Op;
 import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.ControlType;
 import dev.tideline.source.capture.StreamPosition;
 import dev.tideline.standin.AwaitingMemoryBackend;
 import dev.tideline.standin.MongoFixture;
@@ -176,7 +177,7 @@ class DatabaseStreamTest {
         db.getCollection("a").insertOne(new Document("_id", 3));
         await("the insert after the drop", () -> ids(out.changes("a"), c -> true).contains(3));
         assertThat(ids(out.changes("a"), c -> true)).containsExactly(2, 3);
-        assertThat(out.controls("a")).extracting(Captured.Control::type).containsExactly("drop");
+        assertThat(out.controls("a")).extracting(Captured.Control::type).containsExactly(ControlType.DROP);
         assertThat(out.lost).isEmpty();
     }
 
@@ -193,7 +194,7 @@ class DatabaseStreamTest {
         db.getCollection("b").insertOne(new Document("_id", 1));
         await("the re-copy request and b's insert", () -> !out.recopies.isEmpty() && out.changes("b").size() >= 1);
         assertThat(out.recopies).containsExactly("a");
-        assertThat(out.controls("a")).extracting(Captured.Control::type).containsExactly("renamed_into");
+        assertThat(out.controls("a")).extracting(Captured.Control::type).containsExactly(ControlType.RENAMED_INTO);
         assertThat(ids(out.changes("a"), c -> true)).containsExactly(2);
         assertThat(stream.positions()).containsOnlyKeys("b");
     }
@@ -226,7 +227,7 @@ class DatabaseStreamTest {
         db.drop();
         db.getCollection("a").insertOne(new Document("_id", 3));
         await("the insert after the dropDatabase", () -> ids(out.changes("a"), c -> true).contains(3));
-        assertThat(out.controls("a")).extracting(Captured.Control::type).contains("drop", "dropDatabase", "invalidate");
+        assertThat(out.controls("a")).extracting(Captured.Control::type).contains(ControlType.DROP, ControlType.DROP_DATABASE, ControlType.INVALIDATE);
         assertThat(out.lost).isEmpty();
     }
 
@@ -266,7 +267,7 @@ class DatabaseStreamTest {
         assertThat(ids(out.changes("b"), c -> true)).containsExactly(1, 2);
         List<Captured.Control> skipped = out.controls("a");
         assertThat(skipped).hasSize(1);
-        assertThat(skipped.get(0).type()).isEqualTo("event_too_large");
+        assertThat(skipped.get(0).type()).isEqualTo(ControlType.EVENT_TOO_LARGE);
         assertThat(skipped.get(0).detail()).contains("_id", "2", "SKIPPED", "large.event.policy");
         assertThat(out.parked).isEmpty();
     }
@@ -285,7 +286,7 @@ class DatabaseStreamTest {
         Thread.sleep(300);
         assertThat(ids(out.changes("a"), c -> true)).containsExactly(1);
         assertThat(out.parked).containsExactly("a");
-        assertThat(out.controls("a")).extracting(Captured.Control::type).containsExactly("parked");
+        assertThat(out.controls("a")).extracting(Captured.Control::type).containsExactly(ControlType.PARKED);
         assertThat(stream.positions()).containsOnlyKeys("b");
     }
 

@@ -7,6 +7,7 @@ import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.ControlType;
 import dev.tideline.source.capture.SourceOffset;
 import dev.tideline.standin.AwaitingMemoryBackend;
 import dev.tideline.standin.MongoFixture;
@@ -80,7 +81,7 @@ class RepairWindowStreamTest {
             if (d.item() instanceof Captured.Change ch) {
                 t.add(ch.event().op().wireName() + ":" + ch.event().id().asInt32().getValue());
             } else if (d.item() instanceof Captured.Control ctl) {
-                t.add(ctl.type());
+                t.add(ctl.detail()); // the emitter's watermarks below
             }
         }
         return t;
@@ -98,7 +99,7 @@ class RepairWindowStreamTest {
         RepairWindow w = new RepairWindow("w1", "c", new RepairWindow.Emitter() {
             @Override
             public List<Captured> atLow(BsonTimestamp low, SourceOffset position) {
-                return List.of(new Captured.Control("low", "", position));
+                return List.of(new Captured.Control(ControlType.PARKED, "low", position));
             }
 
             @Override
@@ -106,7 +107,7 @@ class RepairWindowStreamTest {
                 List<Captured> items = new ArrayList<>();
                 kept.forEach(r -> items.add(new Captured.Change(new dev.tideline.event.ChangeEvent(dev.tideline.event.Op.READ,
                         new dev.tideline.event.Namespace(DB, "c"), r.get("_id"), r, high, 0, null), position)));
-                items.add(new Captured.Control("high", "", position));
+                items.add(new Captured.Control(ControlType.PARKED, "high", position));
                 return items;
             }
         });

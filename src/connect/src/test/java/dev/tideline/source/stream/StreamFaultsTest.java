@@ -10,6 +10,7 @@ import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.changestream.FullDocument;
 import dev.tideline.event.Op;
 import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.ControlType;
 import dev.tideline.source.capture.SourceOffset;
 import dev.tideline.source.capture.StreamPosition;
 import dev.tideline.source.config.CaptureSettings.LargeEventPolicy;
@@ -151,7 +152,7 @@ class StreamFaultsTest {
         assertThat(ids(out.changes("a"), c -> true)).containsExactly(1);
         assertThat(out.parked).containsExactly("a");
         List<Captured.Control> parked = out.controls("a");
-        assertThat(parked).extracting(Captured.Control::type).containsExactly("parked");
+        assertThat(parked).extracting(Captured.Control::type).containsExactly(ControlType.PARKED);
         assertThat(parked.get(0).detail()).contains("_id", "2", "cannot split", "7182500", "large.event.policy=park");
         assertThat(s.positions()).containsOnlyKeys("b");
     }
@@ -224,7 +225,7 @@ class StreamFaultsTest {
                 .isLessThanOrEqualTo(2 * StreamRecovery.MAX_UNEXPLAINED_FATAL);
         assertThat(perMinute).as("aggregates (probes included) per minute of back-off: %d in %d ms", aggregates, sleptMs.get())
                 .isLessThanOrEqualTo(60);
-        assertThat(out.controls("a")).extracting(Captured.Control::type).containsExactly("parked");
+        assertThat(out.controls("a")).extracting(Captured.Control::type).containsExactly(ControlType.PARKED);
         assertThat(out.controls("a").get(0).detail()).contains("280", "still in the oplog", "Reset this collection's offset");
         assertThat(out.lost).isEmpty();
         assertThat(s.positions()).isEmpty();
