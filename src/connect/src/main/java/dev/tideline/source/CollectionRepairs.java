@@ -69,9 +69,9 @@ final class CollectionRepairs implements AutoCloseable {
      * @param streamOf   the task's change stream of a database
      * @param markerPartitions how many partitions a collection's resnapshot markers go to
      */
-    record Capture(Function<Namespace, CapturedCollection> collection, Supplier<Collection<CapturedCollection>> all,
+    record Capture(Function<Namespace, CollectionCapture> collection, Supplier<Collection<CollectionCapture>> all,
                    Predicate<Namespace> owns, Function<String, DatabaseStream> streamOf,
-                   ToIntFunction<CapturedCollection> markerPartitions, Function<Namespace, RepairProgress> committed) {
+                   ToIntFunction<CollectionCapture> markerPartitions, Function<Namespace, RepairProgress> committed) {
     }
 
     private final MongoClient client;
@@ -115,7 +115,7 @@ final class CollectionRepairs implements AutoCloseable {
     void scan(String db) {
         submit(() -> {
             SignalRefusals refusals = new SignalRefusals(marks, db);
-            for (CapturedCollection c : capture.all().get()) {
+            for (CollectionCapture c : capture.all().get()) {
                 RepairProgress p = c.records().repair();
                 if (c.ns().db().equals(db) && p.running()) {
                     BsonDocument s = signals(db).find(new BsonDocument("_id", p.signal())).first();
@@ -214,7 +214,7 @@ final class CollectionRepairs implements AutoCloseable {
         }
         RepairRequest r = parsed.request();
         Namespace ns = new Namespace(db, r.collection());
-        CapturedCollection c = capture.collection().apply(ns);
+        CollectionCapture c = capture.collection().apply(ns);
         if (c == null) {
             if (capture.owns().test(ns)) {
                 // said once, by the one task that would capture it: a typo or an excluded collection is not silent
@@ -265,15 +265,15 @@ final class CollectionRepairs implements AutoCloseable {
     }
 
     /** @return true when the repair finished (its last chunk handed over), false when it stopped */
-    private boolean run(CapturedCollection c, RepairRequest r) {
+    private boolean run(CollectionCapture c, RepairRequest r) {
         Backoff backoff = new Backoff(1_000, 30_000);
         long started = System.currentTimeMillis();
         long lastLogMs = started;
         RepairRun run = null;
         while (!stopped) {
             try {
-                if (c.state() != CapturedCollection.State.STREAMING) {
-                    if (c.state() == CapturedCollection.State.PARKED) {
+                if (c.state() != CollectionCapture.State.STREAMING) {
+                    if (c.state() == CollectionCapture.State.PARKED) {
                         log.warn("Repair {} of {} is not run: the collection is parked", LogText.escape(r.signal()),
                                 LogText.escape(c.ns()));
                         return false;

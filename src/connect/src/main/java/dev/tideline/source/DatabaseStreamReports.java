@@ -37,7 +37,7 @@ final class DatabaseStreamReports implements StreamOutput {
 
     @Override
     public void publish(List<StreamOutput.Delivery> batch) throws InterruptedException {
-        List<Map.Entry<CapturedCollection, Captured>> items = new ArrayList<>(batch.size());
+        List<Map.Entry<CollectionCapture, Captured>> items = new ArrayList<>(batch.size());
         for (StreamOutput.Delivery d : batch) {
             items.add(Map.entry(capture.collection(db, d.collection()), d.item()));
         }
@@ -56,15 +56,15 @@ final class DatabaseStreamReports implements StreamOutput {
 
     @Override
     public void recopy(String coll, String reason) {
-        CapturedCollection c = capture.collection(db, coll);
+        CollectionCapture c = capture.collection(db, coll);
         log.warn("{} is copied again: {}", LogText.escape(c.ns()), LogText.message(reason));
         copies.submit(c, null);
     }
 
     @Override
     public void parked(String coll, String reason) {
-        CapturedCollection c = capture.collection(db, coll);
-        c.state(CapturedCollection.State.PARKED);
+        CollectionCapture c = capture.collection(db, coll);
+        c.state(CollectionCapture.State.PARKED);
         c.metrics().parked();
     }
 

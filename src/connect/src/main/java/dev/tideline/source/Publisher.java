@@ -21,7 +21,7 @@ final class Publisher {
     }
 
     /** One collection's items. */
-    void publish(CapturedCollection c, List<Captured> items) throws InterruptedException {
+    void publish(CollectionCapture c, List<Captured> items) throws InterruptedException {
         if (items.isEmpty()) {
             return;
         }
@@ -40,11 +40,11 @@ final class Publisher {
      *
      * @throws CollectionFailure naming the collection whose records could not be built (nothing is handed over)
      */
-    void publish(List<Map.Entry<CapturedCollection, Captured>> items) throws InterruptedException {
+    void publish(List<Map.Entry<CollectionCapture, Captured>> items) throws InterruptedException {
         List<SourceRecord> out = new ArrayList<>(items.size() + 1);
-        Map<CapturedCollection, List<Captured>> byCollection = new LinkedHashMap<>();
-        for (Map.Entry<CapturedCollection, Captured> e : items) {
-            CapturedCollection c = e.getKey();
+        Map<CollectionCapture, List<Captured>> byCollection = new LinkedHashMap<>();
+        for (Map.Entry<CollectionCapture, Captured> e : items) {
+            CollectionCapture c = e.getKey();
             try {
                 c.records().append(e.getValue(), out);
             } catch (RuntimeException failure) {
@@ -58,7 +58,7 @@ final class Publisher {
         byCollection.forEach(this::published);
     }
 
-    private void published(CapturedCollection c, List<Captured> items) {
+    private void published(CollectionCapture c, List<Captured> items) {
         c.position(items.get(items.size() - 1).offset());
         c.metrics().published(items);
     }

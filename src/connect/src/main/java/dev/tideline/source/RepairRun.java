@@ -60,7 +60,7 @@ final class RepairRun {
     private final CollectionRepairs.Capture capture;
     private final String connector;
     private final int chunkSize;
-    private final CapturedCollection c;
+    private final CollectionCapture c;
     private final RepairRequest r;
     /** The first low watermark: set on the stream's thread when its window opens, read by the windows after it. */
     private volatile BsonTimestamp epoch;
@@ -75,7 +75,7 @@ final class RepairRun {
     private long copied;
     private long deleted;
 
-    RepairRun(MongoClient client, CollectionRepairs.Capture capture, String connector, int chunkSize, CapturedCollection c,
+    RepairRun(MongoClient client, CollectionRepairs.Capture capture, String connector, int chunkSize, CollectionCapture c,
               RepairRequest r, BsonTimestamp epoch, BsonValue last) {
         this.client = client;
         this.capture = capture;

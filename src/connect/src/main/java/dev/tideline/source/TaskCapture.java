@@ -75,7 +75,7 @@ final class TaskCapture implements AutoCloseable {
     private final StreamSupport streamSupport = new StreamSupport();
     private final SkipStarts skipStarts;
     private final Backoff discoveryBackoff;
-    private final Map<Namespace, CapturedCollection> collections = new ConcurrentHashMap<>();
+    private final Map<Namespace, CollectionCapture> collections = new ConcurrentHashMap<>();
     private final Map<String, DatabaseStream> streams = new ConcurrentHashMap<>();
     private final List<Thread> streamThreads = new ArrayList<>();
     private CollectionScans scans;
@@ -132,7 +132,7 @@ final class TaskCapture implements AutoCloseable {
         coordinator.schedule(this::pollSplitCopies, SplitCopies.POLL_MS);
     }
 
-    private int markerPartitions(CapturedCollection c) {
+    private int markerPartitions(CollectionCapture c) {
         return config.topics().markerPartitions().forTopic(c.records().topic());
     }
 
@@ -229,9 +229,9 @@ final class TaskCapture implements AutoCloseable {
             try {
                 stored = SourceOffset.fromMap(storedMap);
             } catch (InvalidOffsetException e) {
-                CapturedCollection c = new CapturedCollection(ns, records, cm, config.capture().filterFor(ns), null);
+                CollectionCapture c = new CollectionCapture(ns, records, cm, config.capture().filterFor(ns), null);
                 collections.put(ns, c);
-                c.state(CapturedCollection.State.PARKED);
+                c.state(CollectionCapture.State.PARKED);
                 cm.parked();
                 log.error("{} is PARKED: its stored offset cannot be used ({}). Reset it (PATCH or DELETE "
                         + "/connectors/<name>/offsets with the connector stopped); the other collections go on.",
@@ -240,7 +240,7 @@ final class TaskCapture implements AutoCloseable {
             }
         }
         records.withRepair(SourceOffset.repair(storedMap)); // read by fromMap above: valid
-        CapturedCollection c = new CapturedCollection(ns, records, cm, config.capture().filterFor(ns), stored);
+        CollectionCapture c = new CollectionCapture(ns, records, cm, config.capture().filterFor(ns), stored);
         collections.put(ns, c);
         Plan plan = StartPlanner.plan(stored, config.capture().mode(), config.capture().initialSync(), useStreams,
                 () -> skipStarts.startOf(ns));
@@ -260,8 +260,8 @@ final class TaskCapture implements AutoCloseable {
         }
     }
 
-    private void stream(CapturedCollection c, SourceOffset from) {
-        c.state(CapturedCollection.State.STREAMING);
+    private void stream(CollectionCapture c, SourceOffset from) {
+        c.state(CollectionCapture.State.STREAMING);
         c.metrics().opened(Phase.STREAM, null);
         streamOf(c.ns().db()).join(c.ns().coll(), c.filter(), from.streamPosition(), from.isAfterCopy());
     }
@@ -290,15 +290,15 @@ final class TaskCapture implements AutoCloseable {
     }
 
     /** The collection {@code coll} of {@code db} this task captures; a stream reading another is a bug. */
-    CapturedCollection collection(String db, String coll) {
-        CapturedCollection c = collections.get(new Namespace(db, coll));
+    CollectionCapture collection(String db, String coll) {
+        CollectionCapture c = collections.get(new Namespace(db, coll));
         if (c == null) {
             throw new IllegalStateException("the change stream of " + db + " read " + coll + ", which this task does not capture");
         }
         return c;
     }
 
-    void historyLost(CapturedCollection c, StreamPosition position, boolean afterCopy, RuntimeException cause) {
+    void historyLost(CollectionCapture c, StreamPosition position, boolean afterCopy, RuntimeException cause) {
         String db = c.ns().db();
         if (afterCopy) {
             park(c, "its copy took longer than the oplog window: the copy started at " + position + " and the oplog no longer "
@@ -334,10 +334,10 @@ final class TaskCapture implements AutoCloseable {
     }
 
     /** Stops capturing a collection for a reason of its own; the others go on. */
-    private void park(CapturedCollection c, String reason) {
+    private void park(CollectionCapture c, String reason) {
         String detail = c.ns() + " is PARKED: " + reason;
         log.error("{}. The task's other collections go on.", LogText.message(detail));
-        c.state(CapturedCollection.State.PARKED);
+        c.state(CollectionCapture.State.PARKED);
         c.metrics().parked();
         SourceOffset at = c.position();
         if (at != null) {
@@ -357,18 +357,18 @@ final class TaskCapture implements AutoCloseable {
     /** What copies and scans report back. */
     private final class CopyOwner implements CollectionCopies.Owner {
         @Override
-        public void copied(CapturedCollection c, BsonTimestamp streamStart) {
+        public void copied(CollectionCapture c, BsonTimestamp streamStart) {
             c.metrics().streaming();
             stream(c, SourceOffset.streamAfterCopy(streamStart));
         }
 
         @Override
-        public void split(CapturedCollection c, CopyPlan plan) {
+        public void split(CollectionCapture c, CopyPlan plan) {
             splitCopies.ownerSplit(c, plan);
         }
 
         @Override
-        public void park(CapturedCollection c, String reason) {
+        public void park(CollectionCapture c, String reason) {
             TaskCapture.this.park(c, reason);
         }
 
@@ -386,22 +386,22 @@ final class TaskCapture implements AutoCloseable {
         }
 
         @Override
-        public CapturedCollection owned(Namespace ns) {
+        public CollectionCapture owned(Namespace ns) {
             return collections.get(ns);
         }
 
         @Override
-        public CapturedCollection chunkCapture(Namespace ns, Map<String, Object> partition, SourceOffset stored) {
-            CapturedCollection c = collections.get(ns);
+        public CollectionCapture chunkCapture(Namespace ns, Map<String, Object> partition, SourceOffset stored) {
+            CollectionCapture c = collections.get(ns);
             if (c != null) {
-                return new CapturedCollection(ns, c.records().forChunk(partition), c.metrics(), c.filter(), stored);
+                return new CollectionCapture(ns, c.records().forChunk(partition), c.metrics(), c.filter(), stored);
             }
             CaptureMetrics cm = chunkMetrics.computeIfAbsent(ns, n -> new CaptureMetrics(metrics.collection(n.fullName(), n.db())));
-            return new CapturedCollection(ns, recordsFor(ns).forChunk(partition), cm, config.capture().filterFor(ns), stored);
+            return new CollectionCapture(ns, recordsFor(ns).forChunk(partition), cm, config.capture().filterFor(ns), stored);
         }
 
         @Override
-        public void copied(CapturedCollection c, CopyPlan plan) {
+        public void copied(CollectionCapture c, CopyPlan plan) {
             new CopyOwner().copied(c, plan.streamStart());
         }
     }

@@ -40,7 +40,7 @@ class SplitCopiesTest {
     private final List<Namespace> copied = new ArrayList<>();
     private final RecordQueue queue = new RecordQueue(100);
     private final SourceTaskMetrics metrics = new SourceTaskMetrics(new TaskIdentity("split-copies-test", 0));
-    private final Map<Namespace, CapturedCollection> captured = new HashMap<>();
+    private final Map<Namespace, CollectionCapture> captured = new HashMap<>();
 
     @AfterEach
     void close() {
@@ -62,9 +62,9 @@ class SplitCopiesTest {
         }
     }
 
-    private CapturedCollection capture(Namespace ns, Map<String, Object> partition, SourceOffset stored) {
+    private CollectionCapture capture(Namespace ns, Map<String, Object> partition, SourceOffset stored) {
         RecordFactory records = new RecordFactory(ns, "t." + ns.fullName(), "t.heartbeats", "t.control", ValueFormat.BSON, "", false, "p");
-        return new CapturedCollection(ns, partition == null ? records : records.forChunk(partition),
+        return new CollectionCapture(ns, partition == null ? records : records.forChunk(partition),
                 new CaptureMetrics(metrics.collection(ns.fullName() + (partition == null ? "" : "#" + partition.get("chunk")), ns.db())),
                 null, stored);
     }
@@ -90,17 +90,17 @@ class SplitCopiesTest {
             }
 
             @Override
-            public CapturedCollection owned(Namespace ns) {
+            public CollectionCapture owned(Namespace ns) {
                 return captured.get(ns);
             }
 
             @Override
-            public CapturedCollection chunkCapture(Namespace ns, Map<String, Object> partition, SourceOffset stored) {
+            public CollectionCapture chunkCapture(Namespace ns, Map<String, Object> partition, SourceOffset stored) {
                 return capture(ns, partition, stored);
             }
 
             @Override
-            public void copied(CapturedCollection c, CopyPlan plan) {
+            public void copied(CollectionCapture c, CopyPlan plan) {
                 copied.add(c.ns());
             }
         };
@@ -149,8 +149,8 @@ class SplitCopiesTest {
     @Test
     void theOwnerCopiesItsChunkAndEndsTheCopyOnlyOnceEveryChunkIsCommittedDone() throws InterruptedException {
         Namespace ns = ownedBy(0);
-        CapturedCollection c = capture(ns, null, null);
-        c.state(CapturedCollection.State.COPYING);
+        CollectionCapture c = capture(ns, null, null);
+        c.state(CollectionCapture.State.COPYING);
         captured.put(ns, c);
         SplitCopies owner = task(0, List.of(ns));
 

@@ -9,7 +9,7 @@ import org.bson.BsonDocument;
  * its filter, and which part of the task reads it now. Only one part at a time (the copy pool, the
  * database's change stream, or the scan pool) publishes for it, handing it over to the next.
  */
-final class CapturedCollection {
+final class CollectionCapture {
     enum State { COPYING, STREAMING, SCANNING, PARKED }
 
     private final Namespace ns;
@@ -20,7 +20,7 @@ final class CapturedCollection {
     /** The position after the last item handed over, or null before the first. */
     private volatile SourceOffset position;
 
-    CapturedCollection(Namespace ns, RecordFactory records, CaptureMetrics metrics, BsonDocument filter, SourceOffset stored) {
+    CollectionCapture(Namespace ns, RecordFactory records, CaptureMetrics metrics, BsonDocument filter, SourceOffset stored) {
         this.ns = ns;
         this.records = records;
         this.metrics = metrics;
