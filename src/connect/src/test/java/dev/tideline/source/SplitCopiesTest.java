@@ -66,7 +66,7 @@ class SplitCopiesTest {
         RecordFactory records = new RecordFactory(ns, "t." + ns.fullName(), "t.heartbeats", "t.control", ValueFormat.BSON, "", false, "p");
         return new CollectionCapture(ns, partition == null ? records : records.forChunk(partition),
                 new CaptureMetrics(metrics.collection(ns.fullName() + (partition == null ? "" : "#" + partition.get("chunk")), ns.db())),
-                null, stored);
+                null, stored, null); // no wiring: these captures are only copied and published, never streamed or parked
     }
 
     private SplitCopies task(int index, List<Namespace> listed) {

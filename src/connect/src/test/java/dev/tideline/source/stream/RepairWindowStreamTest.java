@@ -75,7 +75,7 @@ class RepairWindowStreamTest {
     private List<String> trace() {
         List<String> t = new ArrayList<>();
         for (StreamOutput.Delivery d : out.delivered) {
-            if (!d.collection().equals("c")) {
+            if (!d.collection().ns().coll().equals("c")) {
                 continue;
             }
             if (d.item() instanceof Captured.Change ch) {
@@ -94,7 +94,7 @@ class RepairWindowStreamTest {
         for (int i = 1; i <= 4; i++) {
             c.insertOne(new Document("_id", i).append("v", 0));
         }
-        stream.join("c", new BsonDocument(), DatabaseStreamTest.now(mongo.client()), false);
+        stream.join(out.handle("c"), new BsonDocument(), DatabaseStreamTest.now(mongo.client()), false);
         c.updateOne(Filters.eq("_id", 4), Updates.set("v", 1)); // before the window: streamed, and copied again
         RepairWindow w = new RepairWindow("w1", "c", new RepairWindow.Emitter() {
             @Override
@@ -134,7 +134,7 @@ class RepairWindowStreamTest {
     void watermarksOfAnotherWindowAndAWindowNoLongerReadAreIgnoredOrFailed() throws Exception {
         MongoDatabase db = start();
         db.getCollection("c").insertOne(new Document("_id", 1));
-        stream.join("c", new BsonDocument(), DatabaseStreamTest.now(mongo.client()), false);
+        stream.join(out.handle("c"), new BsonDocument(), DatabaseStreamTest.now(mongo.client()), false);
         MongoCollection<BsonDocument> signals = db.getCollection(RepairSignals.COLLECTION, BsonDocument.class);
         // a window of another connector: not registered here, nothing happens
         BsonDocument foreign = new BsonDocument("_id", new BsonDocument(RepairSignals.WINDOW_KEY, new BsonString("other")));
