@@ -128,9 +128,4 @@ public final class RepairWindow {
     void fail(RuntimeException why) {
         closed.completeExceptionally(why);
     }
-
-    /** How many documents changed in the window so far (for tests and logs). */
-    int changedCount() {
-        return changed.size();
-    }
 }
