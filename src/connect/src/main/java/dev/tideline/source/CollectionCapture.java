@@ -7,6 +7,7 @@ import dev.tideline.source.StartPlanner.Phase;
 import dev.tideline.source.capture.Captured;
 import dev.tideline.source.capture.CollectionHandle;
 import dev.tideline.source.capture.ControlType;
+import dev.tideline.source.capture.RepairProgress;
 import dev.tideline.source.capture.SourceOffset;
 import dev.tideline.source.capture.StreamPosition;
 import dev.tideline.source.config.CaptureSettings.LostHistoryPolicy;
@@ -41,6 +42,7 @@ final class CollectionCapture implements CollectionHandle {
 
     private final Namespace ns;
     private final RecordFactory records;
+    private final RecordState recordState;
     private final CaptureMetrics metrics;
     private final BsonDocument filter;
     private final Wiring task;
@@ -48,10 +50,11 @@ final class CollectionCapture implements CollectionHandle {
     /** The position after the last item handed over, or null before the first. */
     private volatile SourceOffset position;
 
-    CollectionCapture(Namespace ns, RecordFactory records, CaptureMetrics metrics, BsonDocument filter, SourceOffset stored,
-                      Wiring task) {
+    CollectionCapture(Namespace ns, RecordFactory records, RecordState recordState, CaptureMetrics metrics, BsonDocument filter,
+                      SourceOffset stored, Wiring task) {
         this.ns = ns;
         this.records = records;
+        this.recordState = recordState;
         this.metrics = metrics;
         this.filter = filter;
         this.position = stored;
@@ -67,6 +70,11 @@ final class CollectionCapture implements CollectionHandle {
         return records;
     }
 
+    /** Where the collection's repairs stand, as the records handed over so far say. */
+    RepairProgress repair() {
+        return recordState.repair();
+    }
+
     CaptureMetrics metrics() {
         return metrics;
     }
@@ -77,7 +85,7 @@ final class CollectionCapture implements CollectionHandle {
 
     /** The same collection's capture of one chunk of a split copy: its records go under the chunk's partition. */
     CollectionCapture forChunk(RecordFactory chunkRecords, SourceOffset stored) {
-        return new CollectionCapture(ns, chunkRecords, metrics, filter, stored, task);
+        return new CollectionCapture(ns, chunkRecords, recordState.forChunk(), metrics, filter, stored, task);
     }
 
     State state() {
@@ -95,7 +103,7 @@ final class CollectionCapture implements CollectionHandle {
 
     @Override
     public void append(Captured item, List<SourceRecord> out) {
-        records.append(item, out);
+        records.append(item, recordState, out);
     }
 
     @Override

@@ -116,7 +116,7 @@ final class CollectionRepairs implements AutoCloseable {
         submit(() -> {
             SignalRefusals refusals = new SignalRefusals(marks, db);
             for (CollectionCapture c : capture.all().get()) {
-                RepairProgress p = c.records().repair();
+                RepairProgress p = c.repair();
                 if (c.ns().db().equals(db) && p.running()) {
                     BsonDocument s = signals(db).find(new BsonDocument("_id", p.signal())).first();
                     if (s != null) {
@@ -225,7 +225,7 @@ final class CollectionRepairs implements AutoCloseable {
         }
         Set<String> ofCollection = accepted.computeIfAbsent(ns, k -> ConcurrentHashMap.newKeySet());
         String key = key(r.signal());
-        RepairProgress progress = c.records().repair();
+        RepairProgress progress = c.repair();
         boolean finishingHere = finishing.getOrDefault(ns, Set.of()).contains(r.signal());
         SignalAdmission.Seen seen = new SignalAdmission.Seen(state, progress.isRunning(r.signal()), progress.isDone(r.signal()),
                 ofCollection.contains(key) || finishingHere, ofCollection.size());
@@ -282,7 +282,7 @@ final class CollectionRepairs implements AutoCloseable {
                     continue;
                 }
                 if (run == null) {
-                    RepairProgress p = c.records().repair();
+                    RepairProgress p = c.repair();
                     run = p.isRunning(r.signal()) ? new RepairRun(client, capture, connector, chunkSize, c, r, p.epoch(), p.lastId())
                             : new RepairRun(client, capture, connector, chunkSize, c, r, null, null);
                     log.info("Repair {} of {} ({}) {}", LogText.escape(r.signal()), LogText.escape(c.ns()),

@@ -7,6 +7,7 @@ import dev.tideline.log.LogText;
 import dev.tideline.source.StartPlanner.Plan;
 import dev.tideline.source.capture.Captured;
 import dev.tideline.source.capture.InvalidOffsetException;
+import dev.tideline.source.capture.RepairProgress;
 import dev.tideline.source.capture.SourceOffset;
 import dev.tideline.source.capture.SourcePartition;
 import dev.tideline.source.config.CaptureSettings;
@@ -98,18 +99,19 @@ final class CollectionStarts {
         try {
             stored = storedMap == null ? null : SourceOffset.fromMap(storedMap);
         } catch (InvalidOffsetException e) {
-            CollectionCapture c = capture(ns, recordsFor(ns), null);
+            CollectionCapture c = capture(ns, recordsFor(ns), RepairProgress.NONE, null);
             collections.put(ns, c);
             c.park("its stored offset cannot be used (" + e.getMessage() + "). Reset it (PATCH or DELETE "
                     + "/connectors/<name>/offsets with the connector stopped)");
             return;
         }
         // the stored offset was read by fromMap above: its repair progress is valid
-        CollectionCapture c = capture(ns, recordsFor(ns).withRepair(SourceOffset.repair(storedMap)), stored);
+        RecordFactory records = recordsFor(ns);
         if (config.peer().clusterId().isPresent()) {
             // the origin labeler resumes from the clock kept in the collection's offset
-            c.records().withPeerTagging(new PeerOriginTagger(config.peer(), client.getDatabase(ns.db()), ns.coll(), storedMap));
+            records = records.withPeerTagging(new PeerOriginTagger(config.peer(), client.getDatabase(ns.db()), ns.coll(), storedMap));
         }
+        CollectionCapture c = capture(ns, records, SourceOffset.repair(storedMap), stored);
         collections.put(ns, c);
         Plan plan = StartPlanner.plan(stored, config.capture().mode(), config.capture().initialSync(), useStreams,
                 () -> skipStarts.startOf(ns));
@@ -136,12 +138,14 @@ final class CollectionStarts {
             return c.forChunk(c.records().forChunk(partition), stored);
         }
         CaptureMetrics cm = chunkMetrics.computeIfAbsent(ns, n -> new CaptureMetrics(metrics.collection(n.fullName(), n.db())));
-        return new CollectionCapture(ns, recordsFor(ns).forChunk(partition), cm, config.capture().filterFor(ns), stored, wiring);
+        return new CollectionCapture(ns, recordsFor(ns).forChunk(partition), new RecordState(RepairProgress.NONE), cm,
+                config.capture().filterFor(ns), stored, wiring);
     }
 
-    private CollectionCapture capture(Namespace ns, RecordFactory records, SourceOffset stored) {
+    /** @param repair where the collection's repairs stand, as its stored offset says */
+    private CollectionCapture capture(Namespace ns, RecordFactory records, RepairProgress repair, SourceOffset stored) {
         CaptureMetrics cm = new CaptureMetrics(metrics.collection(ns.fullName(), ns.db()));
-        return new CollectionCapture(ns, records, cm, config.capture().filterFor(ns), stored, wiring);
+        return new CollectionCapture(ns, records, new RecordState(repair), cm, config.capture().filterFor(ns), stored, wiring);
     }
 
     private RecordFactory recordsFor(Namespace ns) {

@@ -233,7 +233,7 @@ final class RepairRun {
             }
             chunking.kept = kept.size();
             chunking.gone = gone.size();
-            RepairProgress p = c.records().repair().start(r.signal()).began(chunking.epoch).copiedUpTo(chunking.lastAfter);
+            RepairProgress p = c.repair().start(r.signal()).began(chunking.epoch).copiedUpTo(chunking.lastAfter);
             if (chunking.last) {
                 if (scope() != null) {
                     out.add(new Captured.Marker(new ResnapshotMarker(ResnapshotMarker.Stage.COMPLETE, c.ns(), chunking.epoch,

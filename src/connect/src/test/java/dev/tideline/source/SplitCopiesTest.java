@@ -8,6 +8,7 @@ import dev.tideline.event.ValueFormat;
 import dev.tideline.health.SourceTaskMetrics;
 import dev.tideline.health.TaskIdentity;
 import dev.tideline.source.capture.CopyPlan;
+import dev.tideline.source.capture.RepairProgress;
 import dev.tideline.source.capture.SourceOffset;
 import dev.tideline.source.capture.SourcePartition;
 import java.util.ArrayList;
@@ -64,7 +65,7 @@ class SplitCopiesTest {
 
     private CollectionCapture capture(Namespace ns, Map<String, Object> partition, SourceOffset stored) {
         RecordFactory records = new RecordFactory(ns, "t." + ns.fullName(), "t.heartbeats", "t.control", ValueFormat.BSON, "", false, "p");
-        return new CollectionCapture(ns, partition == null ? records : records.forChunk(partition),
+        return new CollectionCapture(ns, partition == null ? records : records.forChunk(partition), new RecordState(RepairProgress.NONE),
                 new CaptureMetrics(metrics.collection(ns.fullName() + (partition == null ? "" : "#" + partition.get("chunk")), ns.db())),
                 null, stored, null); // no wiring: these captures are only copied and published, never streamed or parked
     }
