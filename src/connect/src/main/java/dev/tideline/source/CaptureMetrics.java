@@ -3,6 +3,7 @@ package dev.tideline.source;
 import dev.tideline.health.SourceCollectionMetrics;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
+import dev.tideline.source.capture.Captured;
 import java.util.List;
 import java.util.Locale;
 

@@ -7,6 +7,9 @@ import dev.tideline.mongo.Backoff;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.source.StartPlanner.Phase;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.CopyPlan;
+import dev.tideline.source.capture.SourceOffset;
 import dev.tideline.source.config.SourceConfig;
 import com.mongodb.client.MongoCollection;
 import java.util.List;
@@ -40,12 +43,12 @@ final class CollectionCopies implements AutoCloseable {
 
     /** What a finished copy leads to, and how a failure is reported. */
     interface Owner {
-        void copied(CapturedCollection c, BsonTimestamp streamStart);
+        void copied(CollectionCapture c, BsonTimestamp streamStart);
 
         /** A copy split across tasks has begun (or goes on after a restart): its owner ends it once every chunk is copied. */
-        void split(CapturedCollection c, CopyPlan plan);
+        void split(CollectionCapture c, CopyPlan plan);
 
-        void park(CapturedCollection c, String reason);
+        void park(CollectionCapture c, String reason);
 
         void fail(ConnectException e);
     }
@@ -73,8 +76,8 @@ final class CollectionCopies implements AutoCloseable {
     }
 
     /** @param from a backfill position to continue from, or null for a new copy */
-    void submit(CapturedCollection c, SourceOffset from) {
-        c.state(CapturedCollection.State.COPYING);
+    void submit(CollectionCapture c, SourceOffset from) {
+        c.state(CollectionCapture.State.COPYING);
         pool.execute(() -> copy(c, from));
     }
 
@@ -85,7 +88,7 @@ final class CollectionCopies implements AutoCloseable {
      *
      * @param from the chunk's stored position, or null to start it
      */
-    void submitChunk(CapturedCollection chunkCapture, CopyPlan plan, CopyPlan.Chunk chunk, SourceOffset from, Runnable done) {
+    void submitChunk(CollectionCapture chunkCapture, CopyPlan plan, CopyPlan.Chunk chunk, SourceOffset from, Runnable done) {
         pool.execute(() -> {
             if (copyRange(chunkCapture, from != null ? from : SourceOffset.backfill(plan.streamStart(), null), chunk, plan.chunks())) {
                 done.run();
@@ -101,7 +104,7 @@ final class CollectionCopies implements AutoCloseable {
         return pool.getQueue().size();
     }
 
-    private void copy(CapturedCollection c, SourceOffset start) {
+    private void copy(CollectionCapture c, SourceOffset start) {
         // a split copy left by a run before peer mode was turned on: copied again whole, stamped by the owner
         SourceOffset from = start != null && start.split() != null && config.peer().clusterId().isPresent() ? null : start;
         Backoff backoff = new Backoff(1_000, 30_000);
@@ -149,7 +152,7 @@ final class CollectionCopies implements AutoCloseable {
     }
 
     /** How a new copy of {@code c} is split: into one chunk per task when it is large enough. */
-    private CopyPlan plan(CapturedCollection c, BsonTimestamp streamStart) {
+    private CopyPlan plan(CollectionCapture c, BsonTimestamp streamStart) {
         if (!splits()) {
             return new CopyPlan(streamStart, List.of());
         }
@@ -167,7 +170,7 @@ final class CollectionCopies implements AutoCloseable {
         return plan;
     }
 
-    private int markerPartitions(CapturedCollection c) {
+    private int markerPartitions(CollectionCapture c) {
         return config.topics().markerPartitions().forTopic(c.records().topic());
     }
 
@@ -177,7 +180,7 @@ final class CollectionCopies implements AutoCloseable {
      *
      * @param share how many such chunks the collection has: each is expected to hold that share of it
      */
-    private boolean copyRange(CapturedCollection c, SourceOffset start, CopyPlan.Chunk chunk, int share) {
+    private boolean copyRange(CollectionCapture c, SourceOffset start, CopyPlan.Chunk chunk, int share) {
         Backoff backoff = new Backoff(1_000, 30_000);
         SourceOffset from = start;
         while (!stopped) {
@@ -220,7 +223,7 @@ final class CollectionCopies implements AutoCloseable {
      * A copy's failure: true when it is transient and the copy goes on after a back-off; false when the task
      * stops, its credentials were refused (the task fails) or the collection is parked.
      */
-    private boolean failed(CapturedCollection c, RuntimeException e, Backoff backoff, SourceOffset from) {
+    private boolean failed(CollectionCapture c, RuntimeException e, Backoff backoff, SourceOffset from) {
         if (stopped) {
             return false;
         }

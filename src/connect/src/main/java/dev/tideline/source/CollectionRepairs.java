@@ -7,6 +7,7 @@ import dev.tideline.log.LogText;
 import dev.tideline.mongo.Backoff;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
+import dev.tideline.source.capture.RepairProgress;
 import dev.tideline.source.repair.RepairRequest;
 import dev.tideline.source.repair.RepairSignals;
 import dev.tideline.source.repair.SignalAdmission;
@@ -68,9 +69,9 @@ final class CollectionRepairs implements AutoCloseable {
      * @param streamOf   the task's change stream of a database
      * @param markerPartitions how many partitions a collection's resnapshot markers go to
      */
-    record Capture(Function<Namespace, CapturedCollection> collection, Supplier<Collection<CapturedCollection>> all,
+    record Capture(Function<Namespace, CollectionCapture> collection, Supplier<Collection<CollectionCapture>> all,
                    Predicate<Namespace> owns, Function<String, DatabaseStream> streamOf,
-                   ToIntFunction<CapturedCollection> markerPartitions, Function<Namespace, RepairProgress> committed) {
+                   ToIntFunction<CollectionCapture> markerPartitions, Function<Namespace, RepairProgress> committed) {
     }
 
     private final MongoClient client;
@@ -114,8 +115,8 @@ final class CollectionRepairs implements AutoCloseable {
     void scan(String db) {
         submit(() -> {
             SignalRefusals refusals = new SignalRefusals(marks, db);
-            for (CapturedCollection c : capture.all().get()) {
-                RepairProgress p = c.records().repair();
+            for (CollectionCapture c : capture.all().get()) {
+                RepairProgress p = c.repair();
                 if (c.ns().db().equals(db) && p.running()) {
                     BsonDocument s = signals(db).find(new BsonDocument("_id", p.signal())).first();
                     if (s != null) {
@@ -213,7 +214,7 @@ final class CollectionRepairs implements AutoCloseable {
         }
         RepairRequest r = parsed.request();
         Namespace ns = new Namespace(db, r.collection());
-        CapturedCollection c = capture.collection().apply(ns);
+        CollectionCapture c = capture.collection().apply(ns);
         if (c == null) {
             if (capture.owns().test(ns)) {
                 // said once, by the one task that would capture it: a typo or an excluded collection is not silent
@@ -224,7 +225,7 @@ final class CollectionRepairs implements AutoCloseable {
         }
         Set<String> ofCollection = accepted.computeIfAbsent(ns, k -> ConcurrentHashMap.newKeySet());
         String key = key(r.signal());
-        RepairProgress progress = c.records().repair();
+        RepairProgress progress = c.repair();
         boolean finishingHere = finishing.getOrDefault(ns, Set.of()).contains(r.signal());
         SignalAdmission.Seen seen = new SignalAdmission.Seen(state, progress.isRunning(r.signal()), progress.isDone(r.signal()),
                 ofCollection.contains(key) || finishingHere, ofCollection.size());
@@ -264,15 +265,15 @@ final class CollectionRepairs implements AutoCloseable {
     }
 
     /** @return true when the repair finished (its last chunk handed over), false when it stopped */
-    private boolean run(CapturedCollection c, RepairRequest r) {
+    private boolean run(CollectionCapture c, RepairRequest r) {
         Backoff backoff = new Backoff(1_000, 30_000);
         long started = System.currentTimeMillis();
         long lastLogMs = started;
         RepairRun run = null;
         while (!stopped) {
             try {
-                if (c.state() != CapturedCollection.State.STREAMING) {
-                    if (c.state() == CapturedCollection.State.PARKED) {
+                if (c.state() != CollectionCapture.State.STREAMING) {
+                    if (c.state() == CollectionCapture.State.PARKED) {
                         log.warn("Repair {} of {} is not run: the collection is parked", LogText.escape(r.signal()),
                                 LogText.escape(c.ns()));
                         return false;
@@ -281,7 +282,7 @@ final class CollectionRepairs implements AutoCloseable {
                     continue;
                 }
                 if (run == null) {
-                    RepairProgress p = c.records().repair();
+                    RepairProgress p = c.repair();
                     run = p.isRunning(r.signal()) ? new RepairRun(client, capture, connector, chunkSize, c, r, p.epoch(), p.lastId())
                             : new RepairRun(client, capture, connector, chunkSize, c, r, null, null);
                     log.info("Repair {} of {} ({}) {}", LogText.escape(r.signal()), LogText.escape(c.ns()),

@@ -5,6 +5,9 @@ import dev.tideline.mongo.Backoff;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.source.StartPlanner.Phase;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.CollectionReader;
+import dev.tideline.source.capture.SourceOffset;
 import java.util.List;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -37,18 +40,18 @@ final class CollectionScans implements AutoCloseable {
     }
 
     /** @param from the stored SCAN position, or null to start from the initial sync */
-    void submit(CapturedCollection c, SourceOffset from) {
-        c.state(CapturedCollection.State.SCANNING);
+    void submit(CollectionCapture c, SourceOffset from) {
+        c.state(CollectionCapture.State.SCANNING);
         pool.execute(new Scan(c, from));
     }
 
     private final class Scan implements Runnable {
-        private final CapturedCollection c;
+        private final CollectionCapture c;
         private final Backoff backoff = new Backoff(1_000, 30_000);
         private SourceOffset from;
         private CollectionReader reader;
 
-        Scan(CapturedCollection c, SourceOffset from) {
+        Scan(CollectionCapture c, SourceOffset from) {
             this.c = c;
             this.from = from;
         }

@@ -2,6 +2,8 @@ package dev.tideline.source;
 
 import com.mongodb.client.MongoClient;
 import dev.tideline.event.Namespace;
+import dev.tideline.source.capture.CollectionReader;
+import dev.tideline.source.capture.SourceOffset;
 import dev.tideline.source.config.SourceConfig;
 import dev.tideline.source.scan.ScanPlan;
 import dev.tideline.source.scan.ScanReader;

@@ -14,6 +14,7 @@ import dev.tideline.peer.PeerLimits;
 import dev.tideline.peer.PeerStamp;
 import dev.tideline.peer.StampKeys;
 import dev.tideline.peer.Version;
+import dev.tideline.source.capture.SourceOffset;
 import dev.tideline.source.config.PeerSourceSettings;
 import dev.tideline.sign.Mac128;
 import java.util.Map;

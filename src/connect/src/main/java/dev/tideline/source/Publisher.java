@@ -1,6 +1,9 @@
 package dev.tideline.source;
 
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.CollectionHandle;
 import dev.tideline.source.stream.StreamOutput.CollectionFailure;
+import dev.tideline.source.stream.StreamOutput.Delivery;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,18 +23,18 @@ final class Publisher {
     }
 
     /** One collection's items. */
-    void publish(CapturedCollection c, List<Captured> items) throws InterruptedException {
+    void publish(CollectionHandle c, List<Captured> items) throws InterruptedException {
         if (items.isEmpty()) {
             return;
         }
         List<SourceRecord> out = new ArrayList<>(items.size() + 1);
         for (Captured item : items) {
-            c.records().append(item, out);
+            c.append(item, out);
         }
         if (!out.isEmpty()) {
             queue.put(out);
         }
-        published(c, items);
+        c.published(items);
     }
 
     /**
@@ -39,26 +42,21 @@ final class Publisher {
      *
      * @throws CollectionFailure naming the collection whose records could not be built (nothing is handed over)
      */
-    void publish(List<Map.Entry<CapturedCollection, Captured>> items) throws InterruptedException {
+    void publish(List<Delivery> items) throws InterruptedException {
         List<SourceRecord> out = new ArrayList<>(items.size() + 1);
-        Map<CapturedCollection, List<Captured>> byCollection = new LinkedHashMap<>();
-        for (Map.Entry<CapturedCollection, Captured> e : items) {
-            CapturedCollection c = e.getKey();
+        Map<CollectionHandle, List<Captured>> byCollection = new LinkedHashMap<>();
+        for (Delivery d : items) {
+            CollectionHandle c = d.collection();
             try {
-                c.records().append(e.getValue(), out);
+                c.append(d.item(), out);
             } catch (RuntimeException failure) {
                 throw new CollectionFailure(c.ns().coll(), failure);
             }
-            byCollection.computeIfAbsent(c, k -> new ArrayList<>()).add(e.getValue());
+            byCollection.computeIfAbsent(c, k -> new ArrayList<>()).add(d.item());
         }
         if (!out.isEmpty()) {
             queue.put(out); // empty when peer mode dropped every change as a repeat
         }
-        byCollection.forEach(this::published);
-    }
-
-    private void published(CapturedCollection c, List<Captured> items) {
-        c.position(items.get(items.size() - 1).offset());
-        c.metrics().published(items);
+        byCollection.forEach(CollectionHandle::published);
     }
 }

@@ -8,9 +8,11 @@ import dev.tideline.record.RecordForm;
 import dev.tideline.event.ResnapshotMarker;
 import dev.tideline.event.ValueFormat;
 import dev.tideline.peer.PeerHeaders;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.SourceOffset;
+import dev.tideline.source.capture.SourcePartition;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.connect.header.ConnectHeaders;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.bson.BsonDateTime;
@@ -20,8 +22,8 @@ import org.bson.BsonValue;
 
 /**
  * Turns what a reader captured into Kafka Connect records for ONE collection: the change record (and
- * its optional tombstone), heartbeats and control records, with the headers routers need. Holds the
- * collection's sequence counter, so it belongs to that collection's capture thread.
+ * its optional tombstone), heartbeats and control records, with the headers routers need. Immutable: what
+ * the records carry from one to the next (the sequence, the repairs) is the collection's {@link RecordState}.
  */
 public final class RecordFactory {
     private final Namespace ns;
@@ -34,21 +36,18 @@ public final class RecordFactory {
     private final String tenantField;
     private final boolean tombstones;
     private final String producer;
-    /** shared with the factories of its copy's chunks ({@link #forChunk}), so the collection's sequence has no repeats */
-    private final AtomicLong seq;
-    private PeerOriginTagger peer;
-    /** Where the collection's repairs stand: carried in every record's offset (see {@link RepairProgress}). */
-    private volatile RepairProgress repair = RepairProgress.NONE;
-    private String clusterId;
+    /** Peer mode: stamps every change (null otherwise). */
+    private final PeerOriginTagger peer;
+    private final String clusterId;
 
     public RecordFactory(Namespace ns, String topic, String heartbeatTopic, String controlTopic, ValueFormat format,
                          String tenantField, boolean tombstones, String producer) {
         this(ns, SourcePartition.of(ns), topic, heartbeatTopic, controlTopic, RecordForm.of(format), tenantField, tombstones,
-                producer, new AtomicLong());
+                producer, null);
     }
 
     private RecordFactory(Namespace ns, Map<String, Object> partition, String topic, String heartbeatTopic, String controlTopic,
-                          RecordForm form, String tenantField, boolean tombstones, String producer, AtomicLong seq) {
+                          RecordForm form, String tenantField, boolean tombstones, String producer, PeerOriginTagger peer) {
         this.ns = ns;
         this.nsName = ns.fullName();
         this.partition = partition;
@@ -59,59 +58,48 @@ public final class RecordFactory {
         this.tenantField = tenantField;
         this.tombstones = tombstones;
         this.producer = producer;
-        this.seq = seq;
+        this.peer = peer;
+        this.clusterId = peer == null ? null : peer.clusterId();
     }
 
     /**
      * The records of one chunk of a split copy ({@link CopyPlan}): the same topic and form, the chunk's
-     * source partition (its own offsets), and this factory's sequence. Never in peer mode (a split copy
+     * source partition (its own offsets); its records share the collection's sequence
+     * ({@link RecordState#forChunk}). Never in peer mode (a split copy
      * is not: see {@link CollectionCopies}).
      */
     RecordFactory forChunk(Map<String, Object> chunkPartition) {
         if (peer != null) {
             throw new IllegalStateException("a copy in peer mode is not split: its records are stamped by the collection's labeler");
         }
-        return new RecordFactory(ns, chunkPartition, topic, heartbeatTopic, controlTopic, form, tenantField, tombstones, producer, seq);
+        return new RecordFactory(ns, chunkPartition, topic, heartbeatTopic, controlTopic, form, tenantField, tombstones, producer, null);
     }
 
-    /** Peer mode: every change gets its origin, version and stamp from the tagger (see {@link PeerOriginTagger}). */
+    /** The same factory in peer mode: every change gets its origin, version and stamp from the tagger (see {@link PeerOriginTagger}). */
     RecordFactory withPeerTagging(PeerOriginTagger tagger) {
-        this.peer = tagger;
-        this.clusterId = tagger.clusterId();
-        return this;
+        return new RecordFactory(ns, partition, topic, heartbeatTopic, controlTopic, form, tenantField, tombstones, producer, tagger);
     }
 
     public String topic() {
         return topic;
     }
 
-    /** The repairs as the collection's stored offset left them. */
-    RecordFactory withRepair(RepairProgress stored) {
-        this.repair = stored;
-        return this;
-    }
-
-    /** Where the collection's repairs stand, as the records handed over so far say. */
-    public RepairProgress repair() {
-        return repair;
-    }
-
-    /** Appends the records for one captured item. */
-    public void append(Captured item, List<SourceRecord> out) {
+    /** Appends the records for one captured item; {@code state} is the collection's, moved by them. */
+    public void append(Captured item, RecordState state, List<SourceRecord> out) {
         if (item instanceof Captured.Change change) {
-            appendChange(change, item.offset(), out);
+            appendChange(change, item.offset(), state, out);
             return;
         }
         if (item instanceof Captured.RepairStep step) {
-            repair = step.progress();
+            state.repair(step.progress());
         }
-        Map<String, Object> offset = offsetOf(item.offset());
+        Map<String, Object> offset = offsetOf(item.offset(), state);
         if (item instanceof Captured.Heartbeat || item instanceof Captured.RepairStep) {
             BsonDocument value = new BsonDocument("db", new BsonString(ns.db())).append("coll", new BsonString(ns.coll()))
                     .append("wallTime", new BsonDateTime(System.currentTimeMillis()));
             out.add(notice(offset, heartbeatTopic, value, EventHeaders.KIND_HEARTBEAT));
         } else if (item instanceof Captured.Control control) {
-            BsonDocument value = new BsonDocument("type", new BsonString(control.type()))
+            BsonDocument value = new BsonDocument("type", new BsonString(control.type().wireName()))
                     .append("db", new BsonString(ns.db())).append("coll", new BsonString(ns.coll()))
                     .append("detail", new BsonString(control.detail()))
                     .append("wallTime", new BsonDateTime(System.currentTimeMillis()));
@@ -137,12 +125,12 @@ public final class RecordFactory {
     }
 
     /** A record's source offset; in peer mode with the origin clock as it stands after the record. */
-    private Map<String, Object> offsetOf(SourceOffset position) {
-        Map<String, Object> offset = SourceOffset.withRepair(position.recordOffset(), repair);
+    private Map<String, Object> offsetOf(SourceOffset position, RecordState state) {
+        Map<String, Object> offset = SourceOffset.withRepair(position.recordOffset(), state.repair());
         return peer == null ? offset : peer.withClock(offset);
     }
 
-    private void appendChange(Captured.Change change, SourceOffset position, List<SourceRecord> out) {
+    private void appendChange(Captured.Change change, SourceOffset position, RecordState state, List<SourceRecord> out) {
         ChangeEvent captured = change.event();
         BsonDocument before = change.before();
         ChangeEvent e = captured;
@@ -154,7 +142,7 @@ public final class RecordFactory {
             }
             e = tagged.event();
         }
-        Map<String, Object> offset = offsetOf(position);
+        Map<String, Object> offset = offsetOf(position, state);
         ConnectHeaders headers = headers(EventHeaders.KIND_CHANGE);
         headers.addString(EventHeaders.OP, e.op().wireName());
         // a delete carries no document: its tenant comes from the pre-image, where the collection keeps them
@@ -177,7 +165,7 @@ public final class RecordFactory {
                 headers.addString(PeerHeaders.MAC, tagged.mac());
             }
         }
-        headers.addString(EventHeaders.SEQ, Long.toString(seq.incrementAndGet()));
+        headers.addString(EventHeaders.SEQ, Long.toString(state.next()));
         Object key = form.key(e.id());
         Long timestamp = e.wallTimeMillis() > 0 ? e.wallTimeMillis() : null;
         out.add(new SourceRecord(partition, offset, topic, null, form.keySchema(), key, form.valueSchema(), form.value(e),

@@ -10,6 +10,9 @@ import dev.tideline.event.IdScope;
 import dev.tideline.event.Op;
 import dev.tideline.event.ResnapshotMarker;
 import dev.tideline.mongo.BsonOrder;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.RepairProgress;
+import dev.tideline.source.capture.SourceOffset;
 import dev.tideline.source.repair.RepairRequest;
 import dev.tideline.source.repair.RepairSignals;
 import dev.tideline.source.stream.DatabaseStream;
@@ -57,7 +60,7 @@ final class RepairRun {
     private final CollectionRepairs.Capture capture;
     private final String connector;
     private final int chunkSize;
-    private final CapturedCollection c;
+    private final CollectionCapture c;
     private final RepairRequest r;
     /** The first low watermark: set on the stream's thread when its window opens, read by the windows after it. */
     private volatile BsonTimestamp epoch;
@@ -72,7 +75,7 @@ final class RepairRun {
     private long copied;
     private long deleted;
 
-    RepairRun(MongoClient client, CollectionRepairs.Capture capture, String connector, int chunkSize, CapturedCollection c,
+    RepairRun(MongoClient client, CollectionRepairs.Capture capture, String connector, int chunkSize, CollectionCapture c,
               RepairRequest r, BsonTimestamp epoch, BsonValue last) {
         this.client = client;
         this.capture = capture;
@@ -230,7 +233,7 @@ final class RepairRun {
             }
             chunking.kept = kept.size();
             chunking.gone = gone.size();
-            RepairProgress p = c.records().repair().start(r.signal()).began(chunking.epoch).copiedUpTo(chunking.lastAfter);
+            RepairProgress p = c.repair().start(r.signal()).began(chunking.epoch).copiedUpTo(chunking.lastAfter);
             if (chunking.last) {
                 if (scope() != null) {
                     out.add(new Captured.Marker(new ResnapshotMarker(ResnapshotMarker.Stage.COMPLETE, c.ns(), chunking.epoch,

@@ -1,6 +1,8 @@
 package dev.tideline.source;
 
 import dev.tideline.event.Namespace;
+import dev.tideline.source.capture.CollectionReader;
+import dev.tideline.source.capture.SourceOffset;
 import org.bson.BsonDocument;
 
 /** Opens the date-scan reader of a collection (scan mode, or auto mode without change streams). */

@@ -7,6 +7,7 @@ import dev.tideline.mongo.ServerProbe;
 import dev.tideline.source.config.CaptureSettings;
 import dev.tideline.source.config.MarkerPartitions;
 import dev.tideline.source.config.SelectionSettings;
+import dev.tideline.source.stream.FilterRewriter;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

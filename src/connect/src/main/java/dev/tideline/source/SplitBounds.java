@@ -3,6 +3,7 @@ package dev.tideline.source;
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoCollection;
 import dev.tideline.mongo.MongoErrors;
+import dev.tideline.source.capture.CopyPlan;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

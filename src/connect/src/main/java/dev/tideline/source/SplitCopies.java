@@ -3,6 +3,11 @@ package dev.tideline.source;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.ResnapshotMarker;
 import dev.tideline.log.LogText;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.CopyPlan;
+import dev.tideline.source.capture.InvalidOffsetException;
+import dev.tideline.source.capture.SourceOffset;
+import dev.tideline.source.capture.SourcePartition;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -43,19 +48,19 @@ final class SplitCopies {
         List<Namespace> listed();
 
         /** The collection this task owns and captures, or null. */
-        CapturedCollection owned(Namespace ns);
+        CollectionCapture owned(Namespace ns);
 
         /** A capture that publishes a chunk of {@code ns} under {@code partition}, its position {@code stored}. */
-        CapturedCollection chunkCapture(Namespace ns, Map<String, Object> partition, SourceOffset stored);
+        CollectionCapture chunkCapture(Namespace ns, Map<String, Object> partition, SourceOffset stored);
 
         /** The owner's copy is over: stream from its start. */
-        void copied(CapturedCollection c, CopyPlan plan);
+        void copied(CollectionCapture c, CopyPlan plan);
     }
 
     /** Where chunk copies run: the task's copy pool ({@link CollectionCopies#submitChunk}). */
     interface ChunkRunner {
         /** @param from the chunk's stored position, or null to start it; {@code done} runs once its last record is handed over */
-        void submit(CapturedCollection chunkCapture, CopyPlan plan, CopyPlan.Chunk chunk, SourceOffset from, Runnable done);
+        void submit(CollectionCapture chunkCapture, CopyPlan plan, CopyPlan.Chunk chunk, SourceOffset from, Runnable done);
     }
 
     private record ChunkKey(Namespace ns, long copyAt, int index) {
@@ -66,7 +71,7 @@ final class SplitCopies {
     private final ChunkRunner copies;
     private final Publisher publisher;
     private final Capture capture;
-    private final ToIntFunction<CapturedCollection> markerPartitions;
+    private final ToIntFunction<CollectionCapture> markerPartitions;
     /** chunks this task copies or found copied, so none is started twice */
     private final Set<ChunkKey> taken = ConcurrentHashMap.newKeySet();
     /** the split copies of this task's collections, waiting for their chunks */
@@ -74,7 +79,7 @@ final class SplitCopies {
     private long lastWaitingLog;
 
     SplitCopies(TaskOwnership ownership, OffsetStorageReader offsets, ChunkRunner copies, Publisher publisher, Capture capture,
-                ToIntFunction<CapturedCollection> markerPartitions) {
+                ToIntFunction<CollectionCapture> markerPartitions) {
         this.ownership = ownership;
         this.offsets = offsets;
         this.copies = copies;
@@ -84,7 +89,7 @@ final class SplitCopies {
     }
 
     /** The owner's copy of {@code c} is split (new, or after a restart): copy its own chunks and wait for all. */
-    void ownerSplit(CapturedCollection c, CopyPlan plan) {
+    void ownerSplit(CollectionCapture c, CopyPlan plan) {
         owned.put(c.ns(), plan);
         log.info("Copy of {} split in {} chunks: this task ({} of {}) copies {}, then ends the copy once every chunk is committed",
                 LogText.escape(c.ns()), plan.chunks(), ownership.index(), ownership.count(),
@@ -146,7 +151,7 @@ final class SplitCopies {
             if (from != null && from.isChunkDone()) {
                 continue;
             }
-            CapturedCollection c = capture.chunkCapture(ns, partition, from);
+            CollectionCapture c = capture.chunkCapture(ns, partition, from);
             log.info("Task {} of {} copies chunk {} of {} of {}{}", ownership.index(), ownership.count(), chunk.index(), plan.chunks(),
                     LogText.escape(ns), LogText.escape(from == null || from.lastId() == null ? "" : ", after _id " + from.lastId()));
             copies.submit(c, plan, chunk, from, () -> {
@@ -173,8 +178,8 @@ final class SplitCopies {
     }
 
     private void endIfCopied(Namespace ns, CopyPlan plan) throws InterruptedException {
-        CapturedCollection c = capture.owned(ns);
-        if (c == null || c.state() != CapturedCollection.State.COPYING) {
+        CollectionCapture c = capture.owned(ns);
+        if (c == null || c.state() != CollectionCapture.State.COPYING) {
             owned.remove(ns);
             return;
         }

@@ -1,5 +1,6 @@
 package dev.tideline.source;
 
+import dev.tideline.source.capture.SourceOffset;
 import dev.tideline.source.config.CaptureSettings.InitialSync;
 import dev.tideline.source.config.CaptureSettings.Mode;
 import java.util.Collection;

@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.function.IntSupplier;
 
 /** What a task holds, read live for its JMX gauges ({@link CaptureGauges}). */
-record TaskGauges(Map<String, DatabaseStream> streams, CollectionCopies copies, Map<Namespace, CapturedCollection> collections,
+record TaskGauges(Map<String, DatabaseStream> streams, CollectionCopies copies, Map<Namespace, CollectionCapture> collections,
                   TaskThreads taskThreads, IntSupplier connections) implements CaptureGauges {
     @Override
     public int changeStreams() {
@@ -31,7 +31,7 @@ record TaskGauges(Map<String, DatabaseStream> streams, CollectionCopies copies, 
 
     @Override
     public String[] parkedCollections() {
-        return collections.values().stream().filter(c -> c.state() == CapturedCollection.State.PARKED)
+        return collections.values().stream().filter(c -> c.state() == CollectionCapture.State.PARKED)
                 .map(c -> c.ns().fullName()).sorted().toArray(String[]::new);
     }
 

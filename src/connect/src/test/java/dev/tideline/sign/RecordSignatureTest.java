@@ -9,9 +9,11 @@ import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
 import dev.tideline.event.ResnapshotMarker;
 import dev.tideline.event.ValueFormat;
-import dev.tideline.source.Captured;
 import dev.tideline.source.RecordFactory;
-import dev.tideline.source.SourceOffset;
+import dev.tideline.source.RecordState;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.RepairProgress;
+import dev.tideline.source.capture.SourceOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -45,6 +47,7 @@ class RecordSignatureTest {
 
     private static List<SourceRecord> emitted(ValueFormat format) {
         RecordFactory factory = new RecordFactory(NS, TOPIC, "tl.heartbeats", "tl.control", format, "tenant", true, "producer-1");
+        RecordState state = new RecordState(RepairProgress.NONE);
         List<SourceRecord> out = new ArrayList<>();
         BsonDocument doc = new BsonDocument("_id", new BsonInt32(7)).append("tenant", new BsonString("007"))
                 .append("n", new BsonInt64(1L << 40)).append("x", new BsonDouble(1.5)).append("y", new BsonDouble(2.0))
@@ -52,12 +55,12 @@ class RecordSignatureTest {
         BsonTimestamp t = new BsonTimestamp(1_700_000_000, 3);
         SourceOffset offset = SourceOffset.streamFrom(t);
         factory.append(new Captured.Change(new ChangeEvent(Op.INSERT, NS, new BsonInt32(7), doc, t, 1_700_000_000_000L, null), offset,
-                null), out);
+                null), state, out);
         factory.append(new Captured.Change(new ChangeEvent(Op.DELETE, NS, new BsonInt32(7), null, t, 1_700_000_000_000L, null), offset,
-                doc), out); // the delete and its Kafka tombstone
+                doc), state, out); // the delete and its Kafka tombstone
         factory.append(new Captured.Marker(new ResnapshotMarker(ResnapshotMarker.Stage.BEGIN, NS, t, 1,
-                new IdScope(new org.bson.BsonObjectId(new ObjectId("65a1b2c3d4e5f60718293a4b")), null)), offset), out);
-        factory.append(new Captured.Heartbeat(offset), out);
+                new IdScope(new org.bson.BsonObjectId(new ObjectId("65a1b2c3d4e5f60718293a4b")), null)), offset), state, out);
+        factory.append(new Captured.Heartbeat(offset), state, out);
         return out;
     }
 

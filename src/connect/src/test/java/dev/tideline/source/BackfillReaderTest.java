@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tideline.event.Namespace;
 import dev.tideline.event.ResnapshotMarker;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.CopyPlan;
+import dev.tideline.source.capture.SourceOffset;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonDocument;

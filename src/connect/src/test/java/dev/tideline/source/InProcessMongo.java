@@ -6,12 +6,12 @@ import dev.tideline.standin.AwaitingMemoryBackend;
 import dev.tideline.standin.MongoFixture;
 
 /** The in-process stand-in (a replica set, as the source needs: see its docs) and a client on it; close it after the tests. */
-final class InProcessMongo implements AutoCloseable {
-    final AwaitingMemoryBackend backend = new AwaitingMemoryBackend();
+public final class InProcessMongo implements AutoCloseable {
+    public final AwaitingMemoryBackend backend = new AwaitingMemoryBackend();
     private final MongoFixture mongo = MongoFixture.inProcess(backend, true);
-    final MongoClient client = mongo.client();
+    public final MongoClient client = mongo.client();
 
-    MongoDatabase db(String name) {
+    public MongoDatabase db(String name) {
         return client.getDatabase(name);
     }
 

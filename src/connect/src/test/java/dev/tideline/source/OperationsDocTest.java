@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tideline.event.Namespace;
+import dev.tideline.source.capture.InvalidOffsetException;
+import dev.tideline.source.capture.SourceOffset;
+import dev.tideline.source.capture.SourcePartition;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,7 +70,7 @@ class OperationsDocTest {
         assertThatThrownBy(() -> connector.alterOffsets(Map.of(), Map.of(partition(entry), offset(entry))))
                 .isInstanceOf(InvalidOffsetException.class)
                 .hasMessage(documentedError);
-        assertThat(documentedError).contains("'" + SourceOffset.K_START_AT + "'");
+        assertThat(documentedError).contains("'startAt'");
     }
 
     @Test

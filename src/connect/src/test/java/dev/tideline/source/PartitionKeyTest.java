@@ -3,6 +3,7 @@ package dev.tideline.source;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tideline.event.Namespace;
+import dev.tideline.source.capture.SourcePartition;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.connect.data.SchemaAndValue;

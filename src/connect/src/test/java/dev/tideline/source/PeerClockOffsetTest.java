@@ -3,6 +3,8 @@ package dev.tideline.source;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tideline.source.capture.InvalidOffsetException;
+import dev.tideline.source.capture.SourceOffset;
 import java.util.HashMap;
 import java.util.Map;
 import org.bson.BsonDocument;

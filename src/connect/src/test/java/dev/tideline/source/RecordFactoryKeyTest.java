@@ -10,6 +10,10 @@ import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
 import dev.tideline.event.ResnapshotMarker;
 import dev.tideline.event.ValueFormat;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.ControlType;
+import dev.tideline.source.capture.RepairProgress;
+import dev.tideline.source.capture.SourceOffset;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,9 +55,10 @@ class RecordFactoryKeyTest {
 
     private static List<SourceRecord> records(ValueFormat format) {
         RecordFactory factory = new RecordFactory(NS, "t.shop.orders", "t.heartbeats", "t.control", format, "", false, "p1");
+        RecordState state = new RecordState(RepairProgress.NONE);
         List<SourceRecord> out = new ArrayList<>();
-        factory.append(new Captured.Heartbeat(OFFSET), out);
-        factory.append(new Captured.Control("drop", "drop of shop.orders", OFFSET), out);
+        factory.append(new Captured.Heartbeat(OFFSET), state, out);
+        factory.append(new Captured.Control(ControlType.DROP, "drop of shop.orders", OFFSET), state, out);
         assertThat(out).hasSize(2);
         return out;
     }
@@ -65,8 +70,9 @@ class RecordFactoryKeyTest {
         ChangeEvent insert = new ChangeEvent(Op.INSERT, NS, new BsonInt32(2), new BsonDocument("_id", new BsonInt32(2)),
                 new BsonTimestamp(1_700_000_000, 2), 0, null);
         List<SourceRecord> out = new ArrayList<>();
-        factory.append(new Captured.Change(delete, OFFSET, null, "0f8fad5b-d9cb-469f-a165-70867728950e:4"), out);
-        factory.append(new Captured.Change(insert, OFFSET), out);
+        RecordState state = new RecordState(RepairProgress.NONE);
+        factory.append(new Captured.Change(delete, OFFSET, null, "0f8fad5b-d9cb-469f-a165-70867728950e:4"), state, out);
+        factory.append(new Captured.Change(insert, OFFSET), state, out);
         assertThat(out).hasSize(3); // the delete, its tombstone, the insert
         assertThat(out.get(0).headers().lastWithName(EventHeaders.TRANSACTION).value()).isEqualTo("0f8fad5b-d9cb-469f-a165-70867728950e:4");
         assertThat(out.get(1).headers().lastWithName(EventHeaders.TRANSACTION)).as("the tombstone").isNull();
@@ -76,9 +82,10 @@ class RecordFactoryKeyTest {
     @Test
     void aMarkerGoesToEveryPartitionOfTheChangeTopicWithItsHeaders() {
         RecordFactory factory = new RecordFactory(NS, "t.shop.orders", "t.heartbeats", "t.control", ValueFormat.BSON, "", false, "p1");
+        RecordState state = new RecordState(RepairProgress.NONE);
         ResnapshotMarker marker = new ResnapshotMarker(ResnapshotMarker.Stage.COMPLETE, NS, new BsonTimestamp(1_700_000_000, 1), 3);
         List<SourceRecord> out = new ArrayList<>();
-        factory.append(new Captured.Marker(marker, OFFSET), out);
+        factory.append(new Captured.Marker(marker, OFFSET), state, out);
         assertThat(out).extracting(SourceRecord::kafkaPartition).containsExactly(0, 1, 2);
         for (SourceRecord r : out) {
             assertThat(r.topic()).isEqualTo("t.shop.orders");
@@ -93,9 +100,10 @@ class RecordFactoryKeyTest {
     void aStructMarkerCarriesTheChangeTopicsKeyAndValueSchemas() {
         // a schema registry keeps one subject per topic: a second, unrelated schema there is refused
         RecordFactory factory = new RecordFactory(NS, "t.shop.orders", "t.heartbeats", "t.control", ValueFormat.STRUCT, "", false, "p1");
+        RecordState state = new RecordState(RepairProgress.NONE);
         ResnapshotMarker marker = new ResnapshotMarker(ResnapshotMarker.Stage.BEGIN, NS, new BsonTimestamp(1_700_000_000, 1), 2);
         List<SourceRecord> out = new ArrayList<>();
-        factory.append(new Captured.Marker(marker, OFFSET), out);
+        factory.append(new Captured.Marker(marker, OFFSET), state, out);
         assertThat(out).hasSize(2);
         for (SourceRecord r : out) {
             assertThat(r.keySchema()).isEqualTo(dev.tideline.record.EnvelopeStruct.KEY_SCHEMA);

@@ -3,6 +3,7 @@ package dev.tideline.source;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoCollection;
+import dev.tideline.source.capture.RepairProgress;
 import dev.tideline.source.repair.RepairSignals;
 import dev.tideline.source.repair.SignalStatus;
 import dev.tideline.standin.MongoFixture;

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import dev.tideline.event.Namespace;
+import dev.tideline.source.capture.SourceOffset;
+import dev.tideline.source.capture.SourcePartition;
 import dev.tideline.standin.AwaitingMemoryBackend;
 import dev.tideline.standin.MongoFixture;
 import java.util.HashMap;

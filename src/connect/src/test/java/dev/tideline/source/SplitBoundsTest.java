@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.mongodb.client.MongoCollection;
+import dev.tideline.source.capture.CopyPlan;
 import dev.tideline.standin.AwaitingMemoryBackend;
 import dev.tideline.standin.FaultInjectingBackend;
 import dev.tideline.standin.MongoFixture;

@@ -7,6 +7,10 @@ import dev.tideline.event.Namespace;
 import dev.tideline.event.ValueFormat;
 import dev.tideline.health.SourceTaskMetrics;
 import dev.tideline.health.TaskIdentity;
+import dev.tideline.source.capture.CopyPlan;
+import dev.tideline.source.capture.RepairProgress;
+import dev.tideline.source.capture.SourceOffset;
+import dev.tideline.source.capture.SourcePartition;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -37,7 +41,7 @@ class SplitCopiesTest {
     private final List<Namespace> copied = new ArrayList<>();
     private final RecordQueue queue = new RecordQueue(100);
     private final SourceTaskMetrics metrics = new SourceTaskMetrics(new TaskIdentity("split-copies-test", 0));
-    private final Map<Namespace, CapturedCollection> captured = new HashMap<>();
+    private final Map<Namespace, CollectionCapture> captured = new HashMap<>();
 
     @AfterEach
     void close() {
@@ -59,11 +63,11 @@ class SplitCopiesTest {
         }
     }
 
-    private CapturedCollection capture(Namespace ns, Map<String, Object> partition, SourceOffset stored) {
+    private CollectionCapture capture(Namespace ns, Map<String, Object> partition, SourceOffset stored) {
         RecordFactory records = new RecordFactory(ns, "t." + ns.fullName(), "t.heartbeats", "t.control", ValueFormat.BSON, "", false, "p");
-        return new CapturedCollection(ns, partition == null ? records : records.forChunk(partition),
+        return new CollectionCapture(ns, partition == null ? records : records.forChunk(partition), new RecordState(RepairProgress.NONE),
                 new CaptureMetrics(metrics.collection(ns.fullName() + (partition == null ? "" : "#" + partition.get("chunk")), ns.db())),
-                null, stored);
+                null, stored, null); // no wiring: these captures are only copied and published, never streamed or parked
     }
 
     private SplitCopies task(int index, List<Namespace> listed) {
@@ -87,17 +91,17 @@ class SplitCopiesTest {
             }
 
             @Override
-            public CapturedCollection owned(Namespace ns) {
+            public CollectionCapture owned(Namespace ns) {
                 return captured.get(ns);
             }
 
             @Override
-            public CapturedCollection chunkCapture(Namespace ns, Map<String, Object> partition, SourceOffset stored) {
+            public CollectionCapture chunkCapture(Namespace ns, Map<String, Object> partition, SourceOffset stored) {
                 return capture(ns, partition, stored);
             }
 
             @Override
-            public void copied(CapturedCollection c, CopyPlan plan) {
+            public void copied(CollectionCapture c, CopyPlan plan) {
                 copied.add(c.ns());
             }
         };
@@ -146,8 +150,8 @@ class SplitCopiesTest {
     @Test
     void theOwnerCopiesItsChunkAndEndsTheCopyOnlyOnceEveryChunkIsCommittedDone() throws InterruptedException {
         Namespace ns = ownedBy(0);
-        CapturedCollection c = capture(ns, null, null);
-        c.state(CapturedCollection.State.COPYING);
+        CollectionCapture c = capture(ns, null, null);
+        c.state(CollectionCapture.State.COPYING);
         captured.put(ns, c);
         SplitCopies owner = task(0, List.of(ns));
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tideline.source.StartPlanner.Phase;
 import dev.tideline.source.StartPlanner.Plan;
+import dev.tideline.source.capture.SourceOffset;
 import dev.tideline.source.config.CaptureSettings.InitialSync;
 import dev.tideline.source.config.CaptureSettings.InitialSync.Kind;
 import dev.tideline.source.config.CaptureSettings.Mode;

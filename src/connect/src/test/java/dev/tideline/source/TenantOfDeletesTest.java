@@ -7,6 +7,9 @@ import dev.tideline.event.EventHeaders;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
 import dev.tideline.event.ValueFormat;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.RepairProgress;
+import dev.tideline.source.capture.SourceOffset;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.connect.header.Header;
@@ -29,8 +32,9 @@ class TenantOfDeletesTest {
     private static SourceRecord record(Captured.Change change) {
         RecordFactory factory = new RecordFactory(NS, "t.shop.orders", "t.heartbeats", "t.control", ValueFormat.BSON, "account.tenant",
                 false, "p1");
+        RecordState state = new RecordState(RepairProgress.NONE);
         List<SourceRecord> out = new ArrayList<>();
-        factory.append(change, out);
+        factory.append(change, state, out);
         return out.get(0);
     }
 

@@ -2,7 +2,7 @@ package dev.tideline.bench;
 
 import dev.tideline.event.Namespace;
 import dev.tideline.it.support.TestStack;
-import dev.tideline.source.SourceOffset;
+import dev.tideline.source.capture.SourceOffset;
 import dev.tideline.standin.MongoFixture;
 import dev.tideline.standin.TcpProxy;
 import java.nio.file.Files;

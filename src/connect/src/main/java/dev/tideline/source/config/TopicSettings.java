@@ -1,7 +1,6 @@
 package dev.tideline.source.config;
 
 import dev.tideline.config.Validators;
-import dev.tideline.source.TopicNamer;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;

@@ -3,7 +3,7 @@ package dev.tideline.source.scan;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import dev.tideline.event.Namespace;
-import dev.tideline.source.SourceOffset;
+import dev.tideline.source.capture.SourceOffset;
 import dev.tideline.source.config.CaptureSettings.InitialSync;
 import java.time.Instant;
 import org.bson.BsonDocument;

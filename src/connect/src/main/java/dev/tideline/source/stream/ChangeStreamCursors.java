@@ -8,6 +8,7 @@ import com.mongodb.client.model.changestream.FullDocument;
 import com.mongodb.client.model.changestream.FullDocumentBeforeChange;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
+import dev.tideline.source.capture.StreamPosition;
 import dev.tideline.source.stream.StreamPipeline.Opening;
 import java.util.concurrent.TimeUnit;
 import org.bson.RawBsonDocument;

@@ -3,11 +3,12 @@ package dev.tideline.source.stream;
 import com.mongodb.client.MongoChangeStreamCursor;
 import com.mongodb.client.MongoDatabase;
 import dev.tideline.log.LogText;
+import dev.tideline.source.capture.CollectionHandle;
+import dev.tideline.source.capture.StreamPosition;
 import dev.tideline.source.config.CaptureSettings.LargeEventPolicy;
 import dev.tideline.source.stream.StreamPipeline.Opening;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -56,12 +57,9 @@ public final class DatabaseStream implements Runnable {
     /** How the stream reads. */
     public record Settings(int batchSize, int maxAwaitMs, long heartbeatIntervalMs, boolean preImages,
                            LargeEventPolicy largeEvents, boolean repairSignals) {
-        public Settings(int batchSize, int maxAwaitMs, long heartbeatIntervalMs, boolean preImages, LargeEventPolicy largeEvents) {
-            this(batchSize, maxAwaitMs, heartbeatIntervalMs, preImages, largeEvents, false);
-        }
     }
 
-    private record Join(String collection, BsonDocument filter, StreamPosition position, boolean afterCopy) {
+    private record Join(CollectionHandle collection, BsonDocument filter, StreamPosition position, boolean afterCopy) {
     }
 
     private final String db;
@@ -102,11 +100,11 @@ public final class DatabaseStream implements Runnable {
     }
 
     /**
-     * Adds a collection, read from {@code position} on; any thread.
+     * Adds a collection, read from {@code position} on; what the stream reads of it goes to its handle. Any thread.
      *
      * @param afterCopy the position is a finished copy's stream start
      */
-    public void join(String collection, BsonDocument filter, StreamPosition position, boolean afterCopy) {
+    public void join(CollectionHandle collection, BsonDocument filter, StreamPosition position, boolean afterCopy) {
         joins.add(new Join(collection, filter, position, afterCopy));
     }
 
@@ -247,7 +245,17 @@ public final class DatabaseStream implements Runnable {
                     : StreamPosition.afterToken(event.token(), event.clusterTime());
             read = at;
             members.route(event, at, now, batch);
-            windows.observe(event, c -> members.positionIn(batch, c), batch.deliveries, batch.signals);
+            windows.observe(event, new RepairWindows.Members() {
+                @Override
+                public StreamPosition positionOf(String collection) {
+                    return members.positionIn(batch, collection);
+                }
+
+                @Override
+                public CollectionHandle handle(String collection) {
+                    return members.handle(collection);
+                }
+            }, batch.deliveries, batch.signals);
             if ("invalidate".equals(event.type())) {
                 invalidated = true; // the server closed the cursor; it reopens after this event
                 break;
@@ -271,10 +279,11 @@ public final class DatabaseStream implements Runnable {
         if (!batch.deliveries.isEmpty()) {
             out.publish(batch.deliveries);
         }
+        List<CollectionHandle> recopied = batch.recopies.stream().map(members::handle).toList();
         members.handedOver(batch, read, System.currentTimeMillis());
         readPosition = read;
-        for (String coll : batch.recopies) {
-            out.recopy(coll, "renamed onto");
+        for (CollectionHandle c : recopied) {
+            c.recopy("renamed onto");
         }
         windows.handedOver();
         if (!batch.signals.isEmpty()) {
@@ -345,10 +354,5 @@ public final class DatabaseStream implements Runnable {
         public boolean stopped() {
             return stopped;
         }
-    }
-
-    /** The members and their positions, for tests and logs. */
-    Map<String, StreamPosition> positions() {
-        return members.positions();
     }
 }

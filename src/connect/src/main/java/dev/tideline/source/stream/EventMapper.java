@@ -3,8 +3,9 @@ package dev.tideline.source.stream;
 import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
-import dev.tideline.source.Captured;
-import dev.tideline.source.SourceOffset;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.ControlType;
+import dev.tideline.source.capture.SourceOffset;
 import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
@@ -51,7 +52,7 @@ final class EventMapper {
                 String detail = type + " of " + ns
                         + (event.destination() != null ? " to " + event.destination() : "")
                         + (clusterTime != null ? " at " + clusterTime : "") + ": reported, not applied";
-                return new Captured.Control(type, detail, offset);
+                return new Captured.Control(ControlType.ofEvent(type), detail, offset);
             }
             default -> {
                 // createIndexes, modify, shardCollection... (showExpandedEvents is off): the position moves only
@@ -64,6 +65,6 @@ final class EventMapper {
     private static Captured unidentified(String type, Namespace ns, SourceOffset offset, BsonTimestamp clusterTime) {
         String detail = type + " event on " + ns + " at " + clusterTime + " carries no _id (no documentKey._id, no document): "
                 + "it cannot be applied downstream; if a later event for the same document follows, it repairs this one";
-        return new Captured.Control("unidentified_change", detail, offset);
+        return new Captured.Control(ControlType.UNIDENTIFIED_CHANGE, detail, offset);
     }
 }

@@ -1,5 +1,6 @@
 package dev.tideline.source.stream;
 
+import dev.tideline.source.capture.StreamPosition;
 import java.util.List;
 import java.util.function.Predicate;
 

@@ -1,8 +1,8 @@
 package dev.tideline.source.stream;
 
 import dev.tideline.mongo.BsonOrder;
-import dev.tideline.source.Captured;
-import dev.tideline.source.SourceOffset;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.SourceOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
@@ -127,10 +127,5 @@ public final class RepairWindow {
     /** The window cannot close (its collection left the stream, the repair gave up on it). */
     void fail(RuntimeException why) {
         closed.completeExceptionally(why);
-    }
-
-    /** How many documents changed in the window so far (for tests and logs). */
-    int changedCount() {
-        return changed.size();
     }
 }

@@ -1,7 +1,9 @@
 package dev.tideline.source.stream;
 
-import dev.tideline.source.Captured;
-import dev.tideline.source.SourceOffset;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.CollectionHandle;
+import dev.tideline.source.capture.SourceOffset;
+import dev.tideline.source.capture.StreamPosition;
 import dev.tideline.source.repair.RepairSignals;
 import dev.tideline.source.stream.StreamOutput.Delivery;
 import java.util.ArrayList;
@@ -16,9 +18,13 @@ import org.bson.BsonValue;
  * insert is a new signal. Called on the stream's thread, except {@link #register}/{@link #cancel}.
  */
 final class RepairWindows {
-    /** Where a collection of the stream stands in the batch being read (null when it is not read here). */
-    interface Positions {
-        StreamPosition of(String collection);
+    /** The collections of the stream. */
+    interface Members {
+        /** Where a collection stands in the batch being read (null when it is not read here). */
+        StreamPosition positionOf(String collection);
+
+        /** The handle a collection's records go to (null when it is not read here). */
+        CollectionHandle handle(String collection);
     }
 
     private final Map<String, RepairWindow> windows = new ConcurrentHashMap<>();
@@ -37,11 +43,11 @@ final class RepairWindows {
      * @param out  where the window's records go, in stream order
      * @param signals where new signal ids go
      */
-    void observe(RawChangeEvent event, Positions positions, List<Delivery> out, List<BsonValue> signals) {
+    void observe(RawChangeEvent event, Members members, List<Delivery> out, List<BsonValue> signals) {
         if (RepairSignals.COLLECTION.equals(event.coll())) {
             BsonValue id = event.documentId();
             if (RepairSignals.isWatermark(id)) {
-                watermark(event, id.asDocument().get(RepairSignals.WINDOW_KEY), positions, out);
+                watermark(event, id.asDocument().get(RepairSignals.WINDOW_KEY), members, out);
             } else if ("insert".equals(event.type()) && id != null) {
                 signals.add(id);
             }
@@ -56,12 +62,12 @@ final class RepairWindows {
         }
     }
 
-    private void watermark(RawChangeEvent event, BsonValue windowId, Positions positions, List<Delivery> out) {
+    private void watermark(RawChangeEvent event, BsonValue windowId, Members members, List<Delivery> out) {
         RepairWindow w = windowId != null && windowId.isString() ? windows.get(windowId.asString().getValue()) : null;
         if (w == null) {
             return; // another connector's, or one read again after it closed
         }
-        StreamPosition position = positions.of(w.collection());
+        StreamPosition position = members.positionOf(w.collection());
         if (position == null) {
             windows.remove(w.id());
             w.fail(new IllegalStateException(w.collection() + " is no longer read by the change stream"));
@@ -76,7 +82,8 @@ final class RepairWindows {
         } else {
             return;
         }
-        items.forEach(i -> out.add(new Delivery(w.collection(), i)));
+        CollectionHandle collection = members.handle(w.collection());
+        items.forEach(i -> out.add(new Delivery(collection, i)));
     }
 
     /** The batch is handed over: the windows it closed are done. */

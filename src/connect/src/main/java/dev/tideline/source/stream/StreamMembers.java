@@ -2,14 +2,16 @@ package dev.tideline.source.stream;
 
 import dev.tideline.event.Namespace;
 import dev.tideline.log.LogText;
-import dev.tideline.source.Captured;
-import dev.tideline.source.SourceOffset;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.CollectionHandle;
+import dev.tideline.source.capture.ControlType;
+import dev.tideline.source.capture.SourceOffset;
+import dev.tideline.source.capture.StreamPosition;
 import dev.tideline.source.stream.StreamOutput.Delivery;
 import dev.tideline.source.stream.StreamPipeline.Member;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.bson.BsonDocument;
@@ -24,24 +26,29 @@ import org.slf4j.LoggerFactory;
 final class StreamMembers {
     private static final Logger log = LoggerFactory.getLogger(StreamMembers.class);
 
-    /** One collection of the stream. */
+    /** One collection of the stream: where the stream read to for it (its record's position is the handle's). */
     private static final class Tracked {
         final String collection;
+        final CollectionHandle handle;
         final BsonDocument filter;
         StreamPosition position;
-        /** What the collection's last record carried. */
-        StreamPosition published;
         long lastRecordMs;
         /** Joined at a finished copy's stream start, not yet read from: lost history then means the copy outlived the oplog. */
         boolean afterCopy;
 
-        Tracked(String collection, BsonDocument filter, StreamPosition position, boolean afterCopy, long nowMs) {
-            this.collection = collection;
+        Tracked(CollectionHandle handle, BsonDocument filter, StreamPosition position, boolean afterCopy, long nowMs) {
+            this.collection = handle.ns().coll();
+            this.handle = handle;
             this.filter = filter;
             this.position = position;
-            this.published = position;
             this.lastRecordMs = nowMs;
             this.afterCopy = afterCopy;
+        }
+
+        /** Whether the collection's last record carried its position already (no heartbeat is due). */
+        boolean published() {
+            SourceOffset last = handle.position();
+            return last != null && last.phase() == SourceOffset.Phase.STREAM && last.streamPosition().covers(position);
         }
     }
 
@@ -55,7 +62,7 @@ final class StreamMembers {
     }
 
     /** A collection whose position is no longer in the oplog. */
-    record Lost(String collection, StreamPosition position, boolean afterCopy) {
+    record Lost(CollectionHandle collection, StreamPosition position, boolean afterCopy) {
     }
 
     private final String db;
@@ -67,10 +74,10 @@ final class StreamMembers {
         this.pacer = new HeartbeatPacer(heartbeatIntervalMs);
     }
 
-    void add(String collection, BsonDocument filter, StreamPosition position, boolean afterCopy, long nowMs) {
-        Tracked previous = members.put(collection, new Tracked(collection, filter, position, afterCopy, nowMs));
+    void add(CollectionHandle collection, BsonDocument filter, StreamPosition position, boolean afterCopy, long nowMs) {
+        Tracked previous = members.put(collection.ns().coll(), new Tracked(collection, filter, position, afterCopy, nowMs));
         if (previous != null) {
-            log.warn("Change stream of {}: {} joined again at {} (was at {})", LogText.escape(db), LogText.escape(collection),
+            log.warn("Change stream of {}: {} joined again at {} (was at {})", LogText.escape(db), LogText.escape(collection.ns()),
                     position, previous.position);
         }
     }
@@ -108,7 +115,7 @@ final class StreamMembers {
                 String detail = "rename of " + db + "." + event.coll() + " onto " + db + "." + target + " at " + event.clusterTime()
                         + ": its documents were replaced without change events; the collection is copied again";
                 log.warn("Change stream of {}: {}", LogText.escape(db), LogText.message(detail));
-                batch.deliveries.add(new Delivery(target, new Captured.Control("renamed_into", detail,
+                batch.deliveries.add(new Delivery(t.handle, new Captured.Control(ControlType.RENAMED_INTO, detail,
                         SourceOffset.streamAt(batch.moved.getOrDefault(target, t.position)))));
                 batch.recopies.add(target);
             }
@@ -119,7 +126,7 @@ final class StreamMembers {
                     .min(Comparator.comparing(m -> m.collection)).orElse(null);
             if (first != null && ("dropDatabase".equals(type) || "invalidate".equals(type))) {
                 log.warn("Change stream of {}: {} at {}", LogText.escape(db), type, event.clusterTime());
-                batch.deliveries.add(new Delivery(first.collection, EventMapper.map(event, new Namespace(db, first.collection),
+                batch.deliveries.add(new Delivery(first.handle, EventMapper.map(event, new Namespace(db, first.collection),
                         SourceOffset.streamAt(at), now)));
                 batch.moved.put(first.collection, at);
             }
@@ -136,7 +143,7 @@ final class StreamMembers {
         if (item instanceof Captured.Control c) {
             log.warn("Change stream of {}: {}", LogText.escape(db), LogText.message(c.detail()));
         }
-        batch.deliveries.add(new Delivery(coll, item));
+        batch.deliveries.add(new Delivery(m.handle, item));
         batch.moved.put(coll, at);
     }
 
@@ -150,7 +157,6 @@ final class StreamMembers {
             Tracked t = members.get(coll);
             if (t != null) {
                 t.position = StreamPosition.max(t.position, at);
-                t.published = t.position;
                 t.lastRecordMs = now;
             }
         });
@@ -168,10 +174,10 @@ final class StreamMembers {
 
     /** The heartbeats due now (see {@link HeartbeatPacer}); {@link #sent} once handed over. */
     List<Delivery> heartbeatsDue(long now) {
-        List<Tracked> due = pacer.due(members.values(), t -> t.lastRecordMs, t -> !t.published.covers(t.position), now);
+        List<Tracked> due = pacer.due(members.values(), t -> t.lastRecordMs, t -> !t.published(), now);
         List<Delivery> out = new ArrayList<>(due.size());
         for (Tracked t : due) {
-            out.add(new Delivery(t.collection, new Captured.Heartbeat(SourceOffset.streamAt(t.position))));
+            out.add(new Delivery(t.handle, new Captured.Heartbeat(SourceOffset.streamAt(t.position))));
         }
         return out;
     }
@@ -179,9 +185,8 @@ final class StreamMembers {
     /** Records handed over for these collections (heartbeats, notices) carried their current positions. */
     void sent(List<Delivery> deliveries, long now) {
         for (Delivery d : deliveries) {
-            Tracked t = members.get(d.collection());
+            Tracked t = members.get(d.collection().ns().coll());
             if (t != null) {
-                t.published = t.position;
                 t.lastRecordMs = now;
             }
         }
@@ -192,7 +197,6 @@ final class StreamMembers {
         Tracked t = members.get(collection);
         if (t != null) {
             t.position = StreamPosition.max(t.position, at);
-            t.published = t.position;
             t.lastRecordMs = now;
         }
     }
@@ -203,13 +207,16 @@ final class StreamMembers {
         return t == null || batch.recopies.contains(collection) ? null : batch.moved.getOrDefault(collection, t.position);
     }
 
-    /** The position a collection's last record carried (where a parked collection stays). */
-    StreamPosition published(String collection) {
-        return members.get(collection).published;
+    /** Stops reading a collection; its handle, or null when the stream did not read it. */
+    CollectionHandle remove(String collection) {
+        Tracked t = members.remove(collection);
+        return t == null ? null : t.handle;
     }
 
-    void remove(String collection) {
-        members.remove(collection);
+    /** The handle of a collection the stream reads, or null. */
+    CollectionHandle handle(String collection) {
+        Tracked t = members.get(collection);
+        return t == null ? null : t.handle;
     }
 
     /** Distinct opening points of the members, ascending: where a stream would open for each. */
@@ -227,18 +234,11 @@ final class StreamMembers {
         List<Lost> lost = new ArrayList<>();
         for (Tracked t : members.values()) {
             if (oldestKept == null || t.position.openingPoint().compareTo(oldestKept) < 0) {
-                lost.add(new Lost(t.collection, t.position, t.afterCopy));
+                lost.add(new Lost(t.handle, t.position, t.afterCopy));
             }
         }
-        lost.sort(Comparator.comparing(Lost::collection));
-        lost.forEach(l -> members.remove(l.collection()));
+        lost.sort(Comparator.comparing(l -> l.collection().ns().coll()));
+        lost.forEach(l -> members.remove(l.collection().ns().coll()));
         return lost;
-    }
-
-    /** The members and their positions, by name. */
-    Map<String, StreamPosition> positions() {
-        Map<String, StreamPosition> m = new LinkedHashMap<>();
-        members.values().stream().sorted(Comparator.comparing(t -> t.collection)).forEach(t -> m.put(t.collection, t.position));
-        return m;
     }
 }

@@ -1,15 +1,17 @@
 package dev.tideline.source.stream;
 
-import dev.tideline.source.Captured;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.CollectionHandle;
 import java.util.List;
 
 /**
  * Where a database's change stream ({@link DatabaseStream}) hands over what it read and reports what
- * it cannot handle itself. Called on the stream's thread.
+ * concerns the whole stream; what concerns one collection goes to that collection's {@link CollectionHandle}.
+ * Called on the stream's thread.
  */
 public interface StreamOutput {
     /** One item for one collection of the stream's database. */
-    record Delivery(String collection, Captured item) {
+    record Delivery(CollectionHandle collection, Captured item) {
     }
 
     /** A failure building the records of one collection: the stream parks that collection, the others go on. */
@@ -28,15 +30,6 @@ public interface StreamOutput {
 
     /** Hands a batch to Kafka, in order, all or nothing. @throws CollectionFailure when one collection's records cannot be built */
     void publish(List<Delivery> batch) throws InterruptedException;
-
-    /** The history of a collection's position is gone; the stream no longer reads it. */
-    void historyLost(String collection, StreamPosition position, boolean afterCopy, RuntimeException cause);
-
-    /** A collection's documents were replaced without events (a rename onto it): it must be copied again. */
-    void recopy(String collection, String reason);
-
-    /** The stream stopped reading a collection (its control record is published). */
-    void parked(String collection, String reason);
 
     /** A failure of the whole stream that waiting cannot cure: the task fails with it. */
     void failed(RuntimeException e);

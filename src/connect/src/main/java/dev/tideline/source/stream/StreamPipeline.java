@@ -1,6 +1,6 @@
 package dev.tideline.source.stream;
 
-import dev.tideline.source.FilterRewriter;
+import dev.tideline.source.capture.StreamPosition;
 import dev.tideline.source.repair.RepairSignals;
 import java.util.ArrayList;
 import java.util.Comparator;

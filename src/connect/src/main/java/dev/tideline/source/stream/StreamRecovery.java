@@ -4,8 +4,11 @@ import dev.tideline.log.LogText;
 import dev.tideline.mongo.Backoff;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
-import dev.tideline.source.Captured;
-import dev.tideline.source.SourceOffset;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.CollectionHandle;
+import dev.tideline.source.capture.ControlType;
+import dev.tideline.source.capture.SourceOffset;
+import dev.tideline.source.capture.StreamPosition;
 import dev.tideline.source.config.CaptureSettings.LargeEventPolicy;
 import java.util.List;
 import org.bson.BsonDocument;
@@ -276,7 +279,7 @@ final class StreamRecovery {
         log.warn("Change stream of {}: the history of {} collection(s) is no longer in the oplog ({}); the other {} go on",
                 LogText.escape(db), lost.size(), LogText.message(cause.getMessage()), members.size());
         for (StreamMembers.Lost l : lost) {
-            out.historyLost(l.collection(), l.position(), l.afterCopy(), cause);
+            l.collection().historyLost(l.position(), l.afterCopy(), cause);
         }
     }
 
@@ -357,23 +360,21 @@ final class StreamRecovery {
                     + "destination keeps the document's previous version until its next change; reset this collection's offset "
                     + "to copy it again";
             log.warn("Change stream of {}: {}", LogText.escape(db), LogText.message(detail));
-            out.publish(List.of(new StreamOutput.Delivery(coll, new Captured.Control("event_too_large", detail, SourceOffset.streamAt(at)))));
+            out.publish(List.of(new StreamOutput.Delivery(members.handle(coll), new Captured.Control(ControlType.EVENT_TOO_LARGE, detail,
+                    SourceOffset.streamAt(at)))));
             members.passed(coll, at, System.currentTimeMillis());
         }
         stream.readTo(at);
         members.advanceAll(at);
     }
 
-    /** Stops reading a collection: a control record says why and what to do; its position stays where it was. */
-    private void park(String coll, String reason) throws InterruptedException {
-        if (!members.contains(coll)) {
+    /** Stops reading a collection, which parks itself (its position stays where its last record left it). */
+    private void park(String coll, String reason) {
+        CollectionHandle c = members.remove(coll);
+        if (c == null) {
             return;
         }
-        String detail = db + "." + coll + " is PARKED: " + reason;
-        log.error("Change stream of {}: {}. The other collections go on.", LogText.escape(db), LogText.message(detail));
-        out.publish(List.of(new StreamOutput.Delivery(coll, new Captured.Control("parked", detail, SourceOffset.streamAt(members.published(coll))))));
-        members.remove(coll);
         stream.membersChanged();
-        out.parked(coll, reason);
+        c.park(reason);
     }
 }

@@ -9,7 +9,7 @@ import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
 import dev.tideline.event.Op;
-import dev.tideline.source.Captured;
+import dev.tideline.source.capture.Captured;
 import dev.tideline.standin.AwaitingMemoryBackend;
 import java.util.List;
 import org.bson.BsonDocument;
@@ -31,7 +31,7 @@ class ChunkMigrationStreamTest {
         try (RunningStream running = new RunningStream(backend, DB).start()) {
             MongoDatabase db = running.db;
             DatabaseStreamTest.Recorder out = running.out;
-            running.stream.join("a", new BsonDocument(), now(running.mongo.client()), false);
+            running.stream.join(out.handle("a"), new BsonDocument(), now(running.mongo.client()), false);
             for (int i = 1; i <= 4; i++) {
                 db.getCollection("a").insertOne(new Document("_id", i));
             }

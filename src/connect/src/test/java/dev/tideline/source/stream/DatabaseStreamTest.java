@@ -4,16 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoDatabase;
+import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.CollectionHandle;
+import dev.tideline.source.capture.ControlType;
+import dev.tideline.source.capture.SourceOffset;
+import dev.tideline.source.capture.StreamPosition;
 import dev.tideline.standin.AwaitingMemoryBackend;
 import dev.tideline.standin.MongoFixture;
-import dev.tideline.source.Captured;
 import dev.tideline.source.config.CaptureSettings.LargeEventPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
+import org.apache.kafka.connect.source.SourceRecord;
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
@@ -33,32 +41,72 @@ class DatabaseStreamTest {
     private DatabaseStream stream;
     private final Recorder out = new Recorder();
 
-    /** What the stream reports, in order. */
+    /** What the stream reports, in order: of itself, and (through {@link #handle}) of each collection. */
     static class Recorder implements StreamOutput {
         final List<StreamOutput.Delivery> delivered = new CopyOnWriteArrayList<>();
         final List<String> lost = new CopyOnWriteArrayList<>();
         final List<String> parked = new CopyOnWriteArrayList<>();
+        /** Why each parked collection was parked. */
+        final Map<String, String> parkReasons = new ConcurrentHashMap<>();
         final List<String> recopies = new CopyOnWriteArrayList<>();
         final List<RuntimeException> failures = new CopyOnWriteArrayList<>();
+        private final Map<String, Handle> handles = new ConcurrentHashMap<>();
+
+        /** The handle of a collection joining the stream: it records what the stream tells it here. */
+        CollectionHandle handle(String collection) {
+            return handles.computeIfAbsent(collection, Handle::new);
+        }
 
         @Override
         public void publish(List<StreamOutput.Delivery> batch) {
             delivered.addAll(batch);
+            batch.forEach(d -> d.collection().published(List.of(d.item())));
         }
 
-        @Override
-        public void historyLost(String collection, StreamPosition position, boolean afterCopy, RuntimeException cause) {
-            lost.add(collection + (afterCopy ? " after copy" : ""));
-        }
+        /** A collection as the stream sees it; it stands where its last delivery left it, like the task's. */
+        private final class Handle implements CollectionHandle {
+            private final String collection;
+            private volatile SourceOffset position;
 
-        @Override
-        public void recopy(String collection, String reason) {
-            recopies.add(collection);
-        }
+            Handle(String collection) {
+                this.collection = collection;
+            }
 
-        @Override
-        public void parked(String collection, String reason) {
-            parked.add(collection);
+            @Override
+            public Namespace ns() {
+                return new Namespace(DB, collection);
+            }
+
+            @Override
+            public void append(Captured item, List<SourceRecord> out) {
+                throw new UnsupportedOperationException("the recorder keeps the deliveries, it builds no records");
+            }
+
+            @Override
+            public void published(List<Captured> items) {
+                position = items.get(items.size() - 1).offset();
+            }
+
+            @Override
+            public SourceOffset position() {
+                return position;
+            }
+
+            @Override
+            public void historyLost(StreamPosition at, boolean afterCopy, RuntimeException cause) {
+                lost.add(collection + (afterCopy ? " after copy" : ""));
+            }
+
+            @Override
+            public void recopy(String reason) {
+                recopies.add(collection);
+            }
+
+            @Override
+            public void park(String reason) {
+                parkReasons.put(collection, reason);
+                parked.add(collection);
+            }
         }
 
         @Override
@@ -77,7 +125,7 @@ class DatabaseStreamTest {
         List<Captured.Change> changes(String coll) {
             List<Captured.Change> out = new ArrayList<>();
             for (StreamOutput.Delivery d : delivered) {
-                if (d.collection().equals(coll) && d.item() instanceof Captured.Change c) {
+                if (d.collection().ns().coll().equals(coll) && d.item() instanceof Captured.Change c) {
                     out.add(c);
                 }
             }
@@ -87,7 +135,7 @@ class DatabaseStreamTest {
         List<Captured.Control> controls(String coll) {
             List<Captured.Control> out = new ArrayList<>();
             for (StreamOutput.Delivery d : delivered) {
-                if (d.collection().equals(coll) && d.item() instanceof Captured.Control c) {
+                if (d.collection().ns().coll().equals(coll) && d.item() instanceof Captured.Control c) {
                     out.add(c);
                 }
             }
@@ -98,7 +146,7 @@ class DatabaseStreamTest {
     private MongoDatabase start(AwaitingMemoryBackend b, LargeEventPolicy policy) {
         backend = b;
         mongo = MongoFixture.inProcess(b, true);
-        stream = new DatabaseStream(DB, mongo.client().getDatabase(DB), new DatabaseStream.Settings(100, 200, 0, true, policy), out);
+        stream = new DatabaseStream(DB, mongo.client().getDatabase(DB), new DatabaseStream.Settings(100, 200, 0, true, policy, false), out);
         thread = new Thread(stream, "stream-test");
         thread.setDaemon(true);
         thread.start();
@@ -146,36 +194,36 @@ class DatabaseStreamTest {
         db.getCollection("a").insertOne(new Document("_id", 0));
         StreamPosition beforeB = now(mongo.client());
         db.getCollection("b").insertOne(new Document("_id", 100));
-        stream.join("a", new BsonDocument(), now(mongo.client()), false);
+        stream.join(out.handle("a"), new BsonDocument(), now(mongo.client()), false);
         for (int i = 1; i <= 5; i++) {
             db.getCollection("a").insertOne(new Document("_id", i));
             db.getCollection("other").insertOne(new Document("_id", i)); // not read by this stream
         }
         await("a's 5 inserts", () -> out.changes("a").size() >= 5);
         // b joins behind the stream: the stream reopens where b stands; a gets nothing twice
-        stream.join("b", new BsonDocument(), beforeB, false);
+        stream.join(out.handle("b"), new BsonDocument(), beforeB, false);
         db.getCollection("b").insertOne(new Document("_id", 101));
         db.getCollection("a").insertOne(new Document("_id", 6));
         await("b's two inserts and a's sixth", () -> out.changes("b").size() >= 2 && out.changes("a").size() >= 6);
         Thread.sleep(300);
         assertThat(ids(out.changes("a"), c -> true)).containsExactly(1, 2, 3, 4, 5, 6);
         assertThat(ids(out.changes("b"), c -> true)).containsExactly(100, 101);
-        assertThat(out.delivered).noneMatch(d -> d.collection().equals("other"));
+        assertThat(out.delivered).noneMatch(d -> d.collection().ns().coll().equals("other"));
         assertThat(out.changes("a")).allMatch(c -> c.event().op() == Op.INSERT && c.event().ns().db().equals(DB));
-        assertThat(stream.positions()).containsOnlyKeys("a", "b");
+        assertThat(stream.members()).as("a and b").isEqualTo(2);
     }
 
     @Test
     void aDroppedCollectionIsReportedAndFollowedWhenItIsCreatedAgain() throws Exception {
         MongoDatabase db = start(new AwaitingMemoryBackend(), LargeEventPolicy.PARK);
         db.getCollection("a").insertOne(new Document("_id", 1));
-        stream.join("a", new BsonDocument(), now(mongo.client()), false);
+        stream.join(out.handle("a"), new BsonDocument(), now(mongo.client()), false);
         db.getCollection("a").insertOne(new Document("_id", 2));
         db.getCollection("a").drop();
         db.getCollection("a").insertOne(new Document("_id", 3));
         await("the insert after the drop", () -> ids(out.changes("a"), c -> true).contains(3));
         assertThat(ids(out.changes("a"), c -> true)).containsExactly(2, 3);
-        assertThat(out.controls("a")).extracting(Captured.Control::type).containsExactly("drop");
+        assertThat(out.controls("a")).extracting(Captured.Control::type).containsExactly(ControlType.DROP);
         assertThat(out.lost).isEmpty();
     }
 
@@ -184,17 +232,17 @@ class DatabaseStreamTest {
         MongoDatabase db = start(new AwaitingMemoryBackend(), LargeEventPolicy.PARK);
         db.getCollection("a").insertOne(new Document("_id", 1));
         db.getCollection("staging").insertOne(new Document("_id", 9));
-        stream.join("a", new BsonDocument(), now(mongo.client()), false);
-        stream.join("b", new BsonDocument(), now(mongo.client()), false);
+        stream.join(out.handle("a"), new BsonDocument(), now(mongo.client()), false);
+        stream.join(out.handle("b"), new BsonDocument(), now(mongo.client()), false);
         db.getCollection("a").insertOne(new Document("_id", 2));
         db.getCollection("staging").renameCollection(new com.mongodb.MongoNamespace(DB, "a"),
                 new com.mongodb.client.model.RenameCollectionOptions().dropTarget(true));
         db.getCollection("b").insertOne(new Document("_id", 1));
         await("the re-copy request and b's insert", () -> !out.recopies.isEmpty() && out.changes("b").size() >= 1);
         assertThat(out.recopies).containsExactly("a");
-        assertThat(out.controls("a")).extracting(Captured.Control::type).containsExactly("renamed_into");
+        assertThat(out.controls("a")).extracting(Captured.Control::type).containsExactly(ControlType.RENAMED_INTO);
         assertThat(ids(out.changes("a"), c -> true)).containsExactly(2);
-        assertThat(stream.positions()).containsOnlyKeys("b");
+        assertThat(stream.members()).as("b alone").isEqualTo(1);
     }
 
     @Test
@@ -204,8 +252,8 @@ class DatabaseStreamTest {
                 .changeStreamPreAndPostImagesOptions(new com.mongodb.client.model.ChangeStreamPreAndPostImagesOptions(true)));
         db.getCollection("kept").insertOne(new Document("_id", 1).append("tenant", "acme"));
         db.getCollection("plain").insertOne(new Document("_id", 1).append("tenant", "acme"));
-        stream.join("kept", new BsonDocument(), now(mongo.client()), false);
-        stream.join("plain", new BsonDocument(), now(mongo.client()), false);
+        stream.join(out.handle("kept"), new BsonDocument(), now(mongo.client()), false);
+        stream.join(out.handle("plain"), new BsonDocument(), now(mongo.client()), false);
         db.getCollection("kept").deleteOne(new Document("_id", 1));
         db.getCollection("plain").deleteOne(new Document("_id", 1));
         await("both deletes", () -> out.changes("kept").size() >= 1 && out.changes("plain").size() >= 1);
@@ -220,12 +268,12 @@ class DatabaseStreamTest {
     void aDroppedDatabaseInvalidatesTheStreamWhichGoesOnAfterIt() throws Exception {
         MongoDatabase db = start(new AwaitingMemoryBackend(), LargeEventPolicy.PARK);
         db.getCollection("a").insertOne(new Document("_id", 1));
-        stream.join("a", new BsonDocument(), now(mongo.client()), false);
+        stream.join(out.handle("a"), new BsonDocument(), now(mongo.client()), false);
         db.getCollection("a").insertOne(new Document("_id", 2));
         db.drop();
         db.getCollection("a").insertOne(new Document("_id", 3));
         await("the insert after the dropDatabase", () -> ids(out.changes("a"), c -> true).contains(3));
-        assertThat(out.controls("a")).extracting(Captured.Control::type).contains("drop", "dropDatabase", "invalidate");
+        assertThat(out.controls("a")).extracting(Captured.Control::type).contains(ControlType.DROP, ControlType.DROP_DATABASE, ControlType.INVALIDATE);
         assertThat(out.lost).isEmpty();
     }
 
@@ -233,7 +281,7 @@ class DatabaseStreamTest {
     void anEventTooLargeToSendIsPutBackTogetherFromItsFragments() throws Exception {
         MongoDatabase db = start(new AwaitingMemoryBackend().maxEventBytes(64 * 1024), LargeEventPolicy.PARK);
         db.getCollection("a").insertOne(new Document("_id", 1));
-        stream.join("a", new BsonDocument(), now(mongo.client()), false);
+        stream.join(out.handle("a"), new BsonDocument(), now(mongo.client()), false);
         // the update's event: its looked-up document (50 KB) and its update description (25 KB), over the 64 KB limit
         String big = "x".repeat(25 * 1024);
         db.getCollection("a").insertOne(new Document("_id", 2).append("big", big));
@@ -253,8 +301,8 @@ class DatabaseStreamTest {
     void withoutTheSplitStageAnEventTooLargeIsSkippedByPolicyAndTheOthersGoOn() throws Exception {
         MongoDatabase db = start(new AwaitingMemoryBackend().maxEventBytes(64 * 1024).splitLargeEventStage(false), LargeEventPolicy.SKIP);
         db.getCollection("a").insertOne(new Document("_id", 0));
-        stream.join("a", new BsonDocument(), now(mongo.client()), false);
-        stream.join("b", new BsonDocument(), now(mongo.client()), false);
+        stream.join(out.handle("a"), new BsonDocument(), now(mongo.client()), false);
+        stream.join(out.handle("b"), new BsonDocument(), now(mongo.client()), false);
         db.getCollection("a").insertOne(new Document("_id", 1));
         db.getCollection("b").insertOne(new Document("_id", 1));
         db.getCollection("a").insertOne(new Document("_id", 2).append("big", "x".repeat(80 * 1024)));
@@ -265,7 +313,7 @@ class DatabaseStreamTest {
         assertThat(ids(out.changes("b"), c -> true)).containsExactly(1, 2);
         List<Captured.Control> skipped = out.controls("a");
         assertThat(skipped).hasSize(1);
-        assertThat(skipped.get(0).type()).isEqualTo("event_too_large");
+        assertThat(skipped.get(0).type()).isEqualTo(ControlType.EVENT_TOO_LARGE);
         assertThat(skipped.get(0).detail()).contains("_id", "2", "SKIPPED", "large.event.policy");
         assertThat(out.parked).isEmpty();
     }
@@ -274,8 +322,8 @@ class DatabaseStreamTest {
     void withoutTheSplitStageAnEventTooLargeParksItsCollectionByPolicyAndTheOthersGoOn() throws Exception {
         MongoDatabase db = start(new AwaitingMemoryBackend().maxEventBytes(64 * 1024).splitLargeEventStage(false), LargeEventPolicy.PARK);
         db.getCollection("a").insertOne(new Document("_id", 0));
-        stream.join("a", new BsonDocument(), now(mongo.client()), false);
-        stream.join("b", new BsonDocument(), now(mongo.client()), false);
+        stream.join(out.handle("a"), new BsonDocument(), now(mongo.client()), false);
+        stream.join(out.handle("b"), new BsonDocument(), now(mongo.client()), false);
         db.getCollection("a").insertOne(new Document("_id", 1));
         db.getCollection("a").insertOne(new Document("_id", 2).append("big", "x".repeat(80 * 1024)));
         db.getCollection("a").insertOne(new Document("_id", 3));
@@ -284,8 +332,8 @@ class DatabaseStreamTest {
         Thread.sleep(300);
         assertThat(ids(out.changes("a"), c -> true)).containsExactly(1);
         assertThat(out.parked).containsExactly("a");
-        assertThat(out.controls("a")).extracting(Captured.Control::type).containsExactly("parked");
-        assertThat(stream.positions()).containsOnlyKeys("b");
+        assertThat(out.parkReasons.get("a")).contains("_id", "2", "large.event.policy=park");
+        assertThat(stream.members()).as("b alone").isEqualTo(1);
     }
 
     @Test
@@ -296,12 +344,12 @@ class DatabaseStreamTest {
         for (int i = 1; i <= 30; i++) {
             db.getCollection("noise").insertOne(new Document("_id", i)); // the oplog keeps the last 20 entries
         }
-        stream.join("b", new BsonDocument(), now(mongo.client()), false);
-        stream.join("a", new BsonDocument(), old, true);
+        stream.join(out.handle("b"), new BsonDocument(), now(mongo.client()), false);
+        stream.join(out.handle("a"), new BsonDocument(), old, true);
         await("a's loss", () -> !out.lost.isEmpty());
         db.getCollection("b").insertOne(new Document("_id", 1));
         await("b's insert", () -> out.changes("b").size() >= 1);
         assertThat(out.lost).containsExactly("a after copy");
-        assertThat(stream.positions()).containsOnlyKeys("b");
+        assertThat(stream.members()).as("b alone").isEqualTo(1);
     }
 }

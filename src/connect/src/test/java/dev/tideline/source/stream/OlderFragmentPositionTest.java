@@ -8,8 +8,8 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.changestream.FullDocument;
 import dev.tideline.event.Op;
-import dev.tideline.source.Captured;
-import dev.tideline.source.SourceOffset;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.SourceOffset;
 import dev.tideline.standin.AwaitingMemoryBackend;
 import java.util.HashMap;
 import java.util.List;
@@ -63,7 +63,7 @@ class OlderFragmentPositionTest {
             older.put("token", lastFragment.toJson());
             older.put("ct", eventTime.getValue());
 
-            running.start().stream.join("a", new BsonDocument(), SourceOffset.fromMap(older).streamPosition(), false);
+            running.start().stream.join(out.handle("a"), new BsonDocument(), SourceOffset.fromMap(older).streamPosition(), false);
             await("the changes after the split event", () -> ids(out.changes("a"), c -> true).contains(3));
 
             List<Captured.Change> changes = out.changes("a");

@@ -6,10 +6,11 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.ControlType;
+import dev.tideline.source.capture.SourceOffset;
 import dev.tideline.standin.AwaitingMemoryBackend;
 import dev.tideline.standin.MongoFixture;
-import dev.tideline.source.Captured;
-import dev.tideline.source.SourceOffset;
 import dev.tideline.source.config.CaptureSettings.LargeEventPolicy;
 import dev.tideline.source.repair.RepairSignals;
 import java.time.Duration;
@@ -74,13 +75,13 @@ class RepairWindowStreamTest {
     private List<String> trace() {
         List<String> t = new ArrayList<>();
         for (StreamOutput.Delivery d : out.delivered) {
-            if (!d.collection().equals("c")) {
+            if (!d.collection().ns().coll().equals("c")) {
                 continue;
             }
             if (d.item() instanceof Captured.Change ch) {
                 t.add(ch.event().op().wireName() + ":" + ch.event().id().asInt32().getValue());
             } else if (d.item() instanceof Captured.Control ctl) {
-                t.add(ctl.type());
+                t.add(ctl.detail()); // the emitter's watermarks below
             }
         }
         return t;
@@ -93,12 +94,12 @@ class RepairWindowStreamTest {
         for (int i = 1; i <= 4; i++) {
             c.insertOne(new Document("_id", i).append("v", 0));
         }
-        stream.join("c", new BsonDocument(), DatabaseStreamTest.now(mongo.client()), false);
+        stream.join(out.handle("c"), new BsonDocument(), DatabaseStreamTest.now(mongo.client()), false);
         c.updateOne(Filters.eq("_id", 4), Updates.set("v", 1)); // before the window: streamed, and copied again
         RepairWindow w = new RepairWindow("w1", "c", new RepairWindow.Emitter() {
             @Override
             public List<Captured> atLow(BsonTimestamp low, SourceOffset position) {
-                return List.of(new Captured.Control("low", "", position));
+                return List.of(new Captured.Control(ControlType.PARKED, "low", position));
             }
 
             @Override
@@ -106,7 +107,7 @@ class RepairWindowStreamTest {
                 List<Captured> items = new ArrayList<>();
                 kept.forEach(r -> items.add(new Captured.Change(new dev.tideline.event.ChangeEvent(dev.tideline.event.Op.READ,
                         new dev.tideline.event.Namespace(DB, "c"), r.get("_id"), r, high, 0, null), position)));
-                items.add(new Captured.Control("high", "", position));
+                items.add(new Captured.Control(ControlType.PARKED, "high", position));
                 return items;
             }
         });
@@ -133,7 +134,7 @@ class RepairWindowStreamTest {
     void watermarksOfAnotherWindowAndAWindowNoLongerReadAreIgnoredOrFailed() throws Exception {
         MongoDatabase db = start();
         db.getCollection("c").insertOne(new Document("_id", 1));
-        stream.join("c", new BsonDocument(), DatabaseStreamTest.now(mongo.client()), false);
+        stream.join(out.handle("c"), new BsonDocument(), DatabaseStreamTest.now(mongo.client()), false);
         MongoCollection<BsonDocument> signals = db.getCollection(RepairSignals.COLLECTION, BsonDocument.class);
         // a window of another connector: not registered here, nothing happens
         BsonDocument foreign = new BsonDocument("_id", new BsonDocument(RepairSignals.WINDOW_KEY, new BsonString("other")));

@@ -19,7 +19,7 @@ final class RunningStream implements AutoCloseable {
     RunningStream(AwaitingMemoryBackend backend, String database) {
         mongo = MongoFixture.inProcess(backend, true);
         db = mongo.client().getDatabase(database);
-        stream = new DatabaseStream(database, db, new DatabaseStream.Settings(100, 200, 0, true, LargeEventPolicy.PARK), out);
+        stream = new DatabaseStream(database, db, new DatabaseStream.Settings(100, 200, 0, true, LargeEventPolicy.PARK, false), out);
         thread = new Thread(stream, "stream-test-" + database);
         thread.setDaemon(true);
     }

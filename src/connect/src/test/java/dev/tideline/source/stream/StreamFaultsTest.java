@@ -9,8 +9,10 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.changestream.FullDocument;
 import dev.tideline.event.Op;
-import dev.tideline.source.Captured;
-import dev.tideline.source.SourceOffset;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.ControlType;
+import dev.tideline.source.capture.SourceOffset;
+import dev.tideline.source.capture.StreamPosition;
 import dev.tideline.source.config.CaptureSettings.LargeEventPolicy;
 import dev.tideline.standin.AwaitingMemoryBackend;
 import dev.tideline.standin.FaultInjectingBackend;
@@ -52,7 +54,7 @@ class StreamFaultsTest {
 
     private DatabaseStream stream(DatabaseStreamTest.Recorder out) {
         DatabaseStream s = new DatabaseStream(DB, mongo.client().getDatabase(DB),
-                new DatabaseStream.Settings(100, 200, 0, true, LargeEventPolicy.PARK), out, sleptMs::addAndGet);
+                new DatabaseStream.Settings(100, 200, 0, true, LargeEventPolicy.PARK, false), out, sleptMs::addAndGet);
         streams.add(s);
         recorders.add(out);
         return s;
@@ -62,7 +64,7 @@ class StreamFaultsTest {
     private DatabaseStream streaming(DatabaseStreamTest.Recorder out, String... collections) {
         DatabaseStream s = stream(out);
         for (String c : collections) {
-            s.join(c, new BsonDocument(), now(mongo.client()), false);
+            s.join(out.handle(c), new BsonDocument(), now(mongo.client()), false);
         }
         run(s);
         return s;
@@ -122,7 +124,7 @@ class StreamFaultsTest {
         a.insertOne(new Document("_id", 3));
         DatabaseStreamTest.Recorder second = new DatabaseStreamTest.Recorder();
         DatabaseStream after = stream(second);
-        after.join("a", new BsonDocument(), stored, false);
+        after.join(second.handle("a"), new BsonDocument(), stored, false);
         run(after);
         await("the insert after the restart", () -> ids(second.changes("a"), c -> true).contains(3));
         assertThat(second.lost).as("no lost history").isEmpty();
@@ -149,10 +151,8 @@ class StreamFaultsTest {
         await("b's insert and a parked", () -> out.changes("b").size() >= 1 && !out.parked.isEmpty());
         assertThat(ids(out.changes("a"), c -> true)).containsExactly(1);
         assertThat(out.parked).containsExactly("a");
-        List<Captured.Control> parked = out.controls("a");
-        assertThat(parked).extracting(Captured.Control::type).containsExactly("parked");
-        assertThat(parked.get(0).detail()).contains("_id", "2", "cannot split", "7182500", "large.event.policy=park");
-        assertThat(s.positions()).containsOnlyKeys("b");
+        assertThat(out.parkReasons.get("a")).contains("_id", "2", "cannot split", "7182500", "large.event.policy=park");
+        assertThat(s.members()).as("b alone").isEqualTo(1);
     }
 
     /**
@@ -184,7 +184,7 @@ class StreamFaultsTest {
         backend.failNext(DB, Set.of("aggregate"), FaultInjectingBackend.RESUMING, 280, "ChangeStreamFatalError", 1);
         DatabaseStreamTest.Recorder out = new DatabaseStreamTest.Recorder();
         DatabaseStream s = stream(out);
-        s.join("a", new BsonDocument(), StreamPosition.afterToken(lastFragment, null), false);
+        s.join(out.handle("a"), new BsonDocument(), StreamPosition.afterToken(lastFragment, null), false);
         run(s);
         a.insertOne(new Document("_id", 2));
         await("the insert after the fragment", () -> ids(out.changes("a"), c -> true).contains(2));
@@ -208,9 +208,9 @@ class StreamFaultsTest {
                 && Integer.valueOf(1).equals(c.get("batchSize")));
         DatabaseStreamTest.Recorder out = new DatabaseStreamTest.Recorder();
         DatabaseStream s = stream(out);
-        s.join("a", new BsonDocument(), now(mongo.client()), false);
+        s.join(out.handle("a"), new BsonDocument(), now(mongo.client()), false);
         db.getCollection("b").insertOne(new Document("_id", 0));
-        s.join("b", new BsonDocument(), now(mongo.client()), false);
+        s.join(out.handle("b"), new BsonDocument(), now(mongo.client()), false);
         backend.failNext(DB, Set.of("aggregate"), streamNotProbe, 280, "ChangeStreamFatalError", Integer.MAX_VALUE);
         run(s);
         await("both collections parked (or a runaway loop)", () -> out.parked.size() == 2 || backend.received("aggregate") > 2_000);
@@ -223,10 +223,9 @@ class StreamFaultsTest {
                 .isLessThanOrEqualTo(2 * StreamRecovery.MAX_UNEXPLAINED_FATAL);
         assertThat(perMinute).as("aggregates (probes included) per minute of back-off: %d in %d ms", aggregates, sleptMs.get())
                 .isLessThanOrEqualTo(60);
-        assertThat(out.controls("a")).extracting(Captured.Control::type).containsExactly("parked");
-        assertThat(out.controls("a").get(0).detail()).contains("280", "still in the oplog", "Reset this collection's offset");
+        assertThat(out.parkReasons.get("a")).contains("280", "still in the oplog", "Reset this collection's offset");
         assertThat(out.lost).isEmpty();
-        assertThat(s.positions()).isEmpty();
+        assertThat(s.members()).isZero();
     }
 
     /**

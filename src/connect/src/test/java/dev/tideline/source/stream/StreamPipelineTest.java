@@ -2,6 +2,8 @@ package dev.tideline.source.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tideline.source.capture.StreamPosition;
+import dev.tideline.source.capture.StreamPositionTest;
 import dev.tideline.source.stream.StreamPipeline.Member;
 import dev.tideline.source.stream.StreamPipeline.Opening;
 import java.util.ArrayList;

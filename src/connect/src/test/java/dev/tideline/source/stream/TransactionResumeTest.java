@@ -8,7 +8,8 @@ import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoChangeStreamCursor;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.changestream.ChangeStreamDocument;
-import dev.tideline.source.Captured;
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.StreamPosition;
 import dev.tideline.source.config.CaptureSettings.LargeEventPolicy;
 import dev.tideline.standin.AwaitingMemoryBackend;
 import dev.tideline.standin.MongoFixture;
@@ -80,7 +81,7 @@ class TransactionResumeTest {
 
     private DatabaseStreamTest.Recorder stream() {
         DatabaseStreamTest.Recorder out = new DatabaseStreamTest.Recorder();
-        DatabaseStream stream = new DatabaseStream(DB, db, new DatabaseStream.Settings(100, 200, 0, true, LargeEventPolicy.PARK), out);
+        DatabaseStream stream = new DatabaseStream(DB, db, new DatabaseStream.Settings(100, 200, 0, true, LargeEventPolicy.PARK, false), out);
         Thread thread = new Thread(stream, "txn-stream-" + streams.size());
         thread.setDaemon(true);
         thread.start();
@@ -97,8 +98,8 @@ class TransactionResumeTest {
     void collectionsOfOneStreamPositionedInsideTheTransactionGetExactlyTheEventsAfterTheirPositions() throws Exception {
         DatabaseStreamTest.Recorder out = stream();
         DatabaseStream stream = streams.get(0);
-        stream.join("a", new BsonDocument(), after(1), false); // after b1, another collection's event: a2, a3 are due
-        stream.join("b", new BsonDocument(), after(2), false); // after a2: b2, b3 are due
+        stream.join(out.handle("a"), new BsonDocument(), after(1), false); // after b1, another collection's event: a2, a3 are due
+        stream.join(out.handle("b"), new BsonDocument(), after(2), false); // after a2: b2, b3 are due
         await("a2, a3, b2, b3", () -> out.changes("a").size() >= 2 && out.changes("b").size() >= 2);
         Thread.sleep(300);
         assertThat(ids(out.changes("a"), c -> true)).containsExactly(2, 3);
@@ -111,9 +112,9 @@ class TransactionResumeTest {
     @Test
     void collectionsOfTwoTasksResumedFromTheirLastRecordsOffsetInsideTheTransactionLoseAndRepeatNothing() throws Exception {
         DatabaseStreamTest.Recorder first = stream();
-        streams.get(0).join("a", new BsonDocument(), after(0), false); // task 1 had a1
+        streams.get(0).join(first.handle("a"), new BsonDocument(), after(0), false); // task 1 had a1
         DatabaseStreamTest.Recorder second = stream();
-        streams.get(1).join("b", new BsonDocument(), after(4), false); // task 2 had up to a3 (b1, b2 were its)
+        streams.get(1).join(second.handle("b"), new BsonDocument(), after(4), false); // task 2 had up to a3 (b1, b2 were its)
         await("a2, a3 and b3", () -> first.changes("a").size() >= 2 && second.changes("b").size() >= 1);
         assertThat(ids(first.changes("a"), c -> true)).containsExactly(2, 3);
         assertThat(ids(second.changes("b"), c -> true)).containsExactly(3);
@@ -122,7 +123,7 @@ class TransactionResumeTest {
         StreamPosition a2 = first.changes("a").get(0).offset().streamPosition();
         assertThat(a2.clusterTime()).isEqualTo(events.get(0).getClusterTime());
         DatabaseStreamTest.Recorder restarted = stream();
-        streams.get(2).join("a", new BsonDocument(), a2, false);
+        streams.get(2).join(restarted.handle("a"), new BsonDocument(), a2, false);
         await("a3", () -> restarted.changes("a").size() >= 1);
         Thread.sleep(300);
         assertThat(ids(restarted.changes("a"), c -> true)).containsExactly(3);
@@ -134,7 +135,7 @@ class TransactionResumeTest {
         DatabaseStreamTest.Recorder out = stream();
         BsonTimestamp commit = events.get(0).getClusterTime();
         // an operation time (a copy's stream start, an offset without a token) is before every event at that time
-        streams.get(0).join("b", new BsonDocument(), StreamPosition.atOperationTime(commit), false);
+        streams.get(0).join(out.handle("b"), new BsonDocument(), StreamPosition.atOperationTime(commit), false);
         await("b1..b3", () -> out.changes("b").size() >= 3);
         Thread.sleep(300);
         assertThat(ids(out.changes("b"), c -> true)).containsExactly(1, 2, 3);

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tideline.event.Namespace;
 import dev.tideline.it.support.TestStack;
 import dev.tideline.it.support.Waits;
-import dev.tideline.source.SourceOffset;
+import dev.tideline.source.capture.SourceOffset;
 import dev.tideline.standin.MongoFixture;
 import java.time.Duration;
 import java.util.ArrayList;

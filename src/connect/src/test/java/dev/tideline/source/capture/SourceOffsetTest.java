@@ -1,4 +1,4 @@
-package dev.tideline.source;
+package dev.tideline.source.capture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -41,10 +41,10 @@ class SourceOffsetTest {
                 Arguments.of("an empty chunk copied", SourceOffset.chunkDone(START, null)),
                 Arguments.of("stream with token", SourceOffset.streamAfter(TOKEN)),
                 Arguments.of("stream with an unreadable token and its cluster time", SourceOffset.streamAt(
-                        dev.tideline.source.stream.StreamPosition.afterToken(new BsonDocument("_data", new BsonBinary(new byte[] {7})),
+                        dev.tideline.source.capture.StreamPosition.afterToken(new BsonDocument("_data", new BsonBinary(new byte[] {7})),
                                 START))),
                 Arguments.of("stream after a split event", SourceOffset.streamAt(
-                        dev.tideline.source.stream.StreamPosition.afterSplitEvent(TOKEN, new BsonTimestamp(0x66F1A2B3, 1)))),
+                        dev.tideline.source.capture.StreamPosition.afterSplitEvent(TOKEN, new BsonTimestamp(0x66F1A2B3, 1)))),
                 Arguments.of("stream from startAt", SourceOffset.streamFrom(START)),
                 Arguments.of("stream after a copy", SourceOffset.streamAfterCopy(START)),
                 Arguments.of("scan from start", SourceOffset.scan(null, null)),
@@ -133,9 +133,9 @@ class SourceOffsetTest {
     void aSplitEventsPositionIsStoredSoThatARestartOpensAtItsClusterTime() {
         BsonTimestamp ct = new BsonTimestamp(0x66F1A2B3, 1);
         SourceOffset stored = SourceOffset.fromMap(SourceOffset.streamAt(
-                dev.tideline.source.stream.StreamPosition.afterSplitEvent(TOKEN, ct)).toMap());
+                dev.tideline.source.capture.StreamPosition.afterSplitEvent(TOKEN, ct)).toMap());
         assertThat(stored.streamPosition().isSplitEvent()).isTrue();
-        assertThat(stored.streamPosition().openingPoint()).isEqualTo(dev.tideline.source.stream.StreamPosition.atOperationTime(ct));
+        assertThat(stored.streamPosition().openingPoint()).isEqualTo(dev.tideline.source.capture.StreamPosition.atOperationTime(ct));
         assertThat(SourceOffset.fromMap(SourceOffset.streamAfter(TOKEN).toMap()).streamPosition().isSplitEvent()).isFalse();
     }
 
@@ -157,14 +157,14 @@ class SourceOffsetTest {
 
         SourceOffset read = SourceOffset.fromMap(older);
 
-        dev.tideline.source.stream.StreamPosition position = read.streamPosition();
+        StreamPosition position = read.streamPosition();
         assertThat(position.isSplitEvent()).isTrue();
-        assertThat(position.openingPoint()).isEqualTo(dev.tideline.source.stream.StreamPosition.atOperationTime(ct));
+        assertThat(position.openingPoint()).isEqualTo(StreamPosition.atOperationTime(ct));
         BsonDocument firstFragment = new BsonDocument("_data", new BsonString(event + "29" + "04"));
         BsonDocument whole = new BsonDocument("_data", new BsonString(event + "04"));
-        assertThat(position.covers(dev.tideline.source.stream.StreamPosition.afterSplitEvent(firstFragment, ct)))
+        assertThat(position.covers(StreamPosition.afterSplitEvent(firstFragment, ct)))
                 .as("the event split again (it carries its first fragment's token)").isTrue();
-        assertThat(position.covers(dev.tideline.source.stream.StreamPosition.afterToken(whole, ct))).as("the event, whole now").isTrue();
+        assertThat(position.covers(StreamPosition.afterToken(whole, ct))).as("the event, whole now").isTrue();
         assertThat(read.toMap()).as("written back in the current form").containsEntry("startAt", ct.getValue());
         older.put("token", whole.toJson());
         assertThat(SourceOffset.fromMap(older).streamPosition().isSplitEvent()).as("an event's own token stays a token").isFalse();

@@ -1,4 +1,4 @@
-package dev.tideline.source;
+package dev.tideline.source.config;
 
 import dev.tideline.event.Namespace;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.tideline.source.stream;
+package dev.tideline.source.capture;
 
 import java.util.HexFormat;
 import java.util.OptionalInt;

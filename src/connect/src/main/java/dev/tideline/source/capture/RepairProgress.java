@@ -1,4 +1,4 @@
-package dev.tideline.source;
+package dev.tideline.source.capture;
 
 import dev.tideline.mongo.BsonOrder;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.tideline.source;
+package dev.tideline.source.stream;
 
 import java.util.List;
 import java.util.Map;

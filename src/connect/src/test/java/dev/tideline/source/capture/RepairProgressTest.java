@@ -1,4 +1,4 @@
-package dev.tideline.source;
+package dev.tideline.source.capture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

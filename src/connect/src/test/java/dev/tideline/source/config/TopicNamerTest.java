@@ -1,4 +1,4 @@
-package dev.tideline.source;
+package dev.tideline.source.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.tideline.source;
+package dev.tideline.source.capture;
 
 import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.ResnapshotMarker;
@@ -30,9 +30,9 @@ public sealed interface Captured {
 
     /**
      * Something the operator must know and no sink should apply: drop, rename, dropDatabase,
-     * invalidate, history lost. {@code type} is a short name; {@code detail} says what happened.
+     * invalidate, history lost. {@code type} says which; {@code detail} says what happened.
      */
-    record Control(String type, String detail, SourceOffset offset) implements Captured {
+    record Control(ControlType type, String detail, SourceOffset offset) implements Captured {
     }
 
     /**

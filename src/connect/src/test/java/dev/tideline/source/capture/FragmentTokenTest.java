@@ -1,4 +1,4 @@
-package dev.tideline.source.stream;
+package dev.tideline.source.capture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,9 +1,10 @@
-package dev.tideline.source;
+package dev.tideline.source.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.mongodb.client.MongoCollection;
+import dev.tideline.source.InProcessMongo;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonDocument;

@@ -1,4 +1,4 @@
-package dev.tideline.source.stream;
+package dev.tideline.source.capture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -11,10 +11,10 @@ import org.bson.BsonString;
 import org.bson.BsonTimestamp;
 import org.junit.jupiter.api.Test;
 
-class StreamPositionTest {
+public class StreamPositionTest {
 
     /** A MongoDB 4.2+ shaped token: 0x82, the cluster time's 8 bytes big-endian, then the event's identity. */
-    static BsonDocument token(int seconds, int inc, String rest) {
+    public static BsonDocument token(int seconds, int inc, String rest) {
         return new BsonDocument("_data", new BsonString(String.format("82%08X%08X%s", seconds, inc, rest)));
     }
 

@@ -1,4 +1,4 @@
-package dev.tideline.source.stream;
+package dev.tideline.source.capture;
 
 import java.util.Locale;
 import java.util.Objects;

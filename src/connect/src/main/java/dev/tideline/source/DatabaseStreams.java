@@ -1,0 +1,134 @@
+package dev.tideline.source;
+
+import com.mongodb.client.MongoClient;
+import dev.tideline.health.SourceTaskMetrics;
+import dev.tideline.mongo.ErrorClass;
+import dev.tideline.mongo.MongoErrors;
+import dev.tideline.source.capture.SourceOffset;
+import dev.tideline.source.config.CaptureSettings;
+import dev.tideline.source.config.SourceConfig;
+import dev.tideline.source.stream.DatabaseStream;
+import dev.tideline.source.stream.StreamOutput;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
+import org.apache.kafka.connect.errors.ConnectException;
+
+/**
+ * The task's change streams, one per database ({@link DatabaseStream}), each on its own thread, opened
+ * when the database's first collection joins. A stream hands its batches to the {@link Publisher} and its
+ * collections' troubles to each collection ({@link CollectionCapture}); what concerns the whole stream
+ * (refused credentials, an unknown error) fails the task here.
+ */
+final class DatabaseStreams {
+    private final SourceConfig config;
+    private final MongoClient client;
+    private final Publisher publisher;
+    private final RecordQueue queue;
+    private final SourceTaskMetrics metrics;
+    private final TaskThreads threads;
+    /** Where a stream's repair signals go (their {@code _id}s), by database. */
+    private final BiConsumer<String, List<org.bson.BsonValue>> signals;
+    private final Map<String, DatabaseStream> streams = new ConcurrentHashMap<>();
+    private final List<Thread> streamThreads = new ArrayList<>();
+
+    DatabaseStreams(SourceConfig config, MongoClient client, Publisher publisher, RecordQueue queue, SourceTaskMetrics metrics,
+                    TaskThreads threads, BiConsumer<String, List<org.bson.BsonValue>> signals) {
+        this.config = config;
+        this.client = client;
+        this.publisher = publisher;
+        this.queue = queue;
+        this.metrics = metrics;
+        this.threads = threads;
+        this.signals = signals;
+    }
+
+    /** The streams by database, live (for the task's gauges). */
+    Map<String, DatabaseStream> byDatabase() {
+        return streams;
+    }
+
+    /** The collection joins its database's stream at {@code from}. */
+    void join(CollectionCapture c, SourceOffset from) {
+        of(c.ns().db()).join(c, c.filter(), from.streamPosition(), from.isAfterCopy());
+    }
+
+    /** The change stream of {@code db}, opened now if it is not yet. */
+    synchronized DatabaseStream of(String db) {
+        DatabaseStream existing = streams.get(db);
+        if (existing != null) {
+            return existing;
+        }
+        CaptureSettings capture = config.capture();
+        DatabaseStream s = new DatabaseStream(db, client.getDatabase(db), new DatabaseStream.Settings(capture.batchSize(),
+                capture.maxAwaitMs(), capture.heartbeatIntervalMs(), capture.tenantField() != null, capture.largeEventPolicy(),
+                config.repair().enabled()), new Output(db));
+        streams.put(db, s);
+        streamThreads.add(threads.start(s, "stream", true));
+        return s;
+    }
+
+    /** Stops every stream without waiting; a stream blocked handing a batch to a queue nobody polls any more is interrupted. */
+    synchronized void stop() {
+        streams.values().forEach(DatabaseStream::stop);
+        streamThreads.forEach(Thread::interrupt);
+    }
+
+    /** Waits until {@code deadline} (epoch ms) for the stream threads to end after {@link #stop()}; whether they all did. */
+    boolean awaitStop(long deadline) throws InterruptedException {
+        List<Thread> ts;
+        synchronized (this) {
+            ts = new ArrayList<>(streamThreads);
+        }
+        for (Thread t : ts) {
+            t.join(Math.max(1, deadline - System.currentTimeMillis()));
+        }
+        return ts.stream().noneMatch(Thread::isAlive);
+    }
+
+    int size() {
+        return streams.size();
+    }
+
+    /** What one database's stream reports of itself. */
+    private final class Output implements StreamOutput {
+        private final String db;
+
+        Output(String db) {
+            this.db = db;
+        }
+
+        @Override
+        public void publish(List<Delivery> batch) throws InterruptedException {
+            publisher.publish(batch);
+        }
+
+        @Override
+        public void failed(RuntimeException e) {
+            if (MongoErrors.classify(e) == ErrorClass.AUTH) {
+                queue.fail(new ConnectException("The change stream of " + db + " failed: authentication or authorization refused by "
+                        + "the source (" + e.getMessage() + "). Check the user and password in mongodb.uri and that the user may "
+                        + "open change streams on the database (changeStream and find on {db: \"" + db + "\", collection: \"\"}).", e));
+            } else {
+                queue.fail(new ConnectException("The change stream of " + db + " failed: " + e, e));
+            }
+        }
+
+        @Override
+        public void retrying(RuntimeException e, long delayMs) {
+            metrics.streamRetrying(db, MongoErrors.isUnreachable(e));
+        }
+
+        @Override
+        public void signals(List<org.bson.BsonValue> ids) {
+            signals.accept(db, ids);
+        }
+
+        @Override
+        public void opened(int collectionCount) {
+            metrics.streamOpened(db);
+        }
+    }
+}
