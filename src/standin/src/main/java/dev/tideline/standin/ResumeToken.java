@@ -9,12 +9,12 @@ import java.util.Locale;
  * time's 8 bytes big-endian, in upper case (https://www.mongodb.com/docs/manual/changeStreams/#resume-tokens).
  * So tokens compare as strings in event order, as MongoDB's do.
  *
- * <p>What follows the cluster time is the stand-in's own, kept fixed-width so that the order holds:
+ * <p>What follows the cluster time is the stand-in's own, written so that the order holds:
  * <ul>
  *   <li>a high-water-mark token (MongoDB's post-batch resume token of a batch that ended without an
  *       event) is the cluster time alone: a prefix, so it sorts before every event at that time;</li>
- *   <li>an event token adds {@code 2B}, an 8-digit {@code txnOpIndex} (the event's place among the operations
- *       of one transaction, which all share the commit's cluster time; 0 outside a transaction), a kind
+ *   <li>an event token adds {@code 2B}, the {@code txnOpIndex} as a KeyString integer (below; the event's place
+ *       among the operations of one transaction, which all share the commit's cluster time; 0 outside a transaction), a kind
  *       ({@code 00} the entry's event, {@code 01} the {@code invalidate} that follows it: MongoDB's
  *       {@code fromInvalidate} flag), {@code 00} where MongoDB's token ends the event's identifier document, and
  *       {@code 04}, the end of the KeyString.</li>
@@ -22,9 +22,17 @@ import java.util.Locale;
  *       has its event's token with a zero-based fragment number before the final {@code 04}, as MongoDB
  *       appends {@code fragmentNum} after the event identifier (https://jira.mongodb.org/browse/SERVER-71825,
  *       SERVER-107526: "the resume token of the original large event suffixed with a 'fragmentNum' field"),
- *       written as KeyString writes a small integer: {@code 29} for 0, {@code 2B} and one byte (n &lt;&lt; 1) below
- *       128, {@code 2C} and two bytes below 32768. So a whole event sorts before its fragments, and they in order.</li>
+ *       written as a KeyString integer. So a whole event sorts before its fragments, and they in order.</li>
  * </ul>
+ * A KeyString integer is written as MongoDB's KeyString writes a small non-negative integer: a type byte, then the
+ * value shifted left by one (the low bit flags a fraction) in as few bytes as hold it, big-endian: {@code 29} for 0
+ * ({@code kNumericZero}), {@code 2B} and one byte below 128 ({@code kNumericPositive1ByteInt}), {@code 2C} and two
+ * bytes below 32768 ({@code kNumericPositive2ByteInt}); {@code CType} in the server's
+ * src/mongo/db/storage/key_string/key_string.cpp, where {@code kNumeric} is 30. A longer integer sorts after a shorter
+ * one by its type byte, so the strings compare in the integers' order. The fixed-width hex the txnOpIndex was once
+ * written as could end like a fragment number (0x2C: {@code 0000002C 00 00 04}), and clients that tell a fragment's
+ * token by its ending would take the event for a fragment. Both numbers stop at 32767: a three-byte {@code 2D}
+ * integer could end in {@code 00 2C} and look like a fragment again.
  * The fields come in the order MongoDB's resume token data compares them (cluster time, token type,
  * {@code txnOpIndex}, {@code fromInvalidate}, ..., fragment number: {@code resume_token.h} in the server's
  * src/mongo/db/pipeline), so a stream resumed at one event of a transaction gets the transaction's later events.
@@ -39,10 +47,17 @@ public record ResumeToken(long clusterTime, int txnOpIndex, Kind kind, int fragm
     private static final String EVENT_MARK = "2B";
     private static final String IDENTIFIER_END = "00";
     private static final String KEY_END = "04";
+    private static final String KS_ZERO = "29";
+    private static final String KS_ONE_BYTE = "2B";
+    private static final String KS_TWO_BYTES = "2C";
     private static final int HWM_LENGTH = 2 + 16;
-    /** Up to the fragment number: {@code 82}, the time, {@code 2B}, the txnOpIndex, the kind, the identifier's end. */
-    private static final int EVENT_PREFIX_LENGTH = HWM_LENGTH + 2 + 8 + 2 + 2;
-    private static final int MAX_FRAGMENTS = 1 << 15;
+    /** The shortest event token: {@code 82}, the time, {@code 2B}, txnOpIndex 0 ({@code 29}), the kind, the identifier's end, the end. */
+    private static final int MIN_EVENT_LENGTH = HWM_LENGTH + 2 + 2 + 2 + 2 + 2;
+    /** The largest KeyString integer the stand-in writes: two bytes of n &lt;&lt; 1. */
+    private static final int MAX_KEY_STRING_INT = (1 << 15) - 1;
+    private static final int MAX_FRAGMENTS = MAX_KEY_STRING_INT + 1;
+    /** The last operation of a transaction whose events a change stream can number. */
+    public static final int MAX_TXN_OP_INDEX = MAX_KEY_STRING_INT;
 
     public ResumeToken {
         if (kind != Kind.EVENT && fragment != 0) {
@@ -50,6 +65,10 @@ public record ResumeToken(long clusterTime, int txnOpIndex, Kind kind, int fragm
         }
         if (kind == Kind.HIGH_WATER_MARK && txnOpIndex != 0 || txnOpIndex < 0) {
             throw new IllegalArgumentException("a txnOpIndex belongs to an event: " + txnOpIndex);
+        }
+        if (txnOpIndex > MAX_TXN_OP_INDEX) {
+            throw new IllegalArgumentException("the stand-in numbers the events of a transaction of at most "
+                    + (MAX_TXN_OP_INDEX + 1) + " operations, got txnOpIndex " + txnOpIndex + ": commit fewer operations at once");
         }
         if (fragment < 0 || fragment > MAX_FRAGMENTS) {
             throw new IllegalArgumentException("fragment out of range: " + fragment);
@@ -98,23 +117,57 @@ public record ResumeToken(long clusterTime, int txnOpIndex, Kind kind, int fragm
     }
 
     public String hex() {
-        StringBuilder hex = new StringBuilder(EVENT_PREFIX_LENGTH + 8).append(TIMESTAMP_TYPE);
+        StringBuilder hex = new StringBuilder(HWM_LENGTH + 20).append(TIMESTAMP_TYPE);
         appendHex(hex, clusterTime, 16);
         if (kind == Kind.HIGH_WATER_MARK) {
             return hex.toString();
         }
-        appendHex(hex.append(EVENT_MARK), txnOpIndex, 8).append(kind == Kind.INVALIDATE ? "01" : "00").append(IDENTIFIER_END);
+        appendKeyStringInt(hex.append(EVENT_MARK), txnOpIndex).append(kind == Kind.INVALIDATE ? "01" : "00").append(IDENTIFIER_END);
         if (fragment > 0) {
-            int n = fragment - 1; // MongoDB's fragmentNum counts from 0
-            if (n == 0) {
-                hex.append("29");
-            } else if (n < 128) {
-                appendHex(hex.append("2B"), (long) n << 1, 2);
-            } else {
-                appendHex(hex.append("2C"), (long) n << 1, 4);
-            }
+            appendKeyStringInt(hex, fragment - 1); // MongoDB's fragmentNum counts from 0
         }
         return hex.append(KEY_END).toString();
+    }
+
+    /** Writes {@code n} (0 to {@link #MAX_KEY_STRING_INT}) as a KeyString integer (see the class comment). */
+    private static StringBuilder appendKeyStringInt(StringBuilder hex, int n) {
+        if (n == 0) {
+            return hex.append(KS_ZERO);
+        }
+        return n < 128 ? appendHex(hex.append(KS_ONE_BYTE), (long) n << 1, 2) : appendHex(hex.append(KS_TWO_BYTES), (long) n << 1, 4);
+    }
+
+    /** The length in hex digits of the KeyString integer at {@code at} of {@code h} (upper case), or -1 if none starts there. */
+    private static int keyStringIntLength(String h, int at) {
+        if (h.startsWith(KS_ZERO, at)) {
+            return 2;
+        }
+        if (h.startsWith(KS_ONE_BYTE, at)) {
+            return 4;
+        }
+        return h.startsWith(KS_TWO_BYTES, at) ? 6 : -1;
+    }
+
+    /**
+     * Reads the KeyString integer that is all of {@code integer} (upper case), as {@link #appendKeyStringInt} writes it.
+     *
+     * @throws IllegalArgumentException when it is not one; the caller answers InvalidResumeToken
+     */
+    private static int readKeyStringInt(String integer, String hex) {
+        int length = keyStringIntLength(integer, 0);
+        if (length != integer.length()) {
+            throw new IllegalArgumentException("not a resume token of this server: " + hex);
+        }
+        if (length == 2) {
+            return 0;
+        }
+        int shifted = Integer.parseInt(integer.substring(2), 16);
+        int n = shifted >> 1;
+        // as written: an even value in the fewest bytes (2C only from 128 on); anything else is not this server's
+        if ((shifted & 1) != 0 || n == 0 || (length == 6) != (n >= 128)) {
+            throw new IllegalArgumentException("not a resume token of this server: " + hex);
+        }
+        return n;
     }
 
     private static StringBuilder appendHex(StringBuilder out, long value, int digits) {
@@ -139,7 +192,7 @@ public record ResumeToken(long clusterTime, int txnOpIndex, Kind kind, int fragm
             throw new IllegalArgumentException("a resume token is {_data: \"<hex string>\"}, got " + token);
         }
         String h = hex.toUpperCase(Locale.ROOT);
-        if (!h.startsWith(TIMESTAMP_TYPE) || (h.length() != HWM_LENGTH && h.length() < EVENT_PREFIX_LENGTH + 2)) {
+        if (!h.startsWith(TIMESTAMP_TYPE) || (h.length() != HWM_LENGTH && h.length() < MIN_EVENT_LENGTH)) {
             throw new IllegalArgumentException("not a resume token of this server: " + hex);
         }
         try {
@@ -147,12 +200,17 @@ public record ResumeToken(long clusterTime, int txnOpIndex, Kind kind, int fragm
             if (h.length() == HWM_LENGTH) {
                 return highWaterMark(time);
             }
-            if (!h.startsWith(EVENT_MARK, HWM_LENGTH) || !h.startsWith(IDENTIFIER_END, HWM_LENGTH + 12) || !h.endsWith(KEY_END)) {
+            int opAt = HWM_LENGTH + EVENT_MARK.length();
+            int kindAt = opAt + keyStringIntLength(h, opAt);
+            int fragmentAt = kindAt + 2 + IDENTIFIER_END.length();
+            if (!h.startsWith(EVENT_MARK, HWM_LENGTH) || kindAt < opAt || fragmentAt + KEY_END.length() > h.length()
+                    || !h.startsWith(IDENTIFIER_END, kindAt + 2) || !h.endsWith(KEY_END)) {
                 throw new IllegalArgumentException("not a resume token of this server: " + hex);
             }
-            int txnOpIndex = Integer.parseInt(h.substring(HWM_LENGTH + 2, HWM_LENGTH + 10), 16);
-            String kind = h.substring(HWM_LENGTH + 10, HWM_LENGTH + 12);
-            int fragment = fragmentNumber(h.substring(EVENT_PREFIX_LENGTH, h.length() - KEY_END.length()), hex);
+            int txnOpIndex = readKeyStringInt(h.substring(opAt, kindAt), hex);
+            String kind = h.substring(kindAt, kindAt + 2);
+            String fragmentNum = h.substring(fragmentAt, h.length() - KEY_END.length());
+            int fragment = fragmentNum.isEmpty() ? 0 : readKeyStringInt(fragmentNum, hex) + 1; // fragmentNum counts from 0
             return switch (kind) {
                 case "00" -> new ResumeToken(time, txnOpIndex, Kind.EVENT, fragment);
                 case "01" -> {
@@ -166,24 +224,6 @@ public record ResumeToken(long clusterTime, int txnOpIndex, Kind kind, int fragm
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("not a resume token of this server: " + hex, e);
         }
-    }
-
-    /** The fragment (from 1) a token's KeyString integer after the identifier names, 0 when there is none. */
-    private static int fragmentNumber(String integer, String hex) {
-        if (integer.isEmpty()) {
-            return 0;
-        }
-        int n;
-        if (integer.equals("29")) {
-            n = 0;
-        } else if (integer.length() == 4 && integer.startsWith("2B")) {
-            n = Integer.parseInt(integer.substring(2), 16) >> 1;
-        } else if (integer.length() == 6 && integer.startsWith("2C")) {
-            n = Integer.parseInt(integer.substring(2), 16) >> 1;
-        } else {
-            throw new IllegalArgumentException("not a resume token of this server: " + hex);
-        }
-        return n + 1;
     }
 
     @Override

@@ -41,10 +41,13 @@ class ResumeTokenTest {
             ordered.add(event.fragment(129));
             ordered.add(event.fragment(300));
             ordered.add(ResumeToken.invalidate(ts));
-            ResumeToken secondOfATransaction = ResumeToken.event(ts, 1); // same cluster time, txnOpIndex orders them
-            ordered.add(secondOfATransaction);
-            ordered.add(secondOfATransaction.fragment(1));
-            ordered.add(ResumeToken.event(ts, 0x10));
+            for (int txnOpIndex : new int[] {1, 0x10, 44, 127, 128, 300, ResumeToken.MAX_TXN_OP_INDEX}) {
+                ResumeToken ofATransaction = ResumeToken.event(ts, txnOpIndex); // same cluster time, txnOpIndex orders them
+                ordered.add(ofATransaction);
+                for (int fragment : new int[] {1, 2, 45, 128, 129, 300}) {
+                    ordered.add(ofATransaction.fragment(fragment));
+                }
+            }
         }
         List<ResumeToken> byString = new ArrayList<>(ordered);
         Collections.shuffle(byString);
@@ -60,7 +63,9 @@ class ResumeTokenTest {
     @Test
     void readsBackWhatItWrites() {
         for (ResumeToken t : List.of(ResumeToken.highWaterMark(42), ResumeToken.event(42), ResumeToken.event(42).fragment(3),
-                ResumeToken.event(42).fragment(1), ResumeToken.event(42).fragment(200), ResumeToken.invalidate(42))) {
+                ResumeToken.event(42).fragment(1), ResumeToken.event(42).fragment(200), ResumeToken.invalidate(42),
+                ResumeToken.event(42, 44), ResumeToken.event(42, 127).fragment(129), ResumeToken.event(42, 128).fragment(1),
+                ResumeToken.event(42, ResumeToken.MAX_TXN_OP_INDEX).fragment(1 << 15))) {
             assertThat(ResumeToken.parse(t.toDocument())).isEqualTo(t);
             assertThat(ResumeToken.parse(new Document("_data", t.hex().toLowerCase()))).isEqualTo(t);
         }
@@ -79,11 +84,31 @@ class ResumeTokenTest {
         assertThat(ResumeToken.event(42).fragment(129).hex()).isEqualTo(withoutEnd + "2C0100" + "04");
     }
 
+    /** The txnOpIndex is written as the fragment number is, as MongoDB's KeyString writes a small integer. */
+    @Test
+    void theTxnOpIndexIsAKeyStringInteger() {
+        String time = ResumeToken.highWaterMark(42).hex();
+        assertThat(ResumeToken.event(42, 0).hex()).isEqualTo(time + "2B" + "29" + "00" + "00" + "04");
+        assertThat(ResumeToken.event(42, 1).hex()).isEqualTo(time + "2B" + "2B02" + "00" + "00" + "04");
+        assertThat(ResumeToken.event(42, 44).hex()).isEqualTo(time + "2B" + "2B58" + "00" + "00" + "04");
+        assertThat(ResumeToken.event(42, 127).hex()).isEqualTo(time + "2B" + "2BFE" + "00" + "00" + "04");
+        assertThat(ResumeToken.event(42, 128).hex()).isEqualTo(time + "2B" + "2C0100" + "00" + "00" + "04");
+        assertThat(ResumeToken.event(42, 300).fragment(2).hex()).isEqualTo(time + "2B" + "2C0258" + "00" + "00" + "2B02" + "04");
+        assertThatThrownBy(() -> ResumeToken.event(42, ResumeToken.MAX_TXN_OP_INDEX + 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 32768 operations");
+    }
+
     @Test
     void refusesWhatItDidNotWrite() {
         assertThatThrownBy(() -> ResumeToken.parse(new Document("_data", "17f"))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> ResumeToken.parse(new Document("_data", "82ZZ"))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> ResumeToken.parse(new Document("x", 1))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> ResumeToken.parse("82")).isInstanceOf(IllegalArgumentException.class);
+        String time = ResumeToken.highWaterMark(42).hex();
+        // the old fixed-width txnOpIndex, a 2C integer below 128, an odd (fractional) one, one cut short
+        for (String data : List.of(time + "2B" + "0000002C" + "00" + "00" + "04", time + "2B" + "2C0058" + "00" + "00" + "04",
+                time + "2B" + "2B03" + "00" + "00" + "04", time + "2B" + "2C01" + "04", time + "2B" + "29" + "00" + "00" + "2B" + "04")) {
+            assertThatThrownBy(() -> ResumeToken.parse(new Document("_data", data))).as(data).isInstanceOf(IllegalArgumentException.class);
+        }
     }
 }

@@ -2,6 +2,7 @@ package dev.tideline.source.capture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tideline.standin.ResumeToken;
 import java.util.OptionalInt;
 import org.bson.BsonBinary;
 import org.bson.BsonDocument;
@@ -50,5 +51,32 @@ class FragmentTokenTest {
         assertThat(FragmentToken.fragmentNumber(token("82zz"))).isEmpty();
         assertThat(FragmentToken.fragmentNumber(token("82660029"))).isEmpty();
         assertThat(FragmentToken.fragmentNumber(new BsonDocument())).isEqualTo(OptionalInt.empty());
+    }
+
+    /**
+     * The stand-in's event tokens carry a transaction's txnOpIndex: whatever its value, the ending must not read as a
+     * fragment number (it once did: txnOpIndex 44 written as 8 hex digits, 0000002C, ended like fragment 0), and its
+     * fragments' tokens must read with their zero-based number.
+     */
+    @Test
+    void theStandInsEventTokensAreNoFragmentsAndItsFragmentTokensAre() {
+        long ts = 0x66F1A2B3_00000001L;
+        for (int txnOpIndex = 0; txnOpIndex <= ResumeToken.MAX_TXN_OP_INDEX; txnOpIndex++) {
+            ResumeToken event = ResumeToken.event(ts, txnOpIndex);
+            assertThat(FragmentToken.fragmentNumber(standIn(event))).as("txnOpIndex %d", txnOpIndex).isEmpty();
+            if (txnOpIndex <= 1000) {
+                for (int fragment : new int[] {1, 2, 44, 45, 128, 129, 300}) {
+                    assertThat(FragmentToken.fragmentNumber(standIn(event.fragment(fragment))))
+                            .as("txnOpIndex %d fragment %d", txnOpIndex, fragment).hasValue(fragment - 1);
+                }
+            }
+        }
+        assertThat(FragmentToken.fragmentNumber(standIn(ResumeToken.invalidate(ts)))).isEmpty();
+        assertThat(FragmentToken.fragmentNumber(standIn(ResumeToken.highWaterMark(ts)))).isEmpty();
+    }
+
+    /** The token as a client reads it: the stand-in's {@code {_data: hex}} document as a BsonDocument. */
+    private static BsonDocument standIn(ResumeToken token) {
+        return token(token.toDocument().get("_data").toString());
     }
 }
