@@ -5,6 +5,7 @@ import dev.tideline.mongo.NameFilter;
 import dev.tideline.event.Namespace;
 import dev.tideline.sink.check.DestinationPolicy;
 import dev.tideline.event.RefusedRecordException;
+import dev.tideline.sink.config.TopicNamespaceMap;
 import dev.tideline.sink.decode.SinkChange;
 import java.util.Optional;
 

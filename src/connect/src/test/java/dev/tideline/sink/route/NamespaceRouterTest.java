@@ -7,6 +7,7 @@ import dev.tideline.mongo.NameFilter;
 import dev.tideline.event.MalformedRecordException;
 import dev.tideline.event.Namespace;
 import dev.tideline.sink.TestRecords;
+import dev.tideline.sink.config.TopicNamespaceMap;
 import dev.tideline.sink.decode.SinkChange;
 import java.util.List;
 import java.util.Optional;

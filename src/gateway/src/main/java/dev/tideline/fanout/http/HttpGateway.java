@@ -15,7 +15,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
-import dev.tideline.fanout.GatewayStats;
+import dev.tideline.fanout.stats.GatewayStats;
 import dev.tideline.fanout.auth.TokenKeys;
 import dev.tideline.fanout.channel.ChannelHub;
 import dev.tideline.fanout.quota.TenantQuotas;

@@ -1,6 +1,6 @@
 package dev.tideline.fanout.kafka;
 
-import dev.tideline.fanout.GatewayStats;
+import dev.tideline.fanout.stats.GatewayStats;
 import dev.tideline.fanout.channel.ChannelHub;
 import dev.tideline.fanout.channel.ConsumerProgress;
 import dev.tideline.log.LogText;
