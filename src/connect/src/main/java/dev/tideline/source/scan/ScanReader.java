@@ -192,7 +192,7 @@ public final class ScanReader implements CollectionReader {
             if (plan.lookbackMs() > 0 && keyValue.isDateTime()) {
                 memory.remember(id, keyValue);
             }
-            ChangeEvent event = new ChangeEvent(Op.READ, ns, id, doc, null, clock.millis(), null);
+            ChangeEvent event = ChangeEvent.read(ns, id, doc, null, clock.millis());
             out.add(new Captured.Change(event, position()));
         }
         return batch.size() < plan.batchSize();
@@ -228,7 +228,7 @@ public final class ScanReader implements CollectionReader {
                 continue;
             }
             long wallTime = deletedAt.isDateTime() ? deletedAt.asDateTime().getValue() : clock.millis();
-            out.add(new Captured.Change(new ChangeEvent(Op.DELETE, ns, docId, null, null, wallTime, null), position()));
+            out.add(new Captured.Change(ChangeEvent.delete(ns, docId, null, wallTime), position()));
             movedWithoutEvent = false;
         }
         if (movedWithoutEvent) {
