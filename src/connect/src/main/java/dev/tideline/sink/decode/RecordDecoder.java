@@ -1,5 +1,6 @@
 package dev.tideline.sink.decode;
 
+import dev.tideline.bson.DottedPath;
 import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.EnvelopeCodec;
 import dev.tideline.record.EnvelopeStruct;
@@ -175,17 +176,8 @@ public final class RecordDecoder {
         if (versionField.isEmpty()) {
             return null;
         }
-        BsonValue v = doc;
-        for (String part : versionField.get().split("\\.")) {
-            if (!v.isDocument()) {
-                return null;
-            }
-            v = v.asDocument().get(part);
-            if (v == null) {
-                return null;
-            }
-        }
-        return v.isNull() ? null : v;
+        BsonValue v = DottedPath.get(doc, versionField.get());
+        return v == null || v.isNull() ? null : v;
     }
 
     private static Namespace headerNamespace(SinkRecord record) {
