@@ -4,11 +4,10 @@ import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** A sink task's metrics and health; written by the task thread, read by JMX. */
-public final class SinkTaskMetrics implements SinkTaskMetricsMBean, AutoCloseable {
+public final class SinkTaskMetrics extends TaskHealthMetrics implements SinkTaskMetricsMBean, AutoCloseable {
     public static final String TYPE = "sink-task";
     private static final String SCOPE = "destination";
 
-    private final HealthWatch health;
     private final Jmx jmx = new Jmx();
     private final RateWindow rate = new RateWindow();
     private final AtomicLong applied = new AtomicLong();
@@ -18,7 +17,7 @@ public final class SinkTaskMetrics implements SinkTaskMetricsMBean, AutoCloseabl
     private volatile long lastEventTimeMs = -1;
 
     public SinkTaskMetrics(TaskIdentity task) {
-        this.health = new HealthWatch("sink task " + task);
+        super(new HealthWatch("sink task " + task));
         jmx.register(Jmx.name(TYPE, task, null), this);
     }
 
@@ -45,16 +44,6 @@ public final class SinkTaskMetrics implements SinkTaskMetricsMBean, AutoCloseabl
 
     public void authFailed() {
         health.raise(SCOPE, HealthReason.AUTH_FAILED);
-    }
-
-    @Override
-    public String getHealth() {
-        return health.current().stateName();
-    }
-
-    @Override
-    public String[] getHealthReasons() {
-        return health.current().reasonArray();
     }
 
     @Override
