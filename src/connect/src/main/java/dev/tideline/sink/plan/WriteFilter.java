@@ -36,10 +36,6 @@ public final class WriteFilter {
         this.fields = List.copyOf(fields);
     }
 
-    public static WriteFilter fromChange() {
-        return new WriteFilter(List.of());
-    }
-
     /** The filter for this change's write or delete. Call {@link #problem} first for writes. */
     public BsonDocument of(SinkChange c) {
         BsonDocument filter = ExactMatch.eq(ID, c.id());

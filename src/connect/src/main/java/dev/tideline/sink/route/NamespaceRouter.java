@@ -23,11 +23,6 @@ public final class NamespaceRouter {
     private final NameFilter filter;
     private final DestinationPolicy policy;
 
-    /** A router that refuses only the namespaces no sink ever writes (no allow-list of databases). */
-    public NamespaceRouter(Optional<String> database, TopicNamespaceMap topicMap, NameFilter filter) {
-        this(database, topicMap, filter, DestinationPolicy.anyDatabase());
-    }
-
     public NamespaceRouter(Optional<String> database, TopicNamespaceMap topicMap, NameFilter filter, DestinationPolicy policy) {
         this.database = database;
         this.topicMap = topicMap;
