@@ -4,11 +4,10 @@ import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** A sink task's metrics and health; written by the task thread, read by JMX. */
-public final class SinkTaskMetrics implements SinkTaskMetricsMBean, AutoCloseable {
+public final class SinkTaskMetrics extends TaskHealthMetrics implements SinkTaskMetricsMBean, AutoCloseable {
     public static final String TYPE = "sink-task";
     private static final String SCOPE = "destination";
 
-    private final HealthWatch health;
     private final Jmx jmx = new Jmx();
     private final RateWindow rate = new RateWindow();
     private final AtomicLong applied = new AtomicLong();
@@ -22,7 +21,7 @@ public final class SinkTaskMetrics implements SinkTaskMetricsMBean, AutoCloseabl
      *                    see {@link #destination}
      */
     public SinkTaskMetrics(TaskIdentity task, String destination) {
-        this.health = new HealthWatch("sink task " + task);
+        super(new HealthWatch("sink task " + task));
         jmx.register(name(task, destination), this);
     }
 
@@ -62,16 +61,6 @@ public final class SinkTaskMetrics implements SinkTaskMetricsMBean, AutoCloseabl
 
     public void authFailed() {
         health.raise(SCOPE, HealthReason.AUTH_FAILED);
-    }
-
-    @Override
-    public String getHealth() {
-        return health.current().stateName();
-    }
-
-    @Override
-    public String[] getHealthReasons() {
-        return health.current().reasonArray();
     }
 
     @Override

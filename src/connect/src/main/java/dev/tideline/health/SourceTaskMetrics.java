@@ -6,19 +6,18 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.bson.BsonDocument;
 
 /** A source task's metrics: one {@link SourceCollectionMetrics} per collection, their sums and the health roll-up. */
-public final class SourceTaskMetrics implements SourceTaskMetricsMBean, AutoCloseable {
+public final class SourceTaskMetrics extends TaskHealthMetrics implements SourceTaskMetricsMBean, AutoCloseable {
     public static final String TYPE = "source-task";
 
     private final TaskIdentity task;
-    private final HealthWatch health;
     private final Jmx jmx = new Jmx();
     private final List<SourceCollectionMetrics> collections = new CopyOnWriteArrayList<>();
     private StateMirror mirror;
     private volatile CaptureGauges gauges;
 
     public SourceTaskMetrics(TaskIdentity task) {
+        super(new HealthWatch("source task " + task));
         this.task = task;
-        this.health = new HealthWatch("source task " + task);
         jmx.register(Jmx.name(TYPE, task, null), this);
     }
 
@@ -76,16 +75,6 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMBean, AutoClos
         if (mirror == null) {
             mirror = new StateMirror(collection, task, health::current, () -> List.copyOf(collections), intervalMs);
         }
-    }
-
-    @Override
-    public String getHealth() {
-        return health.current().stateName();
-    }
-
-    @Override
-    public String[] getHealthReasons() {
-        return health.current().reasonArray();
     }
 
     @Override

@@ -127,9 +127,4 @@ public final class ContentHash {
         }
     }
 
-    /** For tests and tools: true when both documents have the same content (stamp aside). */
-    public static boolean sameContent(BsonDocument a, BsonDocument b) {
-        return of(a).equals(of(b));
-    }
-
 }

@@ -1,6 +1,5 @@
 package dev.tideline.peer;
 
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
@@ -30,7 +29,7 @@ import org.bson.BsonValue;
  * local write it deletes is older than that peer's tombstone, so it loses everywhere anyway.)
  */
 public final class OriginLabeler {
-    static final int MEMORY = 100_000;
+    static final int MEMORY = LruMap.DOCUMENTS;
 
     /**
      * @param stamp for a local write, the stamp its emitted copy carries (null otherwise)
@@ -45,19 +44,12 @@ public final class OriginLabeler {
     private final LogicalClock clock;
     /** no document it has forgotten was last emitted at a version newer than this */
     private BsonTimestamp forgottenUpTo;
-    private final Map<BsonValue, Emitted> emitted = new LinkedHashMap<>(1024, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<BsonValue, Emitted> eldest) {
-            if (size() <= MEMORY) {
-                return false;
-            }
-            BsonTimestamp t = eldest.getValue().version().time();
-            if (t.compareTo(forgottenUpTo) > 0) {
-                forgottenUpTo = t;
-            }
-            return true;
+    private final Map<BsonValue, Emitted> emitted = new LruMap<>(MEMORY, forgotten -> {
+        BsonTimestamp t = forgotten.getValue().version().time();
+        if (t.compareTo(forgottenUpTo) > 0) {
+            forgottenUpTo = t;
         }
-    };
+    });
 
     /** @param clock restored from the committed source offset (its value then bounds what a restart forgot) */
     public OriginLabeler(String self, LogicalClock clock) {

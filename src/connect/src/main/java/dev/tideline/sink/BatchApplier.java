@@ -3,20 +3,15 @@ package dev.tideline.sink;
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
 import dev.tideline.sink.check.RecordFaults;
-import dev.tideline.sink.config.RecordSafetySettings;
 import dev.tideline.sink.config.SinkConfig;
 import dev.tideline.sink.config.StaleGuardMode;
-import dev.tideline.sink.decode.Ids;
-import dev.tideline.sink.decode.SinkChange;
 import dev.tideline.sink.front.SinkFrontEnd;
 import dev.tideline.sink.guard.CopyBegins;
 import dev.tideline.sink.guard.StaleWriteGuard;
-import dev.tideline.sink.guard.VersionBound;
 import dev.tideline.sink.guard.VersionStore;
 import dev.tideline.sink.guard.WriteGuard;
 import dev.tideline.sink.plan.NamespaceBatch;
 import dev.tideline.sink.plan.PaddingBudget;
-import dev.tideline.sink.plan.UpdateApplier;
 import dev.tideline.sink.plan.WritePlan;
 import dev.tideline.sink.plan.WriteFilter;
 import dev.tideline.sink.plan.WritePlanner;
@@ -29,12 +24,11 @@ import dev.tideline.sink.write.WriteFailures;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Optional;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
- * Applies one batch: the front end ({@link SinkFrontEnd}: size, signature, decode, namespace policy, route) → bound the
- * version → plan → guard → partial updates made whole → record versions → write. Malformed and refused records are
+ * Applies one batch: the front end ({@link SinkFrontEnd}: size, signature, decode, namespace policy, route, the
+ * version's and a partial update's bounds) → plan → guard → partial updates made whole → record versions → write. Malformed and refused records are
  * collected, not thrown, so the rest of the batch is always applied; what to do with them is the caller's decision
  * ({@link dev.tideline.sink.front.FailedRecordHandler}). So is whatever else one record makes the in-memory stages
  * throw, a StackOverflowError or an OutOfMemoryError included ({@link RecordFaults}). Failures that are not about one
@@ -47,17 +41,15 @@ public final class BatchApplier {
     private final BulkWriteExecutor executor;
     private final int chunkSize;
     private final ResnapshotSweeper sweeper;
-    private final VersionBound versionBound;
 
     private BatchApplier(SinkFrontEnd frontEnd, WriteGuard guard, PartialUpdates partials, BulkWriteExecutor executor, int chunkSize,
-                 ResnapshotSweeper sweeper, VersionBound versionBound) {
+                 ResnapshotSweeper sweeper) {
         this.frontEnd = frontEnd;
         this.guard = guard;
         this.partials = partials;
         this.executor = executor;
         this.chunkSize = chunkSize;
         this.sweeper = sweeper;
-        this.versionBound = versionBound;
     }
 
     public static BatchApplier create(SinkConfig config, MongoClient client) {
@@ -65,23 +57,10 @@ public final class BatchApplier {
         VersionStore versions = writes.staleGuard() == StaleGuardMode.OFF ? null : new VersionStore(client);
         WriteGuard guard = versions == null ? WriteGuard.NONE : new StaleWriteGuard(versions);
         SinkFrontEnd frontEnd = SinkFrontEnd.of(config, SinkFrontEnd.Documents.RAW);
-        VersionBound bound = new VersionBound(config.safety().versionMaxAheadMs(), System::currentTimeMillis);
         return new BatchApplier(frontEnd,
                 guard, new PartialUpdates(client), new BulkWriteExecutor(client, writes.writeMode(), new WriteFilter(writes.shardKeyFields())),
                 writes.bulkChunkSize(),
-                new ResnapshotSweeper(frontEnd.router(), versions, new SweepWriter(client), new CopyBegins(client), bound), bound);
-    }
-
-    private static Optional<String> updateProblem(SinkChange change) {
-        if (!change.isPartial()) {
-            return Optional.empty();
-        }
-        try {
-            UpdateApplier.checkDepths(change.updates());
-            return Optional.empty();
-        } catch (UpdateApplier.OutOfBounds e) {
-            return Optional.of("refused: the update of _id " + Ids.show(change.id()) + " " + e.getMessage());
-        }
+                new ResnapshotSweeper(frontEnd.router(), versions, new SweepWriter(client), new CopyBegins(client), frontEnd.versionBound()));
     }
 
     public BatchOutcome apply(Collection<SinkRecord> records) {
@@ -94,16 +73,7 @@ public final class BatchApplier {
             try {
                 SinkFrontEnd.Read read = frontEnd.read(r);
                 if (read instanceof SinkFrontEnd.Routed routedChange) {
-                    RoutedChange rc = routedChange.change();
-                    // before planning: a version from the future would also win over the batch's later changes,
-                    // and a partial update MongoDB would refuse is refused as itself before it is folded with others
-                    Optional<String> problem = versionBound.problem(rc.change().version(), "its version")
-                            .or(() -> updateProblem(rc.change()));
-                    if (problem.isPresent()) {
-                        failures.add(new RecordFailure(r, problem.get(), null));
-                    } else {
-                        routed.add(rc);
-                    }
+                    routed.add(routedChange.change());
                 } else if (read instanceof SinkFrontEnd.Filtered) {
                     filtered++;
                 } else {

@@ -7,11 +7,11 @@ import dev.tideline.mongo.ServerProbe;
 import dev.tideline.sign.RecordSigningSettings;
 import dev.tideline.sink.config.PeerSinkSettings;
 import dev.tideline.sink.config.RecordSafetySettings;
-import dev.tideline.sink.route.TopicNamespaceMap;
-import dev.tideline.peer.sink.PeerSinkTask;
+import dev.tideline.sink.config.TopicNamespaceMap;
 import dev.tideline.sink.config.RetrySettings;
 import dev.tideline.sink.config.RoutingSettings;
 import dev.tideline.sink.config.SinkConfig;
+import dev.tideline.sink.front.PeerMode;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -42,11 +42,11 @@ public class TidelineSinkConnector extends SinkConnector {
         this.props = Map.copyOf(props);
     }
 
-    /** Called after {@link #start}: peer mode ({@code peer.cluster.id} set) has its own task. */
+    /** Called after {@link #start}: peer mode ({@code peer.cluster.id} set) has its own task ({@link PeerMode}). */
     @Override
     public Class<? extends Task> taskClass() {
         boolean peer = props != null && !props.getOrDefault(PeerSinkSettings.CLUSTER_ID, "").isBlank();
-        return peer ? PeerSinkTask.class : TidelineSinkTask.class;
+        return peer ? PeerMode.installed().taskClass() : TidelineSinkTask.class;
     }
 
     /** Every task gets the same config (including errors.tolerance): Connect spreads the partitions. */

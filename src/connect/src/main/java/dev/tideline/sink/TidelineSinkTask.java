@@ -5,7 +5,7 @@ import dev.tideline.TidelineVersion;
 import dev.tideline.health.SinkTaskMetrics;
 import dev.tideline.health.TaskIdentity;
 import dev.tideline.log.LogText;
-import dev.tideline.mongo.Backoff;
+import dev.tideline.retry.Backoff;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoClientFactory;
 import dev.tideline.mongo.MongoErrors;

@@ -8,7 +8,6 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoCursor;
 import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.Namespace;
-import dev.tideline.event.Op;
 import dev.tideline.event.ResnapshotMarker;
 import dev.tideline.log.LogText;
 import dev.tideline.source.capture.Captured;
@@ -115,7 +114,7 @@ final class BackfillReader implements CollectionReader {
         long now = System.currentTimeMillis();
         for (RawBsonDocument doc : batch.items()) {
             BsonValue id = doc.get("_id");
-            out.add(new Captured.Change(new ChangeEvent(Op.READ, ns, id, doc, streamStart, now, null),
+            out.add(new Captured.Change(ChangeEvent.read(ns, id, doc, streamStart, now),
                     SourceOffset.backfill(streamStart, id)));
             lastId = id;
         }

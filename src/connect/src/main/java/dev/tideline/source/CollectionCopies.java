@@ -3,7 +3,7 @@ package dev.tideline.source;
 import com.mongodb.client.MongoClient;
 import dev.tideline.event.ResnapshotMarker;
 import dev.tideline.log.LogText;
-import dev.tideline.mongo.Backoff;
+import dev.tideline.retry.Backoff;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.source.StartPlanner.Phase;

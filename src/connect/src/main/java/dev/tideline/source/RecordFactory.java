@@ -1,5 +1,6 @@
 package dev.tideline.source;
 
+import dev.tideline.bson.DottedPath;
 import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.EventHeaders;
 import dev.tideline.event.ExtendedJson;
@@ -198,13 +199,7 @@ public final class RecordFactory {
         if (tenantField == null || document == null) {
             return null;
         }
-        BsonValue v = document;
-        for (String part : tenantField.split("\\.")) {
-            if (v == null || !v.isDocument()) {
-                return null;
-            }
-            v = v.asDocument().get(part);
-        }
+        BsonValue v = DottedPath.get(document, tenantField);
         if (v == null || v.isNull() || v.isDocument() || v.isArray()) {
             return null;
         }

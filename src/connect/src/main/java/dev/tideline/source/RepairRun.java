@@ -7,7 +7,6 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.IdScope;
-import dev.tideline.event.Op;
 import dev.tideline.event.ResnapshotMarker;
 import dev.tideline.mongo.BsonOrder;
 import dev.tideline.source.capture.Captured;
@@ -226,10 +225,10 @@ final class RepairRun {
             long now = System.currentTimeMillis();
             List<Captured> out = new ArrayList<>(kept.size() + gone.size() + 2);
             for (RawBsonDocument row : kept) {
-                out.add(new Captured.Change(new ChangeEvent(Op.READ, c.ns(), row.get("_id"), row, high, now, null), position));
+                out.add(new Captured.Change(ChangeEvent.read(c.ns(), row.get("_id"), row, high, now), position));
             }
             for (BsonValue id : gone) {
-                out.add(new Captured.Change(new ChangeEvent(Op.DELETE, c.ns(), id, null, high, now, null), position));
+                out.add(new Captured.Change(ChangeEvent.delete(c.ns(), id, high, now), position));
             }
             chunking.kept = kept.size();
             chunking.gone = gone.size();

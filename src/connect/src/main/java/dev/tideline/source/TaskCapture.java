@@ -4,7 +4,7 @@ import com.mongodb.client.MongoClient;
 import dev.tideline.event.Namespace;
 import dev.tideline.health.SourceTaskMetrics;
 import dev.tideline.log.LogText;
-import dev.tideline.mongo.Backoff;
+import dev.tideline.retry.Backoff;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.source.capture.CopyPlan;

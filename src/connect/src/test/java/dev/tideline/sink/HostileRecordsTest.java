@@ -13,6 +13,7 @@ import dev.tideline.sink.decode.SinkChange;
 import dev.tideline.sink.guard.VersionStore;
 import dev.tideline.sink.plan.NamespaceBatch;
 import dev.tideline.sink.route.RoutedChange;
+import dev.tideline.sink.plan.WriteFilter;
 import dev.tideline.sink.write.BulkWriteExecutor;
 import dev.tideline.sink.write.RecordFailure;
 import java.util.ArrayList;
@@ -205,7 +206,7 @@ class HostileRecordsTest {
                     SHOP_ORDERS, id, d, null);
             writes.add(new RoutedChange(c, new dev.tideline.event.Namespace("dest", "orders")));
         }
-        List<RecordFailure> failures = new BulkWriteExecutor(destination.client, WriteMode.UPSERT)
+        List<RecordFailure> failures = new BulkWriteExecutor(destination.client, WriteMode.UPSERT, new WriteFilter(List.of()))
                 .execute(new NamespaceBatch(new dev.tideline.event.Namespace("dest", "orders"), writes), 100);
         assertThat(failures).hasSize(1);
         assertThat(failures.get(0).reason()).contains("while encoding the document _id 1").contains("StackOverflowError");

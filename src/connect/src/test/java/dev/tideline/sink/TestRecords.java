@@ -5,9 +5,14 @@ import dev.tideline.event.EnvelopeCodec;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
 import dev.tideline.event.ValueFormat;
+import dev.tideline.sink.check.RecordShape;
+import dev.tideline.sink.config.RecordSafetySettings;
+import dev.tideline.sink.config.TombstoneAction;
+import dev.tideline.sink.decode.RecordDecoder;
 import dev.tideline.sink.decode.SinkChange;
 import dev.tideline.sink.decode.UpdateDescription;
 import dev.tideline.sink.route.RoutedChange;
+import java.util.Optional;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -17,6 +22,17 @@ import org.bson.BsonValue;
 
 /** Builders for records and changes in sink unit tests. */
 public final class TestRecords {
+    /** A decoder as the sink builds one, with the default record.max.bytes. */
+    public static RecordDecoder decoder(TombstoneAction tombstones, Optional<String> versionField, boolean rawDocuments) {
+        return new RecordDecoder(tombstones, versionField, rawDocuments,
+                new RecordShape(RecordSafetySettings.DEFAULT_RECORD_MAX_BYTES, RecordSafetySettings.RECORD_MAX_BYTES));
+    }
+
+    /** {@link #decoder(TombstoneAction, Optional, boolean)} with documents as objects (what peer mode reads). */
+    public static RecordDecoder decoder(TombstoneAction tombstones, Optional<String> versionField) {
+        return decoder(tombstones, versionField, false);
+    }
+
     public static final Namespace SHOP_ORDERS = new Namespace("shop", "orders");
 
     private TestRecords() {

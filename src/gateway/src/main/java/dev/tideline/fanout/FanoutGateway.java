@@ -17,6 +17,7 @@ import dev.tideline.fanout.kafka.ConsumerHealth;
 import dev.tideline.fanout.kafka.DocumentMemory;
 import dev.tideline.fanout.quota.TenantQuotas;
 import dev.tideline.fanout.resume.CatchUpExecutor;
+import dev.tideline.fanout.stats.GatewayStats;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package dev.tideline.fanout;
 
+import dev.tideline.fanout.stats.GatewayStats;
 import dev.tideline.fanout.channel.ChannelHub;
 import dev.tideline.fanout.channel.ConsumerProgress;
 import dev.tideline.fanout.delivery.DisconnectReason;

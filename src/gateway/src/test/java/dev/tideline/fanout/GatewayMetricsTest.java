@@ -1,5 +1,6 @@
 package dev.tideline.fanout;
 
+import dev.tideline.fanout.stats.GatewayStats;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tideline.fanout.channel.ChannelHub;

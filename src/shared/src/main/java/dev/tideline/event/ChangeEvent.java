@@ -41,6 +41,23 @@ public record ChangeEvent(Op op, Namespace ns, BsonValue id, BsonDocument docume
         this(op, ns, id, document, clusterTime, wallTimeMillis, origin, null);
     }
 
+    /** A change whose origin the source does not know (every change but peer mode's, which tags it later). */
+    public static ChangeEvent of(Op op, Namespace ns, BsonValue id, BsonDocument document, BsonTimestamp clusterTime,
+                                 long wallTimeMillis) {
+        return new ChangeEvent(op, ns, id, document, clusterTime, wallTimeMillis, null);
+    }
+
+    /** A document as a copy, scan or repair read it ({@link Op#READ}), origin unknown. */
+    public static ChangeEvent read(Namespace ns, BsonValue id, BsonDocument document, BsonTimestamp clusterTime,
+                                   long wallTimeMillis) {
+        return of(Op.READ, ns, id, document, clusterTime, wallTimeMillis);
+    }
+
+    /** A delete (no document), origin unknown. */
+    public static ChangeEvent delete(Namespace ns, BsonValue id, BsonTimestamp clusterTime, long wallTimeMillis) {
+        return of(Op.DELETE, ns, id, null, clusterTime, wallTimeMillis);
+    }
+
     public boolean isDelete() {
         return op == Op.DELETE;
     }

@@ -1,5 +1,6 @@
 package dev.tideline.docs;
 
+import dev.tideline.config.ConfigTable;
 import dev.tideline.fanout.config.GatewaySettings;
 import dev.tideline.sink.config.SinkConfig;
 import dev.tideline.source.config.SourceConfig;
@@ -7,8 +8,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import org.apache.kafka.common.config.ConfigDef;
 
 /**
@@ -45,40 +44,6 @@ public final class ConfigReference {
     }
 
     private static void groups(StringBuilder md, ConfigDef def) {
-        List<String> groups = new ArrayList<>(def.groups());
-        for (ConfigDef.ConfigKey key : def.configKeys().values()) {
-            if (key.group == null && !groups.contains("Other")) {
-                groups.add("Other");
-            }
-        }
-        for (String group : groups) {
-            md.append("### ").append(group).append("\n\n");
-            md.append("| Key | Type | Default | Valid values | Importance | Description |\n");
-            md.append("|---|---|---|---|---|---|\n");
-            def.configKeys().values().stream()
-                    .filter(k -> group.equals(k.group == null ? "Other" : k.group))
-                    .sorted((a, b) -> Integer.compare(a.orderInGroup, b.orderInGroup))
-                    .forEach(k -> md.append("| `").append(k.name).append("` | ").append(k.type.name().toLowerCase(java.util.Locale.ROOT))
-                            .append(" | ").append(defaultOf(k)).append(" | ").append(cell(k.validator == null ? "" : k.validator.toString()))
-                            .append(" | ").append(k.importance.name().toLowerCase(java.util.Locale.ROOT))
-                            .append(" | ").append(cell(k.documentation)).append(" |\n"));
-            md.append("\n");
-        }
-    }
-
-    private static String defaultOf(ConfigDef.ConfigKey k) {
-        if (!k.hasDefault()) {
-            return "(required)";
-        }
-        if (k.type == ConfigDef.Type.PASSWORD) {
-            return "(hidden)";
-        }
-        Object v = k.defaultValue;
-        String s = v instanceof List<?> l ? String.join(",", l.stream().map(String::valueOf).toList()) : String.valueOf(v);
-        return s.isEmpty() ? "\"\"" : "`" + s + "`";
-    }
-
-    private static String cell(String text) {
-        return text == null ? "" : text.replace("|", "\\|").replace("\n", " ");
+        ConfigTable.append(md, def, ConfigTable.groupsOf(def), "### ");
     }
 }

@@ -7,6 +7,8 @@ import com.mongodb.kafka.connect.source.producer.SchemaAndValueProducer;
 import com.mongodb.kafka.connect.source.producer.SchemaAndValueProducers;
 import dev.tideline.sink.config.TombstoneAction;
 import dev.tideline.sink.decode.Decoded;
+import dev.tideline.sink.check.RecordShape;
+import dev.tideline.sink.config.RecordSafetySettings;
 import dev.tideline.sink.decode.RecordDecoder;
 import dev.tideline.sink.decode.SinkChange;
 import io.apicurio.registry.serde.avro.AvroKafkaDeserializer;
@@ -88,7 +90,7 @@ class OfficialAvroIntoSinkTest {
         SchemaAndValue keyBack = keys.toConnectData(TOPIC, keys.fromConnectData(TOPIC, key.schema(), key.value()));
         SchemaAndValue valueBack = values.toConnectData(TOPIC, values.fromConnectData(TOPIC, value.schema(), value.value()));
 
-        RecordDecoder decoder = new RecordDecoder(TombstoneAction.DELETE, Optional.empty());
+        RecordDecoder decoder = sinkDecoder();
         SinkChange direct = (SinkChange) decoder.decode(new SinkRecord(TOPIC, 0, key.schema(), key.value(), value.schema(), value.value(), 1));
         Decoded decoded = decoder.decode(new SinkRecord(TOPIC, 0, keyBack.schema(), keyBack.value(), valueBack.schema(), valueBack.value(), 1));
         assertThat(decoded).isInstanceOf(SinkChange.class);
@@ -126,7 +128,7 @@ class OfficialAvroIntoSinkTest {
         SchemaAndValue value = producer().get(event);
         AvroConverter<Object> values = RegistryAvroConverterTest.converter(new InMemoryRegistry(), false);
         SchemaAndValue back = values.toConnectData(TOPIC, values.fromConnectData(TOPIC, value.schema(), value.value()));
-        SinkChange change = (SinkChange) new RecordDecoder(TombstoneAction.DELETE, Optional.empty())
+        SinkChange change = (SinkChange) sinkDecoder()
                 .decode(new SinkRecord(TOPIC, 0, null, null, back.schema(), back.value(), 1));
         assertThat(change.id()).isEqualTo(new BsonString("{\"$oid\": \"65a1b2c3d4e5f60718293a4b\"}"));
         assertThat(change.document().get("_id")).isEqualTo(change.id());
@@ -149,5 +151,11 @@ class OfficialAvroIntoSinkTest {
                 .append("ns", new BsonDocument("db", new BsonString("shop")).append("coll", new BsonString("orders")))
                 .append("documentKey", new BsonDocument("_id", document.get("_id")))
                 .append("fullDocument", document);
+    }
+
+    /** The sink's decoder as a sink with the default settings builds it. */
+    private static RecordDecoder sinkDecoder() {
+        return new RecordDecoder(TombstoneAction.DELETE, Optional.empty(), false,
+                new RecordShape(RecordSafetySettings.DEFAULT_RECORD_MAX_BYTES, RecordSafetySettings.RECORD_MAX_BYTES));
     }
 }

@@ -9,6 +9,8 @@ import dev.tideline.event.Op;
 import dev.tideline.record.EnvelopeStruct;
 import dev.tideline.sink.config.TombstoneAction;
 import dev.tideline.sink.decode.Decoded;
+import dev.tideline.sink.check.RecordShape;
+import dev.tideline.sink.config.RecordSafetySettings;
 import dev.tideline.sink.decode.RecordDecoder;
 import dev.tideline.sink.decode.SinkChange;
 import io.apicurio.registry.serde.avro.AvroKafkaDeserializer;
@@ -78,7 +80,8 @@ class RegistryAvroConverterTest {
         SchemaAndValue k = keys.toConnectData(TOPIC, keyBytes);
         SchemaAndValue v = values.toConnectData(TOPIC, valueBytes);
         System.out.println("value schema after the registry: " + v.schema().name() + " " + v.schema().fields());
-        Decoded decoded = new RecordDecoder(TombstoneAction.DELETE, Optional.empty())
+        Decoded decoded = new RecordDecoder(TombstoneAction.DELETE, Optional.empty(), false,
+                new RecordShape(RecordSafetySettings.DEFAULT_RECORD_MAX_BYTES, RecordSafetySettings.RECORD_MAX_BYTES))
                 .decode(new SinkRecord(TOPIC, 0, k.schema(), k.value(), v.schema(), v.value(), 42));
         assertThat(decoded).isInstanceOf(SinkChange.class);
         SinkChange change = (SinkChange) decoded;

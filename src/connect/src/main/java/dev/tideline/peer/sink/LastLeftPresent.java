@@ -1,8 +1,8 @@
 package dev.tideline.peer.sink;
 
 import dev.tideline.peer.DocState;
+import dev.tideline.peer.LruMap;
 import dev.tideline.peer.Version;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.bson.BsonTimestamp;
 
@@ -14,7 +14,7 @@ import org.bson.BsonTimestamp;
  * <p>Bounded: beyond {@value #MEMORY} documents the least recently used are forgotten.
  */
 final class LastLeftPresent {
-    static final int MEMORY = 100_000;
+    static final int MEMORY = LruMap.DOCUMENTS;
 
     /**
      * A document this task last left present, with that version (null: a local write not stamped yet) and, when this
@@ -23,12 +23,7 @@ final class LastLeftPresent {
     private record Left(Version version, BsonTimestamp revealedAt) {
     }
 
-    private final Map<PeerChange.DocKey, Left> left = new LinkedHashMap<>(1024, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<PeerChange.DocKey, Left> eldest) {
-            return size() > MEMORY;
-        }
-    };
+    private final Map<PeerChange.DocKey, Left> left = new LruMap<>(MEMORY);
 
     /**
      * What a document read absent is, with the tombstone kept for it: deleted locally and not recorded yet when this

@@ -1,6 +1,6 @@
 package dev.tideline.peer.sink;
 
-import java.util.LinkedHashMap;
+import dev.tideline.peer.LruMap;
 import java.util.Map;
 import org.bson.BsonTimestamp;
 
@@ -19,12 +19,12 @@ import org.bson.BsonTimestamp;
  * lagging that far behind loses the barrier for them, not correctness of convergence).
  */
 final class LocalDeleteBarrier {
-    static final int MEMORY = 100_000;
+    static final int MEMORY = LruMap.DOCUMENTS;
 
     /** the latest local delete seen per document, while no own record at or after it was processed */
-    private final Map<PeerChange.DocKey, BsonTimestamp> unrecorded = bounded();
+    private final Map<PeerChange.DocKey, BsonTimestamp> unrecorded = new LruMap<>(MEMORY);
     /** the latest cluster time of this cluster's own records processed per document */
-    private final Map<PeerChange.DocKey, BsonTimestamp> reached = bounded();
+    private final Map<PeerChange.DocKey, BsonTimestamp> reached = new LruMap<>(MEMORY);
 
     /** A delete of this document on this cluster, at {@code at} (its change event's cluster time). */
     void deletedHere(PeerChange.DocKey key, BsonTimestamp at) {
@@ -60,14 +60,5 @@ final class LocalDeleteBarrier {
 
     private static BsonTimestamp max(BsonTimestamp a, BsonTimestamp b) {
         return a.compareTo(b) >= 0 ? a : b;
-    }
-
-    private static <K, V> Map<K, V> bounded() {
-        return new LinkedHashMap<>(1024, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
-                return size() > MEMORY;
-            }
-        };
     }
 }

@@ -12,7 +12,7 @@ import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoClientFactory;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.peer.TenantScope;
-import dev.tideline.mongo.Backoff;
+import dev.tideline.retry.Backoff;
 import dev.tideline.health.TaskIdentity;
 import dev.tideline.peer.PeerKeySettings;
 import dev.tideline.sink.config.PeerSinkSettings;
@@ -47,6 +47,8 @@ import org.slf4j.LoggerFactory;
 public class PeerSinkTask extends SinkTask {
     private static final Logger log = LoggerFactory.getLogger(PeerSinkTask.class);
     static final int MAX_QUEUED = 20_000;
+    /** how soon records still queued (waiting behind a held one) are tried again, with no new batch to bring them */
+    private static final long QUEUED_RETRY_MS = 250;
 
     private MongoClient client;
     private PeerQueue queue;
@@ -152,7 +154,7 @@ public class PeerSinkTask extends SinkTask {
             }
             backoff.reset();
             status.recovered();
-            nextAttempt = System.currentTimeMillis() + (queue.queued() > 0 ? 250 : 0);
+            nextAttempt = System.currentTimeMillis() + (queue.queued() > 0 ? QUEUED_RETRY_MS : 0);
         } catch (MongoException e) {
             ErrorClass kind = MongoErrors.classify(e);
             if (kind != ErrorClass.RETRIABLE && kind != ErrorClass.AUTH) {

@@ -1,6 +1,5 @@
 package dev.tideline.sink.config;
 
-import dev.tideline.sink.route.TopicNamespaceMap;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 

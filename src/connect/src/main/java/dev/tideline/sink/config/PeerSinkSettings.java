@@ -67,7 +67,8 @@ public final class PeerSinkSettings {
                         + "(origin time, origin id) with tombstones, records every conflict in '_tideline_peer_conflicts', "
                         + "and HOLDS a record the destination refuses (retried, the document's later records wait behind it) "
                         + "instead of skipping it. A record it must not apply (no valid stamp or delete MAC, malformed, "
-                        + "refused by database.allow, record.max.bytes or record.signing.key) goes to the dead letter queue "
+                        + "refused by database.allow, record.max.bytes, record.signing.key or version.max.ahead.ms, an update "
+                        + "MongoDB would refuse) goes to the dead letter queue "
                         + "with the reason and is counted in the status: peer mode requires errors.tolerance=all and "
                         + "errors.deadletterqueue.topic.name. Must equal peer.cluster.id of the source on the same cluster.",
                 GROUP, ++order, Width.SHORT, "Cluster id");

@@ -2,7 +2,6 @@ package dev.tideline.sink.config;
 
 import dev.tideline.config.Validators;
 import dev.tideline.mongo.NameFilter;
-import dev.tideline.sink.route.TopicNamespaceMap;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.config.AbstractConfig;

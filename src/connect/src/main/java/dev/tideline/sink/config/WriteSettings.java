@@ -1,5 +1,6 @@
 package dev.tideline.sink.config;
 
+import dev.tideline.config.ConfigChoices;
 import dev.tideline.sink.check.ShardKeys;
 import java.util.List;
 import java.util.Optional;

@@ -1,5 +1,6 @@
 package dev.tideline.sink.decode;
 
+import dev.tideline.bson.DottedPath;
 import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.EnvelopeCodec;
 import dev.tideline.record.EnvelopeStruct;
@@ -12,7 +13,6 @@ import dev.tideline.sink.check.IdRules;
 import dev.tideline.sink.check.RecordShape;
 import dev.tideline.sink.check.ShardKeys;
 import dev.tideline.event.RefusedRecordException;
-import dev.tideline.sink.config.RecordSafetySettings;
 import dev.tideline.sink.config.TombstoneAction;
 import java.util.Optional;
 import org.apache.kafka.connect.data.Struct;
@@ -41,17 +41,6 @@ public final class RecordDecoder {
     private final Optional<String> versionField;
     private final boolean rawDocuments;
     private final RecordShape shape;
-
-    /** A decoder whose documents are objects (what peer mode reads field by field). */
-    public RecordDecoder(TombstoneAction tombstoneAction, Optional<String> versionField) {
-        this(tombstoneAction, versionField, false);
-    }
-
-    /** With the default size limit ({@link RecordSafetySettings#DEFAULT_RECORD_MAX_BYTES}). */
-    public RecordDecoder(TombstoneAction tombstoneAction, Optional<String> versionField, boolean rawDocuments) {
-        this(tombstoneAction, versionField, rawDocuments, new RecordShape(RecordSafetySettings.DEFAULT_RECORD_MAX_BYTES,
-                RecordSafetySettings.RECORD_MAX_BYTES));
-    }
 
     /**
      * @param rawDocuments whether the document of a BSON envelope is kept as the bytes it arrived in
@@ -187,17 +176,8 @@ public final class RecordDecoder {
         if (versionField.isEmpty()) {
             return null;
         }
-        BsonValue v = doc;
-        for (String part : versionField.get().split("\\.")) {
-            if (!v.isDocument()) {
-                return null;
-            }
-            v = v.asDocument().get(part);
-            if (v == null) {
-                return null;
-            }
-        }
-        return v.isNull() ? null : v;
+        BsonValue v = DottedPath.get(doc, versionField.get());
+        return v == null || v.isNull() ? null : v;
     }
 
     private static Namespace headerNamespace(SinkRecord record) {

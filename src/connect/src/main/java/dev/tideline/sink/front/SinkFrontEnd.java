@@ -9,8 +9,11 @@ import dev.tideline.sink.check.RecordShape;
 import dev.tideline.sink.config.RecordSafetySettings;
 import dev.tideline.sink.config.SinkConfig;
 import dev.tideline.sink.decode.Decoded;
+import dev.tideline.sink.decode.Ids;
 import dev.tideline.sink.decode.RecordDecoder;
 import dev.tideline.sink.decode.SinkChange;
+import dev.tideline.sink.guard.VersionBound;
+import dev.tideline.sink.plan.UpdateApplier;
 import dev.tideline.sink.route.NamespaceRouter;
 import dev.tideline.sink.route.RoutedChange;
 import dev.tideline.sink.write.RecordFailure;
@@ -26,7 +29,11 @@ import org.apache.kafka.connect.sink.SinkRecord;
  *   <li>decoding, with the shape and safety checks of the decoder (ids that match by value, documents MongoDB
  *       takes);</li>
  *   <li>the namespace policy ({@link DestinationPolicy}: never admin, config, local, system.* or Tideline's own
- *       collections; only {@code database.allow}) and the route ({@link NamespaceRouter}).</li>
+ *       collections; only {@code database.allow}) and the route ({@link NamespaceRouter});</li>
+ *   <li>the bounds of a routed change: its version at most {@code version.max.ahead.ms} ahead of this worker's clock
+ *       ({@link VersionBound}: a version from the future would make every later change of its document look stale),
+ *       and the paths and nesting of a partial update within what MongoDB takes ({@link UpdateApplier#checkDepths}),
+ *       checked before anything folds it with other changes.</li>
  * </ol>
  * Built from the sink's configuration only, so the two tasks cannot drift apart.
  */
@@ -61,12 +68,15 @@ public final class SinkFrontEnd {
     private final Optional<RecordSignature> signature;
     private final RecordDecoder decoder;
     private final NamespaceRouter router;
+    private final VersionBound versionBound;
 
-    SinkFrontEnd(RecordShape shape, Optional<RecordSignature> signature, RecordDecoder decoder, NamespaceRouter router) {
+    SinkFrontEnd(RecordShape shape, Optional<RecordSignature> signature, RecordDecoder decoder, NamespaceRouter router,
+                 VersionBound versionBound) {
         this.shape = shape;
         this.signature = signature;
         this.decoder = decoder;
         this.router = router;
+        this.versionBound = versionBound;
     }
 
     public static SinkFrontEnd of(SinkConfig config, Documents documents) {
@@ -77,20 +87,37 @@ public final class SinkFrontEnd {
         NamespaceRouter router = new NamespaceRouter(routing.database(), routing.topicMap(), routing.filter(),
                 new DestinationPolicy(safety.allowedDatabases()));
         RecordDecoder decoder = new RecordDecoder(writes.tombstoneAction(), writes.versionField(), documents == Documents.RAW, shape);
-        return new SinkFrontEnd(shape, RecordSigningSettings.signature(config), decoder, router);
+        VersionBound bound = new VersionBound(safety.versionMaxAheadMs(), System::currentTimeMillis);
+        return new SinkFrontEnd(shape, RecordSigningSettings.signature(config), decoder, router, bound);
     }
 
     /**
-     * @throws RefusedRecordException   for a record the sink must not apply (too large, unsigned, a namespace it never writes)
+     * @throws RefusedRecordException   for a record the sink must not apply (too large, unsigned, a namespace it never
+     *                                  writes, a version too far ahead, an update MongoDB would refuse)
      * @throws MalformedRecordException for a record that cannot be read as a change
      */
     public Read read(SinkRecord record) {
         authenticate(record);
         Decoded d = decoder.decode(record);
         if (d instanceof SinkChange change) {
-            return router.route(change).<Read>map(Routed::new).orElse(FILTERED);
+            Optional<RoutedChange> routed = router.route(change);
+            routed.ifPresent(rc -> checkBounds(rc.change()));
+            return routed.<Read>map(Routed::new).orElse(FILTERED);
         }
         return new Skipped(((Decoded.Skip) d).reason());
+    }
+
+    private void checkBounds(SinkChange change) {
+        versionBound.problem(change.version(), "its version").ifPresent(p -> {
+            throw new RefusedRecordException(p);
+        });
+        if (change.isPartial()) {
+            try {
+                UpdateApplier.checkDepths(change.updates());
+            } catch (UpdateApplier.OutOfBounds e) {
+                throw new RefusedRecordException("refused: the update of _id " + Ids.show(change.id()) + " " + e.getMessage());
+            }
+        }
     }
 
     /**
@@ -114,6 +141,11 @@ public final class SinkFrontEnd {
     /** Where records land: for records read by other means than {@link #read} (resnapshot markers). */
     public NamespaceRouter router() {
         return router;
+    }
+
+    /** How far ahead a version may be: for records read by other means than {@link #read} (resnapshot markers' epochs). */
+    public VersionBound versionBound() {
+        return versionBound;
     }
 
     /** The failure to report for a record {@link #read} threw on, with the reason operators see. */

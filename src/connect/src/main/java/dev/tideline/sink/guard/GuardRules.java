@@ -1,5 +1,6 @@
 package dev.tideline.sink.guard;
 
+import dev.tideline.sink.plan.VersionOrder;
 import java.util.Optional;
 import org.bson.BsonValue;
 

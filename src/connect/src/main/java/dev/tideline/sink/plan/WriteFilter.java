@@ -1,5 +1,6 @@
 package dev.tideline.sink.plan;
 
+import dev.tideline.bson.DottedPath;
 import dev.tideline.sink.check.ExactMatch;
 import dev.tideline.sink.check.IdRules;
 import dev.tideline.sink.decode.SinkChange;
@@ -33,10 +34,6 @@ public final class WriteFilter {
     /** @param fields the destination's shard key fields ({@code shard.key.fields}); empty: those the change carries */
     public WriteFilter(List<String> fields) {
         this.fields = List.copyOf(fields);
-    }
-
-    public static WriteFilter fromChange() {
-        return new WriteFilter(List.of());
     }
 
     /** The filter for this change's write or delete. Call {@link #problem} first for writes. */
@@ -79,15 +76,8 @@ public final class WriteFilter {
         }
     }
 
-    /** The value at a dotted path through embedded documents; empty when a part is missing or not a document. */
+    /** The value at a dotted path ({@link DottedPath}); empty when nothing is there (present when it holds null). */
     private static Optional<BsonValue> valueAt(BsonDocument doc, String path) {
-        BsonValue v = doc;
-        for (String part : path.split("\\.")) {
-            if (!v.isDocument() || !v.asDocument().containsKey(part)) {
-                return Optional.empty();
-            }
-            v = v.asDocument().get(part);
-        }
-        return Optional.of(v);
+        return Optional.ofNullable(DottedPath.get(doc, path));
     }
 }

@@ -5,7 +5,6 @@ import dev.tideline.sink.check.RecordFaults;
 import dev.tideline.sink.decode.Ids;
 import dev.tideline.sink.decode.SinkChange;
 import dev.tideline.sink.decode.UpdateDescription;
-import dev.tideline.sink.guard.VersionOrder;
 import dev.tideline.sink.route.RoutedChange;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -5,6 +5,7 @@ import dev.tideline.mongo.NameFilter;
 import dev.tideline.event.Namespace;
 import dev.tideline.sink.check.DestinationPolicy;
 import dev.tideline.event.RefusedRecordException;
+import dev.tideline.sink.config.TopicNamespaceMap;
 import dev.tideline.sink.decode.SinkChange;
 import java.util.Optional;
 
@@ -21,11 +22,6 @@ public final class NamespaceRouter {
     private final TopicNamespaceMap topicMap;
     private final NameFilter filter;
     private final DestinationPolicy policy;
-
-    /** A router that refuses only the namespaces no sink ever writes (no allow-list of databases). */
-    public NamespaceRouter(Optional<String> database, TopicNamespaceMap topicMap, NameFilter filter) {
-        this(database, topicMap, filter, DestinationPolicy.anyDatabase());
-    }
 
     public NamespaceRouter(Optional<String> database, TopicNamespaceMap topicMap, NameFilter filter, DestinationPolicy policy) {
         this.database = database;

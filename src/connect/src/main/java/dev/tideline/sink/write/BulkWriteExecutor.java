@@ -38,10 +38,6 @@ public final class BulkWriteExecutor {
     private final WriteMode mode;
     private final WriteFilter filter;
 
-    public BulkWriteExecutor(MongoClient client, WriteMode mode) {
-        this(client, mode, WriteFilter.fromChange());
-    }
-
     public BulkWriteExecutor(MongoClient client, WriteMode mode, WriteFilter filter) {
         this.client = client;
         this.mode = mode;

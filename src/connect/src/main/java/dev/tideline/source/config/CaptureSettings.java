@@ -1,5 +1,6 @@
 package dev.tideline.source.config;
 
+import dev.tideline.config.ConfigChoices;
 import dev.tideline.config.Validators;
 import dev.tideline.config.Validators.EnumValidator;
 import dev.tideline.event.Namespace;
@@ -41,10 +42,10 @@ public final class CaptureSettings {
     /** What happens to an event over 16 MB on a server that cannot split it. */
     public enum LargeEventPolicy { PARK, SKIP }
 
-    private static final EnumValidator MODES = Validators.oneOf("auto", "changeStream", "scan");
-    private static final EnumValidator POLICIES = Validators.oneOf("resnapshot", "latest", "fail");
-    private static final EnumValidator FORMATS = Validators.oneOf("json", "bson", "text", "struct");
-    private static final EnumValidator LARGE_EVENTS = Validators.oneOf("park", "skip");
+    private static final EnumValidator MODES = ConfigChoices.validator(Mode.class);
+    private static final EnumValidator POLICIES = ConfigChoices.validator(LostHistoryPolicy.class);
+    private static final EnumValidator FORMATS = ConfigChoices.validator(ValueFormat.class);
+    private static final EnumValidator LARGE_EVENTS = ConfigChoices.validator(LargeEventPolicy.class);
 
     private final Mode mode;
     private final InitialSync initialSync;
@@ -62,23 +63,19 @@ public final class CaptureSettings {
     private final long backfillSplitMinDocuments;
 
     CaptureSettings(AbstractConfig c) {
-        mode = switch (MODES.canonical(c.getString(MODE))) {
-            case "changeStream" -> Mode.CHANGE_STREAM;
-            case "scan" -> Mode.SCAN;
-            default -> Mode.AUTO;
-        };
+        mode = ConfigChoices.parse(Mode.class, MODE, c.getString(MODE));
         initialSync = InitialSync.parse(c.getString(INITIAL_SYNC));
-        lostHistoryPolicy = LostHistoryPolicy.valueOf(POLICIES.canonical(c.getString(LOST_HISTORY_POLICY)).toUpperCase(java.util.Locale.ROOT));
+        lostHistoryPolicy = ConfigChoices.parse(LostHistoryPolicy.class, LOST_HISTORY_POLICY, c.getString(LOST_HISTORY_POLICY));
         resnapshotMarkerPartitions = c.getInt(RESNAPSHOT_MARKER_PARTITIONS);
         filters = Validators.parseJsonObject(FILTERS, c.getString(FILTERS));
-        outputFormat = ValueFormat.fromConfig(c.getString(OUTPUT_FORMAT));
+        outputFormat = ConfigChoices.parse(ValueFormat.class, OUTPUT_FORMAT, c.getString(OUTPUT_FORMAT));
         String tenant = c.getString(TENANT_FIELD);
         tenantField = tenant == null || tenant.isBlank() ? null : tenant.trim();
         deleteTombstone = c.getBoolean(DELETE_TOMBSTONE);
         heartbeatIntervalMs = c.getLong(HEARTBEAT_INTERVAL_MS);
         batchSize = c.getInt(BATCH_SIZE);
         maxAwaitMs = c.getInt(MAX_AWAIT_MS);
-        largeEventPolicy = LargeEventPolicy.valueOf(LARGE_EVENTS.canonical(c.getString(LARGE_EVENT_POLICY)).toUpperCase(java.util.Locale.ROOT));
+        largeEventPolicy = ConfigChoices.parse(LargeEventPolicy.class, LARGE_EVENT_POLICY, c.getString(LARGE_EVENT_POLICY));
         backfillMaxConcurrent = c.getInt(BACKFILL_MAX_CONCURRENT);
         backfillSplitMinDocuments = c.getLong(BACKFILL_SPLIT_MIN_DOCUMENTS);
     }

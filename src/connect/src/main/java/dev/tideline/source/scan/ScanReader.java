@@ -1,5 +1,6 @@
 package dev.tideline.source.scan;
 
+import dev.tideline.bson.DottedPath;
 import dev.tideline.log.LogText;
 import dev.tideline.mongo.BsonOrder;
 import com.mongodb.client.MongoClient;
@@ -192,7 +193,7 @@ public final class ScanReader implements CollectionReader {
             if (plan.lookbackMs() > 0 && keyValue.isDateTime()) {
                 memory.remember(id, keyValue);
             }
-            ChangeEvent event = new ChangeEvent(Op.READ, ns, id, doc, null, clock.millis(), null);
+            ChangeEvent event = ChangeEvent.read(ns, id, doc, null, clock.millis());
             out.add(new Captured.Change(event, position()));
         }
         return batch.size() < plan.batchSize();
@@ -228,7 +229,7 @@ public final class ScanReader implements CollectionReader {
                 continue;
             }
             long wallTime = deletedAt.isDateTime() ? deletedAt.asDateTime().getValue() : clock.millis();
-            out.add(new Captured.Change(new ChangeEvent(Op.DELETE, ns, docId, null, null, wallTime, null), position()));
+            out.add(new Captured.Change(ChangeEvent.delete(ns, docId, null, wallTime), position()));
             movedWithoutEvent = false;
         }
         if (movedWithoutEvent) {
@@ -253,7 +254,7 @@ public final class ScanReader implements CollectionReader {
         }
         BsonDocument query = new BsonDocument(ScanQueries.ID, new BsonDocument("$in", ids));
         for (BsonDocument doc : documents.find(query).projection(new BsonDocument(plan.key(), new BsonInt32(1)))) {
-            BsonValue key = FieldPath.get(doc, plan.key());
+            BsonValue key = DottedPath.get(doc, plan.key());
             if (key != null) {
                 keys.put(doc.get(ScanQueries.ID), key);
             }
@@ -270,7 +271,7 @@ public final class ScanReader implements CollectionReader {
     }
 
     private BsonValue keyOf(BsonDocument doc) {
-        BsonValue value = FieldPath.get(doc, plan.key());
+        BsonValue value = DottedPath.get(doc, plan.key());
         if (value == null || value.isNull()) {
             // The query excludes these; a dotted key through an array can still get here.
             throw new IllegalStateException("Scan of " + ns + ": document " + doc.get(ScanQueries.ID) + " matched the scan but its key '"

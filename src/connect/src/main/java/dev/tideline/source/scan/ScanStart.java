@@ -1,5 +1,6 @@
 package dev.tideline.source.scan;
 
+import dev.tideline.bson.DottedPath;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import dev.tideline.event.Namespace;
@@ -30,7 +31,7 @@ public final class ScanStart {
             MongoCollection<BsonDocument> documents = client.getDatabase(ns.db()).getCollection(ns.coll(), BsonDocument.class);
             BsonDocument last = documents.find(ScanQueries.incremental(plan.key(), null, null))
                     .sort(ScanQueries.sortDescending(plan.key())).limit(1).first();
-            latestDocument = last == null ? null : ScanCursor.after(FieldPath.get(last, plan.key()), last.get(ScanQueries.ID));
+            latestDocument = last == null ? null : ScanCursor.after(DottedPath.get(last, plan.key()), last.get(ScanQueries.ID));
             MongoCollection<BsonDocument> markers = client.getDatabase(ns.db()).getCollection(plan.deleteMarkerCollection(), BsonDocument.class);
             BsonDocument lastMarker = markers.find(ScanQueries.deleteMarkers(ns.coll(), null))
                     .sort(ScanQueries.sortDescending(ScanQueries.MARKER_DELETED_AT)).limit(1).first();

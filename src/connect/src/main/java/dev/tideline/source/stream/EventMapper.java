@@ -39,13 +39,13 @@ final class EventMapper {
                 BsonValue id = event.documentId() != null ? event.documentId() : doc != null ? doc.get("_id") : null;
                 Op op = type.equals("insert") ? Op.INSERT : type.equals("update") ? Op.UPDATE : Op.REPLACE;
                 return id == null ? unidentified(type, ns, offset, clusterTime)
-                        : new Captured.Change(new ChangeEvent(op, ns, id, doc, clusterTime, wall, null)
+                        : new Captured.Change(ChangeEvent.of(op, ns, id, doc, clusterTime, wall)
                                 .withDocumentKey(event.documentKey()), offset, event.before(), event.transaction()); // shard key fields travel with it
             }
             case "delete" -> {
                 BsonValue id = event.documentId();
                 return id == null ? unidentified(type, ns, offset, clusterTime)
-                        : new Captured.Change(new ChangeEvent(Op.DELETE, ns, id, null, clusterTime, wall, null)
+                        : new Captured.Change(ChangeEvent.delete(ns, id, clusterTime, wall)
                                 .withDocumentKey(event.documentKey()), offset, event.before(), event.transaction());
             }
             case "drop", "rename", "dropDatabase", "invalidate" -> {

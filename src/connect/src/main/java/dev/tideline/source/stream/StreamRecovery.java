@@ -1,7 +1,7 @@
 package dev.tideline.source.stream;
 
 import dev.tideline.log.LogText;
-import dev.tideline.mongo.Backoff;
+import dev.tideline.retry.Backoff;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.source.capture.Captured;

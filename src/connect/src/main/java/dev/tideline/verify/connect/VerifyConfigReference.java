@@ -1,12 +1,11 @@
 package dev.tideline.verify.connect;
 
+import dev.tideline.config.ConfigTable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Locale;
-import org.apache.kafka.common.config.ConfigDef;
 
 /**
  * Writes the verify connector's settings table into docs/verify.md, between {@value #START} and
@@ -39,30 +38,7 @@ public final class VerifyConfigReference {
 
     public static String table() {
         StringBuilder md = new StringBuilder("`connector.class=").append(VerifyConnector.class.getName()).append("`\n\n");
-        ConfigDef def = VerifyConfig.CONFIG_DEF;
-        for (String group : List.of(VerifyConfig.COMPARE, VerifyConfig.SCHEDULE)) {
-            md.append("#### ").append(group).append("\n\n| Key | Type | Default | Valid values | Importance | Description |\n|---|---|---|---|---|---|\n");
-            def.configKeys().values().stream().filter(k -> group.equals(k.group))
-                    .sorted((a, b) -> Integer.compare(a.orderInGroup, b.orderInGroup))
-                    .forEach(k -> md.append("| `").append(k.name).append("` | ").append(k.type.name().toLowerCase(Locale.ROOT))
-                            .append(" | ").append(defaultOf(k)).append(" | ").append(cell(k.validator == null ? "" : k.validator.toString()))
-                            .append(" | ").append(k.importance.name().toLowerCase(Locale.ROOT)).append(" | ").append(cell(k.documentation))
-                            .append(" |\n"));
-            md.append('\n');
-        }
+        ConfigTable.append(md, VerifyConfig.CONFIG_DEF, List.of(VerifyConfig.COMPARE, VerifyConfig.SCHEDULE), "#### ");
         return md.toString();
-    }
-
-    private static String defaultOf(ConfigDef.ConfigKey k) {
-        if (!k.hasDefault()) {
-            return "(required)";
-        }
-        Object v = k.defaultValue;
-        String s = v instanceof List<?> l ? String.join(",", l.stream().map(String::valueOf).toList()) : String.valueOf(v);
-        return s.isEmpty() ? "\"\"" : "`" + s + "`";
-    }
-
-    private static String cell(String text) {
-        return text == null ? "" : text.replace("|", "\\|").replace("\n", " ");
     }
 }

@@ -4,14 +4,18 @@ import static dev.tideline.peer.sink.PeerRecordReaderTest.KEYS;
 import static dev.tideline.peer.sink.PeerRecordReaderTest.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tideline.event.EnvelopeCodec;
 import dev.tideline.peer.TenantScope;
 import dev.tideline.sink.write.RecordFailure;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.connect.sink.SinkRecord;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import org.bson.BsonString;
+import org.bson.BsonTimestamp;
 import org.junit.jupiter.api.Test;
 
 /** Records the peer sink refuses are returned for the dead letter queue and counted: none waits, none holds an offset. */
@@ -45,6 +49,30 @@ class PeerQueueTest {
         assertThat(dlq.getInt64("malformed").getValue()).isEqualTo(1);
         assertThat(dlq.getInt64("refused").getValue()).isEqualTo(1);
         assertThat(counters.lastRefusal()).contains("offset 13");
+    }
+
+    @Test
+    void changesBeyondTheSinksBoundsAreRefusedToTheDeadLetterQueueAsTheSinkRefusesThem() {
+        long dayAheadSeconds = System.currentTimeMillis() / 1000 + 24 * 3600;
+        SinkRecord ahead = PeerRecordReaderTest.writeAt(NS, 1, new BsonDocument("w", new BsonString("x")), KEYS,
+                new BsonTimestamp((int) dayAheadSeconds, 1), 20);
+        // an update event of MongoDB's official connector whose path nests deeper than MongoDB allows
+        BsonDocument deepUpdate = new BsonDocument("_id", new BsonDocument("_data", new BsonString("token")))
+                .append("operationType", new BsonString("update"))
+                .append("ns", new BsonDocument("db", new BsonString(NS.db())).append("coll", new BsonString(NS.coll())))
+                .append("documentKey", new BsonDocument("_id", new BsonInt32(2)))
+                .append("updateDescription", new BsonDocument("updatedFields", new BsonDocument("b" + ".b".repeat(200),
+                        new BsonInt32(1))).append("removedFields", new BsonArray()))
+                .append("clusterTime", new BsonTimestamp(1_700_000_000, 2));
+        SinkRecord deep = new SinkRecord(PeerRecordReaderTest.TOPIC, 0, null, null, null, EnvelopeCodec.toBytes(deepUpdate), 21);
+
+        List<RecordFailure> refused = queue.add(List.of(ahead, deep));
+
+        assertThat(refused).extracting(f -> f.record().kafkaOffset()).containsExactly(20L, 21L);
+        assertThat(refused.get(0).message()).contains("ahead of this worker's clock").contains("version.max.ahead.ms");
+        assertThat(refused.get(1).message()).contains("the update of _id 2").contains("more than 100 parts");
+        assertThat(queue.queued()).isZero();
+        assertThat(counters.toBson().getDocument("refusedToDlq").getInt64("refused").getValue()).isEqualTo(2);
     }
 
     @Test

@@ -50,11 +50,16 @@ class PeerRecordReaderTest {
 
     /** A record as B's peer source emits it for a write of {@code doc} in {@code ns}, its stamp signed with {@code keys}. */
     static SinkRecord write(Namespace ns, int id, BsonDocument content, StampKeys keys, long offset) {
+        return writeAt(ns, id, content, keys, TIME, offset);
+    }
+
+    /** {@link #write} with the source's cluster time {@code clusterTime} (the change's version in the sink). */
+    static SinkRecord writeAt(Namespace ns, int id, BsonDocument content, StampKeys keys, BsonTimestamp clusterTime, long offset) {
         BsonDocument doc = new BsonDocument("_id", new BsonInt32(id));
         doc.putAll(content);
         PeerStamp stamp = new PeerStamp(VERSION, ContentHash.of(doc), null);
         BsonDocument stamped = (keys == null ? stamp : stamp.signed(keys, "B", ns, new BsonInt32(id))).applyTo(doc);
-        return record(new ChangeEvent(Op.INSERT, ns, new BsonInt32(id), stamped, TIME, 1_700_000_000_000L, "B"), null, offset);
+        return record(new ChangeEvent(Op.INSERT, ns, new BsonInt32(id), stamped, clusterTime, 1_700_000_000_000L, "B"), null, offset);
     }
 
     static SinkRecord delete(Namespace ns, int id, String mac, long offset) {

@@ -3,6 +3,7 @@ package dev.tideline.sink.decode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tideline.sink.TestRecords;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tideline.event.MalformedRecordException;
@@ -38,7 +39,7 @@ class ForeignEventsTest {
     private static final BsonObjectId ANNE = new BsonObjectId(new ObjectId("6745c2a1e4b0a1b2c3d4e5f6"));
     private static final BsonObjectId ORDER = new BsonObjectId(new ObjectId("674f0a1be4b0a1b2c3d4e5f6"));
 
-    private final RecordDecoder decoder = new RecordDecoder(TombstoneAction.DELETE, Optional.empty());
+    private final RecordDecoder decoder = TestRecords.decoder(TombstoneAction.DELETE, Optional.empty());
 
     private static String resource(String name) throws IOException {
         try (InputStream in = ForeignEventsTest.class.getResourceAsStream("/interop/" + name)) {

@@ -8,6 +8,7 @@ import static dev.tideline.sink.TestRecords.record;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tideline.sink.TestRecords;
 import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.EnvelopeCodec;
 import dev.tideline.event.EventHeaders;
@@ -43,7 +44,7 @@ import org.bson.types.ObjectId;
 import org.junit.jupiter.api.Test;
 
 class RecordDecoderTest {
-    private final RecordDecoder decoder = new RecordDecoder(TombstoneAction.DELETE, Optional.empty());
+    private final RecordDecoder decoder = TestRecords.decoder(TombstoneAction.DELETE, Optional.empty());
 
     /** A document with the types JSON cannot tell apart: int32 vs int64, ObjectId, date, decimal, binary. */
     private static BsonDocument richDoc() {
@@ -84,7 +85,7 @@ class RecordDecoderTest {
     void bsonEnvelopeDocumentIsKeptAsTheBytesItArrivedIn() {
         ChangeEvent e = new ChangeEvent(Op.INSERT, SHOP_ORDERS, richDoc().get("_id"), richDoc(),
                 new org.bson.BsonTimestamp(100, 2), 1L, null);
-        Decoded d = new RecordDecoder(TombstoneAction.DELETE, Optional.empty(), true).decode(envelopeRecord("t", 0, e, ValueFormat.BSON));
+        Decoded d = TestRecords.decoder(TombstoneAction.DELETE, Optional.empty(), true).decode(envelopeRecord("t", 0, e, ValueFormat.BSON));
         SinkChange c = (SinkChange) d;
 
         // written as it is (no second encoding), and equal to the document the source sent
@@ -164,7 +165,7 @@ class RecordDecoderTest {
 
     @Test
     void versionFieldGivesPlainDocumentsAVersion() {
-        RecordDecoder withVersion = new RecordDecoder(TombstoneAction.DELETE, Optional.of("meta.updatedAt"));
+        RecordDecoder withVersion = TestRecords.decoder(TombstoneAction.DELETE, Optional.of("meta.updatedAt"));
         BsonDocument d = doc(1, "x").append("meta", new BsonDocument("updatedAt", new BsonDateTime(42)));
         SinkChange c = (SinkChange) withVersion.decode(record("t", 0, null, EnvelopeCodec.toBytes(d)));
         assertThat(c.version()).isEqualTo(new BsonDateTime(42));
@@ -217,7 +218,7 @@ class RecordDecoderTest {
         assertThat(c.sourceNs()).isEqualTo(SHOP_ORDERS);
         assertThat(c.version()).isNull();
 
-        RecordDecoder ignoring = new RecordDecoder(TombstoneAction.IGNORE, Optional.empty());
+        RecordDecoder ignoring = TestRecords.decoder(TombstoneAction.IGNORE, Optional.empty());
         assertThat(ignoring.decode(tomb)).isInstanceOf(Decoded.Skip.class);
     }
 

@@ -2,6 +2,7 @@ package dev.tideline.sink.decode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tideline.sink.TestRecords;
 import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.Test;
 /** The text and struct forms, through StringConverter and JsonConverter with schemas, read by the sink. */
 class RecordFormsDecodeTest {
     private static final Namespace NS = new Namespace("shop", "orders");
-    private final RecordDecoder decoder = new RecordDecoder(TombstoneAction.DELETE, Optional.empty());
+    private final RecordDecoder decoder = TestRecords.decoder(TombstoneAction.DELETE, Optional.empty());
 
     private static SinkRecord through(Converter keys, Converter values, ValueFormat f, ChangeEvent e, boolean tombstone) {
         RecordForm form = RecordForm.of(f);

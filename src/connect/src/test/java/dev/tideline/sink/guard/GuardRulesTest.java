@@ -6,6 +6,7 @@ import static dev.tideline.sink.guard.GuardRules.Decision.SKIP_STALE;
 import static dev.tideline.sink.guard.GuardRules.Decision.SKIP_UNPROVEN_DELETE;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tideline.sink.plan.VersionOrder;
 import java.util.Optional;
 import org.bson.BsonDateTime;
 import org.bson.BsonDecimal128;

@@ -26,7 +26,7 @@ class WriteFilterTest {
 
     @Test
     void byDefaultTheShardKeyTheChangeCarriesJoinsTheId() {
-        WriteFilter f = WriteFilter.fromChange();
+        WriteFilter f = new WriteFilter(List.of());
         assertThat(f.of(write(null))).isEqualTo(BsonDocument.parse("{_id: {$eq: 1}}"));
         assertThat(f.of(write(CARRIED))).isEqualTo(BsonDocument.parse("{_id: {$eq: 1}, region: {$eq: 'eu'}, 'customer.id': {$eq: 7}}"));
         assertThat(f.of(delete(CARRIED))).isEqualTo(BsonDocument.parse("{_id: {$eq: 1}, region: {$eq: 'eu'}, 'customer.id': {$eq: 7}}"));

@@ -7,6 +7,8 @@ import dev.tideline.mongo.NameFilter;
 import dev.tideline.event.MalformedRecordException;
 import dev.tideline.event.Namespace;
 import dev.tideline.sink.TestRecords;
+import dev.tideline.sink.check.DestinationPolicy;
+import dev.tideline.sink.config.TopicNamespaceMap;
 import dev.tideline.sink.decode.SinkChange;
 import java.util.List;
 import java.util.Optional;
@@ -25,8 +27,8 @@ class NamespaceRouterTest {
 
     @Test
     void defaultsToTheSourceNamespaceAndTheConfiguredDatabase() {
-        NamespaceRouter same = new NamespaceRouter(Optional.empty(), TopicNamespaceMap.empty(), NameFilter.all());
-        NamespaceRouter replica = new NamespaceRouter(Optional.of("replica"), TopicNamespaceMap.empty(), NameFilter.all());
+        NamespaceRouter same = new NamespaceRouter(Optional.empty(), TopicNamespaceMap.empty(), NameFilter.all(), DestinationPolicy.anyDatabase());
+        NamespaceRouter replica = new NamespaceRouter(Optional.of("replica"), TopicNamespaceMap.empty(), NameFilter.all(), DestinationPolicy.anyDatabase());
 
         assertThat(route(same, "t", new Namespace("shop", "orders"))).isEqualTo(new Namespace("shop", "orders"));
         assertThat(route(replica, "t", new Namespace("shop", "orders"))).isEqualTo(new Namespace("replica", "orders"));
@@ -39,7 +41,7 @@ class NamespaceRouterTest {
     void exactTopicNamesWinOverRegexesWhichApplyInOrder() {
         TopicNamespaceMap map = TopicNamespaceMap.parse(
                 "{\"tl\\\\..*\": \"archive.everything\", \"tl.shop.orders\": \"orders_copy\", \"tl\\\\.shop\\\\..*\": \"never\"}");
-        NamespaceRouter router = new NamespaceRouter(Optional.of("dest"), map, NameFilter.all());
+        NamespaceRouter router = new NamespaceRouter(Optional.of("dest"), map, NameFilter.all(), DestinationPolicy.anyDatabase());
 
         assertThat(route(router, "tl.shop.orders", new Namespace("shop", "orders"))).isEqualTo(new Namespace("dest", "orders_copy"));
         assertThat(route(router, "tl.shop.users", new Namespace("shop", "users"))).isEqualTo(new Namespace("archive", "everything"));
@@ -49,14 +51,14 @@ class NamespaceRouterTest {
     @Test
     void collectionOnlyTargetTakesTheSourceDatabaseWhenNoneIsConfigured() {
         NamespaceRouter router = new NamespaceRouter(Optional.empty(), TopicNamespaceMap.parse("{\"t\": \"renamed\"}"),
-                NameFilter.all());
+                NameFilter.all(), DestinationPolicy.anyDatabase());
         assertThat(route(router, "t", new Namespace("shop", "orders"))).isEqualTo(new Namespace("shop", "renamed"));
     }
 
     @Test
     void includeAndExcludeMatchTheSourceNamespace() {
         NameFilter filter = NameFilter.of("collection.include", List.of("shop\\..*"), List.of("shop\\.secrets"));
-        NamespaceRouter router = new NamespaceRouter(Optional.of("dest"), TopicNamespaceMap.empty(), filter);
+        NamespaceRouter router = new NamespaceRouter(Optional.of("dest"), TopicNamespaceMap.empty(), filter, DestinationPolicy.anyDatabase());
 
         assertThat(router.route(change("t", new Namespace("shop", "orders")))).isPresent();
         assertThat(router.route(change("t", new Namespace("shop", "secrets")))).isEmpty();

@@ -15,7 +15,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
-import dev.tideline.fanout.GatewayStats;
+import dev.tideline.fanout.stats.GatewayStats;
 import dev.tideline.fanout.auth.TokenKeys;
 import dev.tideline.fanout.channel.ChannelHub;
 import dev.tideline.fanout.quota.TenantQuotas;
@@ -34,6 +34,10 @@ public final class HttpGateway implements AutoCloseable {
     private static final int MAX_REQUEST_LINE = 32 * 1024;
     private static final int MAX_HEADERS = 16 * 1024;
     private static final int MAX_BODY = 16 * 1024;
+    /** the largest piece of a body the codec hands on at once */
+    private static final int MAX_CHUNK = 8 * 1024;
+    /** connections the kernel queues before the server accepts them: thousands of clients reconnect at once */
+    private static final int ACCEPT_BACKLOG = 4096;
 
     private final EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final EventLoopGroup workers = new MultiThreadIoEventLoopGroup(NioIoHandler.newFactory());
@@ -81,7 +85,7 @@ public final class HttpGateway implements AutoCloseable {
         ServerBootstrap b = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(NioServerSocketChannel.class)
-                .option(ChannelOption.SO_BACKLOG, 4096)
+                .option(ChannelOption.SO_BACKLOG, ACCEPT_BACKLOG)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 // Heap buffers, unpooled: what waits for a slow socket stays on the heap, bounded by the
                 // queue budgets, instead of pinning pooled direct-memory chunks (a few laggards among
@@ -93,7 +97,7 @@ public final class HttpGateway implements AutoCloseable {
                         ch.pipeline()
                                 .addLast("gate", new ConnectionGate(admission.limiter(), shared.stats()))
                                 .addLast(RequestTimeout.NAME, new RequestTimeout(admission.requestTimeoutMillis(), shared.stats()))
-                                .addLast("http", new HttpServerCodec(MAX_REQUEST_LINE, MAX_HEADERS, 8192))
+                                .addLast("http", new HttpServerCodec(MAX_REQUEST_LINE, MAX_HEADERS, MAX_CHUNK))
                                 .addLast("aggregate", new HttpObjectAggregator(MAX_BODY))
                                 .addLast("route", new RequestHandler(shared))
                                 .addLast("errors", new ErrorCloser());

@@ -1,6 +1,6 @@
 package dev.tideline.fanout.http;
 
-import dev.tideline.fanout.GatewayStats;
+import dev.tideline.fanout.stats.GatewayStats;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;

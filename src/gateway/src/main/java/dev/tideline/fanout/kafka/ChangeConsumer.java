@@ -1,6 +1,7 @@
 package dev.tideline.fanout.kafka;
 
-import dev.tideline.fanout.GatewayStats;
+import dev.tideline.fanout.stats.GatewayStats;
+import dev.tideline.retry.Backoff;
 import dev.tideline.fanout.channel.ChannelHub;
 import dev.tideline.fanout.channel.ConsumerProgress;
 import dev.tideline.log.LogText;
@@ -38,7 +39,15 @@ public final class ChangeConsumer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ChangeConsumer.class);
     /** How long one metadata or offsets request may take before the brokers count as unreachable. */
     private static final Duration BROKER_TIMEOUT = Duration.ofSeconds(5);
+    /** after a failed poll: the first wait, doubling up to {@link #MAX_BACKOFF_MS} while the brokers stay unreachable */
+    private static final long INITIAL_BACKOFF_MS = 200;
     private static final long MAX_BACKOFF_MS = 5_000;
+    /** how long one poll waits for records, and the wait between looks while no partition is assigned */
+    private static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
+    /** the Kafka client's own reconnect back-off cap: short, so a broker back after an outage is found soon */
+    private static final int RECONNECT_BACKOFF_MAX_MS = 2_000;
+    /** how long {@link #close} waits for the consumer thread to finish its poll */
+    private static final long CLOSE_WAIT_MS = 10_000;
     /** While the brokers stay unreachable, a reminder this often (the first failure is logged at once). */
     private static final long OUTAGE_LOG_EVERY_MS = 60_000;
 
@@ -81,7 +90,7 @@ public final class ChangeConsumer implements AutoCloseable {
         // a position past the log's end or before its start (retention) restarts at what the log still holds
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
-        props.putIfAbsent(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 2000);
+        props.putIfAbsent(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, RECONNECT_BACKOFF_MAX_MS);
         props.remove(ConsumerConfig.GROUP_ID_CONFIG);
         return props;
     }
@@ -101,7 +110,7 @@ public final class ChangeConsumer implements AutoCloseable {
 
     private void run() {
         long nextRefresh = 0;
-        long backoff = 200;
+        Backoff backoff = new Backoff(INITIAL_BACKOFF_MS, MAX_BACKOFF_MS);
         String stoppedBecause = null;
         try {
             while (running) {
@@ -112,13 +121,13 @@ public final class ChangeConsumer implements AutoCloseable {
                         refresh(now);
                     }
                     if (assigned.isEmpty()) {
-                        Thread.sleep(Math.min(refreshMs, 200));
+                        Thread.sleep(Math.min(refreshMs, POLL_TIMEOUT.toMillis()));
                         continue;
                     }
-                    for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL_TIMEOUT)) {
                         handle(r);
                     }
-                    backoff = 200;
+                    backoff.reset();
                 } catch (WakeupException e) {
                     if (running) {
                         LOG.warn("the fanout consumer was woken up unexpectedly; it goes on");
@@ -130,8 +139,7 @@ public final class ChangeConsumer implements AutoCloseable {
                 } catch (RuntimeException e) {
                     // the brokers are unreachable, or a request failed: keep the positions, retry, report at /health
                     outage(e);
-                    Thread.sleep(backoff);
-                    backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
+                    Thread.sleep(backoff.next());
                     nextRefresh = 0;
                 }
             }
@@ -273,7 +281,7 @@ public final class ChangeConsumer implements AutoCloseable {
         running = false;
         consumer.wakeup();
         try {
-            thread.join(10_000);
+            thread.join(CLOSE_WAIT_MS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -1,6 +1,6 @@
 package dev.tideline.fanout.resume;
 
-import dev.tideline.fanout.GatewayStats;
+import dev.tideline.fanout.stats.GatewayStats;
 import dev.tideline.fanout.channel.ChannelName;
 import dev.tideline.fanout.channel.ResumePlan;
 import dev.tideline.fanout.channel.RoutedChange;

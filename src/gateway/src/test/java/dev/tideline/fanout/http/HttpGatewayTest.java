@@ -3,7 +3,7 @@ package dev.tideline.fanout.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tideline.event.ValueFormat;
-import dev.tideline.fanout.GatewayStats;
+import dev.tideline.fanout.stats.GatewayStats;
 import dev.tideline.fanout.auth.JwtVerifier;
 import dev.tideline.fanout.auth.TokenKeys;
 import dev.tideline.fanout.channel.ChannelName;

@@ -1,4 +1,4 @@
-package dev.tideline.fanout;
+package dev.tideline.fanout.stats;
 
 import java.util.Map;
 import java.util.TreeMap;

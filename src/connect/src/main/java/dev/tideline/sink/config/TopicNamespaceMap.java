@@ -1,4 +1,4 @@
-package dev.tideline.sink.route;
+package dev.tideline.sink.config;
 
 import dev.tideline.event.Namespace;
 import dev.tideline.sink.check.DestinationPolicy;

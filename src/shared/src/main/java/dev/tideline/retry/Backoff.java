@@ -1,4 +1,4 @@
-package dev.tideline.mongo;
+package dev.tideline.retry;
 
 /** Exponential back-off: initial, doubling, capped (seed 000: reopen after 1 s, doubling up to 30 s). */
 public final class Backoff {

@@ -1,4 +1,4 @@
-package dev.tideline.sink.guard;
+package dev.tideline.sink.plan;
 
 import java.math.BigDecimal;
 import java.util.Optional;
