@@ -34,6 +34,8 @@ public final class HttpGateway implements AutoCloseable {
     private static final int MAX_REQUEST_LINE = 32 * 1024;
     private static final int MAX_HEADERS = 16 * 1024;
     private static final int MAX_BODY = 16 * 1024;
+    /** The HTTP codec's name in the pipeline: an event stream writes its chunks from there, past the encoder. */
+    static final String HTTP_CODEC = "http";
 
     private final EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final EventLoopGroup workers = new MultiThreadIoEventLoopGroup(NioIoHandler.newFactory());
@@ -45,9 +47,13 @@ public final class HttpGateway implements AutoCloseable {
 
     /**
      * The queue bounds: {@code perConnection} bytes waiting for one socket, {@code total} for all of
-     * them together (the gateway's memory).
+     * them together (the gateway's memory); {@code flushWindowMillis}: how long a connection's first
+     * waiting frame waits for others before they are written together (0: no wait).
      */
-    public record Budgets(long perConnection, long total) {
+    public record Budgets(long perConnection, long total, long flushWindowMillis) {
+        public Budgets(long perConnection, long total) {
+            this(perConnection, total, 0);
+        }
     }
 
     /**
@@ -77,7 +83,7 @@ public final class HttpGateway implements AutoCloseable {
                 own.isEmpty() ? () -> List.of("http://" + bindAddress + ":" + boundPort()) : () -> own);
         RequestHandler.Shared shared = new RequestHandler.Shared(services.hub(), services.keys(), services.quotas(), services.stats(), budgets,
                 new ByteBudget(budgets.total()), maxChannels, originPolicy, services.catchUp(),
-                new LoopOutbox.Registry(), services.statsJson(), services.health());
+                new LoopOutbox.Registry(budgets.flushWindowMillis()), services.statsJson(), services.health());
         ServerBootstrap b = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(NioServerSocketChannel.class)
@@ -93,7 +99,7 @@ public final class HttpGateway implements AutoCloseable {
                         ch.pipeline()
                                 .addLast("gate", new ConnectionGate(admission.limiter(), shared.stats()))
                                 .addLast(RequestTimeout.NAME, new RequestTimeout(admission.requestTimeoutMillis(), shared.stats()))
-                                .addLast("http", new HttpServerCodec(MAX_REQUEST_LINE, MAX_HEADERS, 8192))
+                                .addLast(HTTP_CODEC, new HttpServerCodec(MAX_REQUEST_LINE, MAX_HEADERS, 8192))
                                 .addLast("aggregate", new HttpObjectAggregator(MAX_BODY))
                                 .addLast("route", new RequestHandler(shared))
                                 .addLast("errors", new ErrorCloser());
