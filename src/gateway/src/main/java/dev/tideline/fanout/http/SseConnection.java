@@ -29,7 +29,9 @@ final class SseConnection extends Connection {
     SseConnection(Channel socket, ChannelHub hub, GatewayStats stats, ByteBudget budget, ByteBudget total, List<ChannelName> channels,
                   long subscribedAtMillis, LoopOutbox.Registry outboxes) {
         super(socket, hub, stats, budget, total, channels, subscribedAtMillis, outboxes);
-        this.out = socket.pipeline().context(HttpGateway.HTTP_CODEC);
+        ChannelOutboundInvoker codec = socket.pipeline().context(HttpGateway.HTTP_CODEC);
+        // a socket closed meanwhile may have no pipeline left: its writes fail either way
+        this.out = codec != null ? codec : socket;
     }
 
     @Override

@@ -151,6 +151,7 @@ public final class FanoutLoadBenchmark {
                 String tenant = "t" + (i % o.channels());
                 paths.add("/sse?channel=bench.items." + tenant + "&token=" + signer.issue(null, tenant, List.of("bench.*." + tenant), exp));
             }
+            awaitHealthy(baseUrl);
             int maxRate = o.rates().stream().mapToInt(Integer::intValue).max().orElse(1);
             int maxSamples = (int) Math.min(Integer.MAX_VALUE - 8, (long) maxRate * (o.seconds() + 5) * o.clientsPerChannel() + 100_000);
             long connectStart = System.nanoTime();
@@ -285,6 +286,27 @@ public final class FanoutLoadBenchmark {
     }
 
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    /** Until the gateway has reached Kafka (/health 200): before, it answers subscriptions 503 starting, and the clients do not retry. */
+    private static void awaitHealthy(String baseUrl) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (true) {
+            int status;
+            try {
+                status = HTTP.send(HttpRequest.newBuilder(URI.create(baseUrl + "/health")).timeout(java.time.Duration.ofSeconds(10)).build(),
+                        HttpResponse.BodyHandlers.discarding()).statusCode();
+            } catch (java.io.IOException e) {
+                status = -1;
+            }
+            if (status == 200) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the gateway at " + baseUrl + " did not answer /health with 200 within 120 s (last: " + status + ")");
+            }
+            Thread.sleep(200);
+        }
+    }
 
     /** The gateway's /stats, or an empty document when it does not answer within 10 s (printed). */
     private static BsonDocument stats(String baseUrl, String adminToken) {
