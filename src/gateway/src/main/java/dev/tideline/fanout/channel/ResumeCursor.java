@@ -19,12 +19,20 @@ public record ResumeCursor(long subscribedAtMillis, Map<ChannelName, Positions> 
     public static final int MAX_LENGTH = 8192;
 
     public static String format(long subscribedAtMillis, List<ChannelName> names, Positions[] positions) {
-        StringBuilder sb = new StringBuilder(32 + 48 * names.size()).append(VERSION).append('|').append(subscribedAtMillis);
+        StringBuilder sb = new StringBuilder(32 + 48 * names.size());
+        appendTo(sb, subscribedAtMillis, names, positions);
+        return sb.toString();
+    }
+
+    /** {@link #format} into {@code sb}: a connection reuses one builder for every event it sends. */
+    public static void appendTo(StringBuilder sb, long subscribedAtMillis, List<ChannelName> names, Positions[] positions) {
+        sb.append(VERSION).append('|').append(subscribedAtMillis);
         for (int i = 0; i < names.size(); i++) {
-            sb.append('|').append(names.get(i)).append('=');
+            ChannelName name = names.get(i);
+            // the name's parts, not its toString(): no string built per event
+            sb.append('|').append(name.db()).append('.').append(name.collection()).append('.').append(name.tenant()).append('=');
             positions[i].appendTo(sb);
         }
-        return sb.toString();
     }
 
     /** Empty when the text is not a cursor (another version, malformed, too long). */

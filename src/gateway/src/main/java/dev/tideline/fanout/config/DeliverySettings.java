@@ -14,12 +14,14 @@ public final class DeliverySettings {
     public static final String SEND_BUFFER_BYTES = "client.send.buffer.bytes";
     public static final String MAX_CHANNELS = "subscription.max.channels";
     public static final String CHANNELS_MAX = "channels.max";
+    public static final String FLUSH_WINDOW_MS = "client.flush.window.ms";
 
     private final long queueMaxBytes;
     private final long queueTotalMaxBytes;
     private final int sendBufferBytes;
     private final int maxChannelsPerSubscription;
     private final int channelsMax;
+    private final int flushWindowMs;
 
     DeliverySettings(AbstractConfig c) {
         queueMaxBytes = c.getLong(QUEUE_MAX_BYTES);
@@ -27,6 +29,7 @@ public final class DeliverySettings {
         sendBufferBytes = c.getInt(SEND_BUFFER_BYTES);
         maxChannelsPerSubscription = c.getInt(MAX_CHANNELS);
         channelsMax = c.getInt(CHANNELS_MAX);
+        flushWindowMs = c.getInt(FLUSH_WINDOW_MS);
     }
 
     static void define(ConfigDef def) {
@@ -50,6 +53,12 @@ public final class DeliverySettings {
                         + "cap the least recently used one without subscribers is dropped (its clients resume from Kafka), and "
                         + "when every channel has subscribers a subscription that needs a new one is refused (503 channels-full).",
                 GROUP, ++o, Width.SHORT, "Channel cap");
+        def.define(FLUSH_WINDOW_MS, Type.INT, 0, ConfigDef.Range.between(0, 1000), Importance.LOW,
+                "How long the gateway gathers the events waiting for a connection before writing them in one system call. "
+                        + "0 writes as soon as an event loop is free (what arrives meanwhile is gathered all the same); a few "
+                        + "milliseconds gather more events per write when clients receive several changes per window, at the "
+                        + "cost of as much added latency. It never delays a change by more than the window.",
+                GROUP, ++o, Width.SHORT, "Write batching window");
     }
 
     public long queueMaxBytes() {
@@ -70,5 +79,9 @@ public final class DeliverySettings {
 
     public int channelsMax() {
         return channelsMax;
+    }
+
+    public int flushWindowMs() {
+        return flushWindowMs;
     }
 }

@@ -15,8 +15,11 @@ import dev.tideline.fanout.delivery.DisconnectReason;
 import dev.tideline.fanout.quota.TenantQuotas;
 import dev.tideline.fanout.resume.CatchUpExecutor;
 import dev.tideline.fanout.resume.CatchUpTarget;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelOutboundInvoker;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -29,9 +32,11 @@ import java.util.concurrent.TimeUnit;
  * change below them (so a resume, a catch-up and the live stream can overlap without duplicates),
  * holds a channel's live changes while that channel is caught up, bounds the bytes waiting for the
  * socket, and closes the connection with a reason. Channel callbacks run under channel locks on the
- * consumer thread, catch-ups on their own threads: every method only enqueues.
+ * consumer thread, catch-ups on their own threads: every method only enqueues. Frames are encoded
+ * straight into the connection's {@link FrameBuffer} (the change's JSON, rendered once per channel,
+ * copied in beside this connection's event id), which its event loop writes as one buffer per flush.
  */
-abstract class Connection implements ChannelListener, CatchUpTarget {
+abstract class Connection implements ChannelListener, CatchUpTarget, LoopOutbox.Source {
     /** How long a final disconnect event may take to reach the client before the socket is closed anyway. */
     private static final long GOODBYE_MILLIS = 1000;
     /** A quiet stream still sends its position this often, so proxies keep it and a dead peer is noticed. */
@@ -52,6 +57,15 @@ abstract class Connection implements ChannelListener, CatchUpTarget {
     private long waitingBytes;
     private final long subscribedAtMillis;
     private boolean closing;
+    /** Frames not yet handed to the socket, and the budget bytes they hold. */
+    private final FrameBuffer pending = new FrameBuffer();
+    private long pendingReserved;
+    /** Queued in the outbox: it will write {@link #pending}. */
+    private boolean queued;
+    /** The last frame in {@link #pending} says goodbye: the socket closes once it is written. */
+    private boolean closeAfterWrite;
+    /** The event id, rewritten for each frame. */
+    private final StringBuilder id = new StringBuilder(64);
 
     @SuppressWarnings("unchecked")
     Connection(Channel socket, ChannelHub hub, GatewayStats stats, ByteBudget budget, ByteBudget total, List<ChannelName> channels,
@@ -128,10 +142,17 @@ abstract class Connection implements ChannelListener, CatchUpTarget {
         }
     }
 
-    /** The transport's frame for one event; {@code data} is JSON. */
-    protected abstract Object frame(String event, String id, byte[] data);
+    /** Appends the transport's frame for one event; {@code data} is JSON. */
+    protected abstract void appendFrame(FrameBuffer out, String event, CharSequence id, byte[] data);
 
-    protected abstract int frameSize(String event, String id, byte[] data);
+    /** Bytes of the frame {@link #appendFrame} writes. */
+    protected abstract int frameSize(String event, int idLength, int dataLength);
+
+    /** The frames waiting, as the one message written to the socket. */
+    protected abstract ByteBuf takeBatch(FrameBuffer frames);
+
+    /** Where batches are written (past any encoder: they are already the transport's bytes). */
+    protected abstract ChannelOutboundInvoker out();
 
     @Override
     public synchronized void registered(ChannelName channel, ResumePlan plan) {
@@ -257,19 +278,16 @@ abstract class Connection implements ChannelListener, CatchUpTarget {
                 }
             }
         }
-        String id = cursor();
+        CharSequence cursor = cursor();
         byte[] data = {'{', '}'};
-        int size = frameSize("position", id, data);
+        int size = frameSize("position", cursor.length(), data.length);
         // a keep-alive never cuts a client off: skipped when its queue is full
         if (budget.tryReserve(size)) {
             if (!total.tryReserve(size)) {
                 budget.release(size);
                 return;
             }
-            outbox.write(socket, frame("position", id, data), f -> {
-                budget.release(size);
-                total.release(size);
-            });
+            enqueue("position", cursor, data, size);
         }
     }
 
@@ -285,8 +303,11 @@ abstract class Connection implements ChannelListener, CatchUpTarget {
         outbox.write(socket, controlFrame, f -> budget.release(size));
     }
 
-    private String cursor() {
-        return ResumeCursor.format(subscribedAtMillis, channels, positions);
+    /** The event id as of now; valid until the next call. */
+    private CharSequence cursor() {
+        id.setLength(0);
+        ResumeCursor.appendTo(id, subscribedAtMillis, channels, positions);
+        return id;
     }
 
     private boolean send(String event, String json) {
@@ -297,8 +318,8 @@ abstract class Connection implements ChannelListener, CatchUpTarget {
         if (closing) {
             return false;
         }
-        String id = cursor();
-        int size = frameSize(event, id, data);
+        CharSequence cursor = cursor();
+        int size = frameSize(event, cursor.length(), data.length);
         if (!budget.tryReserve(size)) {
             disconnect(DisconnectReason.SLOW_CONSUMER);
             return false;
@@ -308,11 +329,50 @@ abstract class Connection implements ChannelListener, CatchUpTarget {
             disconnect(DisconnectReason.OVERLOADED);
             return false;
         }
-        outbox.write(socket, frame(event, id, data), f -> {
-            budget.release(size);
-            total.release(size);
-        });
+        enqueue(event, cursor, data, size);
         return true;
+    }
+
+    /** Appends a frame holding {@code reserved} budget bytes; the outbox writes it with the others at its next batch. */
+    private void enqueue(String event, CharSequence cursor, byte[] data, int reserved) {
+        appendFrame(pending, event, cursor, data);
+        pendingReserved += reserved;
+        if (!queued) {
+            queued = true;
+            outbox.ready(this);
+        }
+    }
+
+    /**
+     * Writes the frames waiting as one buffer; their budget bytes go back once the socket has taken them.
+     * Written outside the lock: a failed write closes the socket at once, and closing takes the channels' locks.
+     */
+    @Override
+    public Channel writePending() {
+        ByteBuf batch;
+        long reserved;
+        boolean close;
+        synchronized (this) {
+            queued = false;
+            if (pending.isEmpty()) {
+                return null;
+            }
+            batch = takeBatch(pending);
+            reserved = pendingReserved;
+            pendingReserved = 0;
+            close = closeAfterWrite;
+        }
+        ChannelFuture written = out().write(batch);
+        if (reserved > 0) {
+            written.addListener(f -> {
+                budget.release(reserved);
+                total.release(reserved);
+            });
+        }
+        if (close) {
+            written.addListener(ChannelFutureListener.CLOSE);
+        }
+        return socket;
     }
 
     /** Sends a final {@code disconnect} event with the reason (outside the budget) and closes. */
@@ -324,7 +384,8 @@ abstract class Connection implements ChannelListener, CatchUpTarget {
         releaseWaiting();
         stats.disconnected(reason.wire());
         byte[] data = ("{\"reason\":\"" + reason.wire() + "\"}").getBytes(StandardCharsets.UTF_8);
-        outbox.write(socket, frame("disconnect", cursor(), data), ChannelFutureListener.CLOSE);
+        closeAfterWrite = true;
+        enqueue("disconnect", cursor(), data, 0);
         // a client that reads nothing never takes the goodbye: close regardless
         socket.eventLoop().schedule(() -> socket.close(), GOODBYE_MILLIS, TimeUnit.MILLISECONDS);
     }

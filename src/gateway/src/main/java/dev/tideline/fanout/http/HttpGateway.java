@@ -38,6 +38,8 @@ public final class HttpGateway implements AutoCloseable {
     private static final int MAX_CHUNK = 8 * 1024;
     /** connections the kernel queues before the server accepts them: thousands of clients reconnect at once */
     private static final int ACCEPT_BACKLOG = 4096;
+    /** The HTTP codec's name in the pipeline: an event stream writes its chunks from there, past the encoder. */
+    static final String HTTP_CODEC = "http";
 
     private final EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final EventLoopGroup workers = new MultiThreadIoEventLoopGroup(NioIoHandler.newFactory());
@@ -49,9 +51,13 @@ public final class HttpGateway implements AutoCloseable {
 
     /**
      * The queue bounds: {@code perConnection} bytes waiting for one socket, {@code total} for all of
-     * them together (the gateway's memory).
+     * them together (the gateway's memory); {@code flushWindowMillis}: how long a connection's first
+     * waiting frame waits for others before they are written together (0: no wait).
      */
-    public record Budgets(long perConnection, long total) {
+    public record Budgets(long perConnection, long total, long flushWindowMillis) {
+        public Budgets(long perConnection, long total) {
+            this(perConnection, total, 0);
+        }
     }
 
     /**
@@ -81,7 +87,7 @@ public final class HttpGateway implements AutoCloseable {
                 own.isEmpty() ? () -> List.of("http://" + bindAddress + ":" + boundPort()) : () -> own);
         RequestHandler.Shared shared = new RequestHandler.Shared(services.hub(), services.keys(), services.quotas(), services.stats(), budgets,
                 new ByteBudget(budgets.total()), maxChannels, originPolicy, services.catchUp(),
-                new LoopOutbox.Registry(), services.statsJson(), services.health());
+                new LoopOutbox.Registry(budgets.flushWindowMillis()), services.statsJson(), services.health());
         ServerBootstrap b = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(NioServerSocketChannel.class)
@@ -97,7 +103,7 @@ public final class HttpGateway implements AutoCloseable {
                         ch.pipeline()
                                 .addLast("gate", new ConnectionGate(admission.limiter(), shared.stats()))
                                 .addLast(RequestTimeout.NAME, new RequestTimeout(admission.requestTimeoutMillis(), shared.stats()))
-                                .addLast("http", new HttpServerCodec(MAX_REQUEST_LINE, MAX_HEADERS, MAX_CHUNK))
+                                .addLast(HTTP_CODEC, new HttpServerCodec(MAX_REQUEST_LINE, MAX_HEADERS, MAX_CHUNK))
                                 .addLast("aggregate", new HttpObjectAggregator(MAX_BODY))
                                 .addLast("route", new RequestHandler(shared))
                                 .addLast("errors", new ErrorCloser());

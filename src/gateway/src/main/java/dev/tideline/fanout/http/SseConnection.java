@@ -4,37 +4,56 @@ import dev.tideline.fanout.stats.GatewayStats;
 import dev.tideline.fanout.channel.ChannelHub;
 import dev.tideline.fanout.channel.ChannelName;
 import dev.tideline.fanout.delivery.ByteBudget;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.channel.ChannelOutboundInvoker;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * A Server-Sent Events stream: {@code id: <cursor>\nevent: <type>\ndata: <json>\n\n}. The JSON is
- * the change's shared bytes, wrapped rather than copied for each subscriber.
+ * A Server-Sent Events stream: {@code id: <cursor>\nevent: <type>\ndata: <json>\n\n}, in the chunked
+ * response the request handler began. The frames of one flush go out as one HTTP chunk, framed here
+ * and written past the HTTP encoder (which would make a chunk, a promise and three buffers of
+ * each frame).
  */
 final class SseConnection extends Connection {
+    private static final byte[] ID = "id: ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] EVENT = "\nevent: ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] DATA = "\ndata: ".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] END = "\n\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] CRLF = {'\r', '\n'};
+
+    /** The HTTP codec's context: what is written there goes to the socket unencoded. */
+    private final ChannelOutboundInvoker out;
 
     SseConnection(Channel socket, ChannelHub hub, GatewayStats stats, ByteBudget budget, ByteBudget total, List<ChannelName> channels,
                   long subscribedAtMillis, LoopOutbox.Registry outboxes) {
         super(socket, hub, stats, budget, total, channels, subscribedAtMillis, outboxes);
+        ChannelOutboundInvoker codec = socket.pipeline().context(HttpGateway.HTTP_CODEC);
+        // a socket closed meanwhile may have no pipeline left: its writes fail either way
+        this.out = codec != null ? codec : socket;
     }
 
     @Override
-    protected Object frame(String event, String id, byte[] data) {
-        byte[] head = head(event, id);
-        return new DefaultHttpContent(Unpooled.wrappedBuffer(head, data, END));
+    protected void appendFrame(FrameBuffer frames, String event, CharSequence id, byte[] data) {
+        frames.bytes(ID).ascii(id).bytes(EVENT).ascii(event).bytes(DATA).bytes(data).bytes(END);
     }
 
     @Override
-    protected int frameSize(String event, String id, byte[] data) {
+    protected int frameSize(String event, int idLength, int dataLength) {
         // id and event names are ASCII
-        return 4 + id.length() + 8 + event.length() + 7 + data.length + END.length;
+        return ID.length + idLength + EVENT.length + event.length() + DATA.length + dataLength + END.length;
     }
 
-    private static byte[] head(String event, String id) {
-        return ("id: " + id + "\nevent: " + event + "\ndata: ").getBytes(StandardCharsets.US_ASCII);
+    /** One chunk of the response (RFC 9112 7.1): its size in hex, CRLF, the frames, CRLF. */
+    @Override
+    protected ByteBuf takeBatch(FrameBuffer frames) {
+        byte[] size = (Integer.toHexString(frames.size()) + "\r\n").getBytes(StandardCharsets.US_ASCII);
+        return frames.take(size, CRLF);
+    }
+
+    @Override
+    protected ChannelOutboundInvoker out() {
+        return out;
     }
 }

@@ -6,13 +6,19 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Thousands of SSE subscribers on one selector thread. Each records, for every change, now minus
- * the {@code sentAt} the producer put in the document: the end-to-end delivery latency.
+ * the {@code sentAt} the producer put in the document: the end-to-end delivery latency. The
+ * benchmark runs them in a JVM of their own ({@link #main}, driven by {@link ClientProcess}), so
+ * their CPU is not the gateway's nor the producer's.
  */
 final class SseLoadClients implements AutoCloseable {
     /** In the document: when the producer sent the change. */
@@ -173,6 +179,51 @@ final class SseLoadClients implements AutoCloseable {
             return i;
         }
         return -1;
+    }
+
+    /**
+     * The clients' own process: {@code <host> <port> <file of request paths, one a line> <max samples>}, then
+     * one command a line on standard input, each answered with one line on standard output:
+     * {@code status} ({@code STATUS <subscribed> <closed by the gateway> <received>}), {@code record} (forgets the
+     * last step's samples and records), {@code stop}, {@code latencies} ({@code LATENCIES <count> <p50> <p99> <max>
+     * <gateway->client p99>}, milliseconds), {@code quit}.
+     */
+    public static void main(String[] args) throws Exception {
+        List<String> paths = Files.readAllLines(Path.of(args[2]), StandardCharsets.US_ASCII);
+        try (SseLoadClients clients = new SseLoadClients(args[0], Integer.parseInt(args[1]), paths, Integer.parseInt(args[3]));
+             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII))) {
+            System.out.println("READY");
+            for (String line; (line = in.readLine()) != null && !line.equals("quit"); ) {
+                switch (line) {
+                    case "status" -> System.out.println("STATUS " + clients.connected.get() + " " + clients.closedByServer.get() + " "
+                            + clients.received());
+                    case "record" -> {
+                        clients.reset();
+                        clients.record(true);
+                        System.out.println("OK");
+                    }
+                    case "stop" -> {
+                        clients.record(false);
+                        System.out.println("OK");
+                    }
+                    case "latencies" -> {
+                        long[] lat = clients.endToEnd().sorted();
+                        long[] gw = clients.fromGateway().sorted();
+                        System.out.println("LATENCIES " + lat.length + " " + percentile(lat, 50) + " " + percentile(lat, 99) + " "
+                                + (lat.length == 0 ? -1 : lat[lat.length - 1]) + " " + percentile(gw, 99));
+                    }
+                    default -> System.out.println("ERROR unknown command " + line);
+                }
+                System.out.flush();
+            }
+        }
+    }
+
+    static long percentile(long[] sorted, double p) {
+        if (sorted.length == 0) {
+            return -1;
+        }
+        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p / 100 * sorted.length) - 1)];
     }
 
     void record(boolean on) {

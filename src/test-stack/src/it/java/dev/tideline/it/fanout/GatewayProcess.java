@@ -78,6 +78,11 @@ public final class GatewayProcess implements AutoCloseable {
         return baseUrl;
     }
 
+    /** The gateway JVM's process id (the benchmark reads its CPU from /proc). */
+    public long pid() {
+        return process.pid();
+    }
+
     public int port() {
         return Integer.parseInt(baseUrl.substring(baseUrl.lastIndexOf(':') + 1));
     }
