@@ -78,6 +78,19 @@ class StreamPipelineTest {
     }
 
     @Test
+    void aRenameOntoACollectionIsBoundedLikeItsOtherEvents() {
+        // a stream rewound for users (at 900) must not send orders, copied again at 1000, the rename it was copied after
+        Opening o = StreamPipeline.plan("shop", List.of(member("orders", 1000), member("users", 900)), false, false);
+        BsonDocument renames = branches(o).get(1).asDocument();
+        assertThat(renames.getString("operationType").getValue()).isEqualTo("rename");
+        assertThat(renames.getArray("$or")).containsExactly(
+                new BsonDocument("to.coll", new BsonDocument("$in", new BsonArray(List.of(new BsonString("users")))))
+                        .append("clusterTime", new BsonDocument("$gte", new BsonTimestamp(900, 1))),
+                new BsonDocument("to.coll", new BsonDocument("$in", new BsonArray(List.of(new BsonString("orders")))))
+                        .append("clusterTime", new BsonDocument("$gte", new BsonTimestamp(1000, 1))));
+    }
+
+    @Test
     void trimmedDropsTheLargeFieldsBeforeTheSplit() {
         Opening o = StreamPipeline.plan("db", List.of(member("a", 1)), true, true);
         assertThat(o.pipeline().get(1).getDocument("$project").keySet())
