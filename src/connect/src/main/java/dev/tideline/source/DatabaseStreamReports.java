@@ -22,15 +22,17 @@ final class DatabaseStreamReports implements StreamOutput {
     private final CollectionCopies copies;
     private final RecordQueue queue;
     private final SourceTaskMetrics metrics;
+    private final DropMarkers drops;
 
     DatabaseStreamReports(String db, TaskCapture capture, Publisher publisher, CollectionCopies copies, RecordQueue queue,
-                          SourceTaskMetrics metrics) {
+                          SourceTaskMetrics metrics, DropMarkers drops) {
         this.db = db;
         this.capture = capture;
         this.publisher = publisher;
         this.copies = copies;
         this.queue = queue;
         this.metrics = metrics;
+        this.drops = drops;
     }
 
     @Override
@@ -39,7 +41,7 @@ final class DatabaseStreamReports implements StreamOutput {
         for (StreamOutput.Delivery d : batch) {
             items.add(Map.entry(capture.collection(db, d.collection()), d.item()));
         }
-        publisher.publish(items);
+        publisher.publish(drops.expand(items));
         for (StreamOutput.Delivery d : batch) {
             if (d.item() instanceof Captured.Control ctl && "event_too_large".equals(ctl.type())) {
                 capture.collection(db, d.collection()).metrics().eventSkipped();

@@ -269,7 +269,8 @@ final class TaskCapture implements AutoCloseable {
         DatabaseStream s = new DatabaseStream(db, client.getDatabase(db), new DatabaseStream.Settings(capture.batchSize(),
                 capture.maxAwaitMs(), capture.heartbeatIntervalMs(), capture.tenantField() != null, capture.largeEventPolicy(),
                 config.repair().enabled()),
-                new DatabaseStreamReports(db, this, publisher, copies, queue, metrics));
+                new DatabaseStreamReports(db, this, publisher, copies, queue, metrics,
+                        new DropMarkers(capture.dropPolicy(), this::markerPartitions)));
         streams.put(db, s);
         streamThreads.add(threads.start(s, "stream", true));
         return s;

@@ -134,7 +134,7 @@ final class StreamMembers {
         if (batch.moved.getOrDefault(coll, m.position).covers(at)) {
             return;
         }
-        Captured item = EventMapper.map(event, new Namespace(db, coll), SourceOffset.streamAt(at), now);
+        Captured item = FilterExits.apply(m.filter, EventMapper.map(event, new Namespace(db, coll), SourceOffset.streamAt(at), now));
         if (item instanceof Captured.Control c) {
             log.warn("Change stream of {}: {}", LogText.escape(db), LogText.message(c.detail()));
         }

@@ -50,8 +50,9 @@ class StreamPipelineTest {
                 .filter(b -> b.get("ns.coll") != null && b.get("ns.coll").isString() && b.getString("ns.coll").getValue().equals("orders"))
                 .findFirst().orElseThrow();
         assertThat(branch.getArray("$or").get(1).asDocument().getString("fullDocument.status").getValue()).isEqualTo("open");
-        assertThat(branch.getArray("$or").get(0).asDocument().getDocument("operationType").getArray("$nin"))
-                .contains(new BsonString("insert"));
+        // an update or replace passes whatever its document: the source sends one that left the filter as a delete
+        assertThat(branch.getArray("$or").get(0).asDocument().getDocument("operationType").getString("$ne").getValue())
+                .isEqualTo("insert");
         assertThat(o.pipeline()).hasSize(1);
     }
 
