@@ -130,7 +130,10 @@ public final class CaptureSettings {
                 "Per-collection filters as a JSON object: namespace -> query on the document, e.g. "
                         + "{\"shop.orders\": {\"status\": {\"$ne\": \"draft\"}}}. Applied by the server: rewritten onto "
                         + "fullDocument.* for change streams, used as is by backfills and scans. Deletes always pass "
-                        + "(a delete has no document to test). $where, $text and $expr are not supported.",
+                        + "(a delete has no document to test). A document updated out of a filter of comparison operators "
+                        + "only ($eq $ne $gt $gte $lt $lte $in $nin $exists $not, $and $or $nor) is sent as a delete; with "
+                        + "other operators it stays at the destination until the next copy (docs/operations.md). $where, "
+                        + "$text and $expr are not supported.",
                 GROUP, ++order, Width.LONG, "Filters");
         def.define(OUTPUT_FORMAT, Type.STRING, "json", FORMATS, Importance.HIGH,
                 "Record value and key form. json: a schemaless map in relaxed Extended JSON (int64 kept as "
