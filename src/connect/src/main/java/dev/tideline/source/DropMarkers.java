@@ -40,19 +40,21 @@ final class DropMarkers {
 
     /**
      * A stream's batch as it is published: each drop of a collection with its markers before it (policy
-     * {@code apply}), everything else as it is.
+     * {@code apply}) or saying it is not applied ({@code report}), everything else as it is.
      */
     List<Map.Entry<CapturedCollection, Captured>> expand(List<Map.Entry<CapturedCollection, Captured>> items) {
-        if (policy != DropPolicy.APPLY) {
-            return items;
-        }
         List<Map.Entry<CapturedCollection, Captured>> out = new ArrayList<>(items.size());
         Map<CapturedCollection, SourceOffset> before = new HashMap<>();
         for (Map.Entry<CapturedCollection, Captured> e : items) {
             CapturedCollection c = e.getKey();
             SourceOffset prior = before.containsKey(c) ? before.get(c) : c.position();
             if (e.getValue() instanceof Captured.Control drop && EMPTYING.contains(drop.type())) {
-                applied(c, drop, prior).forEach(item -> out.add(Map.entry(c, item)));
+                if (policy == DropPolicy.APPLY) {
+                    applied(c, drop, prior).forEach(item -> out.add(Map.entry(c, item)));
+                } else {
+                    out.add(Map.entry(c, new Captured.Control(drop.type(), drop.detail() + ": reported, not applied "
+                            + "(drop.policy=report): the destination keeps the documents written before it", drop.offset())));
+                }
             } else {
                 out.add(e);
             }
@@ -65,8 +67,7 @@ final class DropMarkers {
     private List<Captured> applied(CapturedCollection c, Captured.Control drop, SourceOffset prior) {
         BsonTimestamp at = drop.offset().streamPosition().clusterTime();
         int partitions = markerPartitions.applyAsInt(c);
-        String detail = drop.detail().replace(": reported, not applied", "")
-                + ": applied (drop.policy=apply), the destination's documents written before it are removed "
+        String detail = drop.detail() + ": applied (drop.policy=apply), the destination's documents written before it are removed "
                 + "(resnapshot markers of epoch " + ResnapshotMarker.show(at) + ")";
         return List.of(
                 new Captured.Marker(new ResnapshotMarker(ResnapshotMarker.Stage.BEGIN, c.ns(), at, partitions),
