@@ -31,6 +31,8 @@ final class DatabaseStreams {
     private final TaskThreads threads;
     /** Where a stream's repair signals go (their {@code _id}s), by database. */
     private final BiConsumer<String, List<org.bson.BsonValue>> signals;
+    /** How a drop in a stream reaches the destination ({@code drop.policy}). */
+    private final DropMarkers drops;
     private final Map<String, DatabaseStream> streams = new ConcurrentHashMap<>();
     private final List<Thread> streamThreads = new ArrayList<>();
 
@@ -43,6 +45,8 @@ final class DatabaseStreams {
         this.metrics = metrics;
         this.threads = threads;
         this.signals = signals;
+        this.drops = new DropMarkers(config.capture().dropPolicy(),
+                ns -> config.topics().markerPartitions().forTopic(config.topics().namer().topicFor(ns)));
     }
 
     /** The streams by database, live (for the task's gauges). */
@@ -102,7 +106,7 @@ final class DatabaseStreams {
 
         @Override
         public void publish(List<Delivery> batch) throws InterruptedException {
-            publisher.publish(batch);
+            publisher.publish(drops.expand(batch));
         }
 
         @Override

@@ -188,7 +188,11 @@ public final class Ddl {
         return reply;
     }
 
-    /** {@code dropDatabase}: the stand-in logs each collection's {@code drop}; MongoDB then logs {@code dropDatabase}. */
+    /**
+     * {@code dropDatabase}: the stand-in logs each collection's {@code drop}; MongoDB then logs {@code dropDatabase}
+     * ("A dropDatabase command generates a drop event for each collection in the database before generating a
+     * dropDatabase event for the database", https://www.mongodb.com/docs/manual/reference/change-events/dropDatabase/).
+     */
     public Document dropDatabase(String database, Supplier<Document> run) {
         Document reply = run.get();
         if (isOk(reply)) {

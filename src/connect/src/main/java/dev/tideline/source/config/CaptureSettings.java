@@ -32,6 +32,7 @@ public final class CaptureSettings {
     public static final String BATCH_SIZE = "batch.size";
     public static final String MAX_AWAIT_MS = "change.stream.max.await.ms";
     public static final String LARGE_EVENT_POLICY = "large.event.policy";
+    public static final String DROP_POLICY = "drop.policy";
     public static final String BACKFILL_MAX_CONCURRENT = "backfill.max.concurrent";
     public static final String BACKFILL_SPLIT_MIN_DOCUMENTS = "backfill.split.min.documents";
 
@@ -47,6 +48,11 @@ public final class CaptureSettings {
     private static final EnumValidator FORMATS = ConfigChoices.validator(ValueFormat.class);
     private static final EnumValidator LARGE_EVENTS = ConfigChoices.validator(LargeEventPolicy.class);
 
+    /** What a collection's drop (or its rename away, or its database's drop) does at the destination. */
+    public enum DropPolicy { APPLY, REPORT }
+
+    private static final EnumValidator DROPS = ConfigChoices.validator(DropPolicy.class);
+
     private final Mode mode;
     private final InitialSync initialSync;
     private final LostHistoryPolicy lostHistoryPolicy;
@@ -59,6 +65,7 @@ public final class CaptureSettings {
     private final int batchSize;
     private final int maxAwaitMs;
     private final LargeEventPolicy largeEventPolicy;
+    private final DropPolicy dropPolicy;
     private final int backfillMaxConcurrent;
     private final long backfillSplitMinDocuments;
 
@@ -76,6 +83,7 @@ public final class CaptureSettings {
         batchSize = c.getInt(BATCH_SIZE);
         maxAwaitMs = c.getInt(MAX_AWAIT_MS);
         largeEventPolicy = ConfigChoices.parse(LargeEventPolicy.class, LARGE_EVENT_POLICY, c.getString(LARGE_EVENT_POLICY));
+        dropPolicy = ConfigChoices.parse(DropPolicy.class, DROP_POLICY, c.getString(DROP_POLICY));
         backfillMaxConcurrent = c.getInt(BACKFILL_MAX_CONCURRENT);
         backfillSplitMinDocuments = c.getLong(BACKFILL_SPLIT_MIN_DOCUMENTS);
     }
@@ -120,7 +128,10 @@ public final class CaptureSettings {
                 "Per-collection filters as a JSON object: namespace -> query on the document, e.g. "
                         + "{\"shop.orders\": {\"status\": {\"$ne\": \"draft\"}}}. Applied by the server: rewritten onto "
                         + "fullDocument.* for change streams, used as is by backfills and scans. Deletes always pass "
-                        + "(a delete has no document to test). $where, $text and $expr are not supported.",
+                        + "(a delete has no document to test). A document updated out of a filter of comparison operators "
+                        + "only ($eq $ne $gt $gte $lt $lte $in $nin $exists $not, $and $or $nor) is sent as a delete; with "
+                        + "other operators it stays at the destination until the next copy (docs/operations.md). $where, "
+                        + "$text and $expr are not supported.",
                 GROUP, ++order, Width.LONG, "Filters");
         def.define(OUTPUT_FORMAT, Type.STRING, "json", FORMATS, Importance.HIGH,
                 "Record value and key form. json: a schemaless map in relaxed Extended JSON (int64 kept as "
@@ -159,6 +170,15 @@ public final class CaptureSettings {
                         + "event's _id and the collection reads on after it; the destination keeps the document's previous "
                         + "version until its next change. Either way a restart meets the event again and decides the same.",
                 GROUP, ++order, Width.SHORT, "Large event policy", LARGE_EVENTS);
+        def.define(DROP_POLICY, Type.STRING, "apply", DROPS, Importance.MEDIUM,
+                "What a captured collection's drop does downstream (also its rename to another name, and the drop of "
+                        + "its database, which MongoDB reports as a drop of each collection). Always a control record. apply: "
+                        + "the drop also goes to the collection's change topic as a resnapshot.begin and a resnapshot.complete "
+                        + "marker at the drop's cluster time, in order with its changes: the Tideline sink (stale.guard on) "
+                        + "removes every document written before the drop and keeps those written after a re-create. report: "
+                        + "the destination keeps the documents; if the collection is created again, the old documents stay "
+                        + "among the new ones until removed by hand or by a repair (docs/repair.md).",
+                GROUP, ++order, Width.SHORT, "Drop policy", DROPS);
         def.define(BACKFILL_MAX_CONCURRENT, Type.INT, 4, ConfigDef.Range.between(1, 64), Importance.LOW,
                 "How many collections a task copies at once (backfills, re-copies); the others wait their turn. Each copy "
                         + "holds one MongoDB connection and two threads while it runs. Date scans (mode=scan) run on as many "
@@ -200,6 +220,10 @@ public final class CaptureSettings {
 
     public LargeEventPolicy largeEventPolicy() {
         return largeEventPolicy;
+    }
+
+    public DropPolicy dropPolicy() {
+        return dropPolicy;
     }
 
     /** How many copies (and scans) a task runs at once. */

@@ -16,7 +16,8 @@ import org.bson.RawBsonDocument;
  *
  * <p>Accepts {@code update} events that carry a whole document as well as {@code replace} events, and
  * treats a {@code fullDocument} without {@code _id} as a missing one: the document is gone and the
- * delete that follows removes it. DDL events are reported (control records), never applied; events
+ * delete that follows removes it. DDL events are reported (control records; a drop is applied by
+ * {@code drop.policy} from them, see {@code DropMarkers}); events
  * without an identifiable document are reported loudly, never dropped silently.
  */
 final class EventMapper {
@@ -49,9 +50,11 @@ final class EventMapper {
                                 .withDocumentKey(event.documentKey()), offset, event.before(), event.transaction());
             }
             case "drop", "rename", "dropDatabase", "invalidate" -> {
+                // a drop or rename away is applied or not by drop.policy, which says so (DropMarkers)
                 String detail = type + " of " + ns
                         + (event.destination() != null ? " to " + event.destination() : "")
-                        + (clusterTime != null ? " at " + clusterTime : "") + ": reported, not applied";
+                        + (clusterTime != null ? " at " + clusterTime : "")
+                        + (type.equals("drop") || type.equals("rename") ? "" : ": reported, not applied");
                 return new Captured.Control(ControlType.ofEvent(type), detail, offset);
             }
             default -> {

@@ -1,5 +1,6 @@
 package dev.tideline.source.stream;
 
+import dev.tideline.mongo.QueryMatcher;
 import java.util.List;
 import java.util.Map;
 import org.bson.BsonArray;
@@ -11,7 +12,8 @@ import org.bson.BsonValue;
  * Turns a filter on documents into a {@code $match} on change-stream events: the event's fields are not
  * the document's, so every field condition is moved under {@code fullDocument.}. Deletes (and DDL
  * events) have no post-image and always pass: a delete of a filtered-out document becomes a harmless
- * no-op delete downstream.
+ * no-op delete downstream. Where {@link QueryMatcher} can judge the filter, updates and replaces pass too:
+ * one whose document left the filter is sent as a delete (so it leaves the destination).
  */
 public final class FilterRewriter {
     private static final List<String> LOGICAL = List.of("$and", "$or", "$nor");
@@ -26,8 +28,12 @@ public final class FilterRewriter {
         if (filter == null || filter.isEmpty()) {
             return null;
         }
-        BsonDocument passThrough = new BsonDocument("operationType",
-                new BsonDocument("$nin", new BsonArray(List.of(new BsonString("insert"), new BsonString("update"), new BsonString("replace")))));
+        // updates and replaces pass whole where the source can tell that their document left the filter: it sends
+        // those as deletes (FilterExits); elsewhere only the server can judge the filter
+        BsonDocument passThrough = QueryMatcher.evaluable(filter)
+                ? new BsonDocument("operationType", new BsonDocument("$ne", new BsonString("insert")))
+                : new BsonDocument("operationType", new BsonDocument("$nin",
+                        new BsonArray(List.of(new BsonString("insert"), new BsonString("update"), new BsonString("replace")))));
         BsonDocument onDocument = rewrite(filter);
         return new BsonDocument("$match", new BsonDocument("$or", new BsonArray(List.of(passThrough, onDocument))));
     }

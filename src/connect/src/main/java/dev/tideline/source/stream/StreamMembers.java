@@ -103,7 +103,8 @@ final class StreamMembers {
 
     /**
      * Routes one event: to its collection, unless that collection already has it (the stream opened behind
-     * it for another one); a rename onto a member makes that member copied again; database-wide events are
+     * it for another one); a rename onto a member makes that member copied again, once: a rename its position
+     * already covers is not acted on again; database-wide events are
      * reported once, under the first member.
      */
     void route(RawChangeEvent event, StreamPosition at, long now, Batch batch) {
@@ -111,7 +112,8 @@ final class StreamMembers {
         if ("rename".equals(type) && event.destination() != null && event.destination().startsWith(db + ".")) {
             String target = event.destination().substring(db.length() + 1);
             Tracked t = members.get(target);
-            if (t != null && !batch.recopies.contains(target)) {
+            // a rename the target's position covers was read again after a rewind: the target was copied since
+            if (t != null && !batch.recopies.contains(target) && !batch.moved.getOrDefault(target, t.position).covers(at)) {
                 String detail = "rename of " + db + "." + event.coll() + " onto " + db + "." + target + " at " + event.clusterTime()
                         + ": its documents were replaced without change events; the collection is copied again";
                 log.warn("Change stream of {}: {}", LogText.escape(db), LogText.message(detail));
@@ -139,7 +141,7 @@ final class StreamMembers {
         if (batch.moved.getOrDefault(coll, m.position).covers(at)) {
             return;
         }
-        Captured item = EventMapper.map(event, new Namespace(db, coll), SourceOffset.streamAt(at), now);
+        Captured item = FilterExits.apply(m.filter, EventMapper.map(event, new Namespace(db, coll), SourceOffset.streamAt(at), now));
         if (item instanceof Captured.Control c) {
             log.warn("Change stream of {}: {}", LogText.escape(db), LogText.message(c.detail()));
         }

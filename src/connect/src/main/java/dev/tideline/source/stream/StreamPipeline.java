@@ -25,7 +25,9 @@ import org.bson.BsonTimestamp;
  *
  * <p>Always passed: {@code dropDatabase} and {@code invalidate} (they carry no collection), the
  * repair signal collection where repairs are on (a watermark must be read in order with the changes), and a
- * {@code rename} whose target is one of the collections (its documents are replaced without events).
+ * {@code rename} whose target is one of the collections (its documents are replaced without events), bounded
+ * by the target's group like its other events, so a stream rewound for another collection does not send a
+ * target the rename it was copied after ({@link StreamMembers} also drops what the target's position covers).
  * A collection's filter applies to inserts, updates and replaces; everything else passes
  * ({@link FilterRewriter}). Last, {@code $changeStreamSplitLargeEvent} where the server has it, so an
  * event over 16 MB arrives in fragments instead of failing the stream.
@@ -74,11 +76,14 @@ public final class StreamPipeline {
         if (signals) {
             branches.add(new BsonDocument("ns.coll", new BsonString(RepairSignals.COLLECTION)));
         }
-        List<String> all = sorted.stream().map(Member::collection).toList();
+        BsonArray renames = new BsonArray();
         branches.add(new BsonDocument("operationType", new BsonString("rename")).append("to.db", new BsonString(db))
-                .append("to.coll", in(all)));
+                .append("$or", renames));
         for (List<Member> group : groups(sorted)) {
             BsonTimestamp bound = group.get(0).position().clusterTime();
+            // bounded like the group's own events: a rename the target already has (it was copied since) is not sent again
+            renames.add(new BsonDocument("to.coll", in(group.stream().map(Member::collection).toList()))
+                    .append("clusterTime", new BsonDocument("$gte", bound)));
             List<String> plain = new ArrayList<>();
             for (Member m : group) {
                 if (m.filter() == null || m.filter().isEmpty()) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.mongodb.client.MongoCollection;
 import dev.tideline.source.InProcessMongo;
+import dev.tideline.mongo.QueryMatcher;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonDocument;
@@ -42,14 +43,36 @@ class FilterRewriterTest {
         mongo.close();
     }
 
+    /** The events the server's stage lets through and the source sends as they are (not as deletes: see {@link #leaving}). */
     private static List<String> passing(BsonDocument filter) {
-        BsonDocument stage = FilterRewriter.matchStage(filter);
         List<String> ids = new ArrayList<>();
-        events.aggregate(List.of(stage)).forEach(d -> ids.add(d.getString("_id").getValue()));
+        through(filter).forEach(d -> {
+            if (!leaves(filter, d)) {
+                ids.add(d.getString("_id").getValue());
+            }
+        });
         return ids;
     }
 
-    private static final List<String> ALWAYS = List.of("del", "drop", "rename", "invalidate");
+    /** The updates and replaces the server's stage lets through whose document left the filter: the source sends them as deletes. */
+    private static List<String> leaving(BsonDocument filter) {
+        return through(filter).stream().filter(d -> leaves(filter, d)).map(d -> d.getString("_id").getValue()).toList();
+    }
+
+    private static List<BsonDocument> through(BsonDocument filter) {
+        List<BsonDocument> out = new ArrayList<>();
+        events.aggregate(List.of(FilterRewriter.matchStage(filter))).forEach(out::add);
+        return out;
+    }
+
+    private static boolean leaves(BsonDocument filter, BsonDocument event) {
+        String type = event.getString("operationType").getValue();
+        return (type.equals("update") || type.equals("replace")) && event.isDocument("fullDocument")
+                && QueryMatcher.evaluable(filter) && !QueryMatcher.matches(filter, event.getDocument("fullDocument"));
+    }
+
+    /** Through whatever the filter: deletes and DDL (no document to test), an update whose document is gone (its delete follows). */
+    private static final List<String> ALWAYS = List.of("del", "drop", "rename", "invalidate", "upd-gone");
 
     private static List<String> plusAlways(String... ids) {
         List<String> out = new ArrayList<>(List.of(ids));
@@ -109,9 +132,19 @@ class FilterRewriterTest {
     @Test
     void negativeConditionAlsoPassesAnUpdateWhosePostImageIsGone() {
         // MongoDB semantics: $ne matches a missing field, so an update with fullDocument null passes a $ne filter
-        // (as it would on a real server); a positive condition does not let it through (see the test above)
+        // (as it would on a real server); where the source judges the filter, every update passes anyway (ALWAYS)
         assertThat(passing(BsonDocument.parse("{status: {$ne: 'draft'}}"))).containsExactlyInAnyOrderElementsOf(
-                plusAlways("ins-open-5", "ins-open-1", "ins-open-1-vip", "upd-open-9", "rep-closed-7", "upd-gone"));
+                plusAlways("ins-open-5", "ins-open-1", "ins-open-1-vip", "upd-open-9", "rep-closed-7"));
+    }
+
+    @Test
+    void updatesAndReplacesWhoseDocumentLeftTheFilterComeThroughToBeSentAsDeletes() {
+        assertThat(leaving(BsonDocument.parse("{status: 'open'}"))).containsExactlyInAnyOrder("upd-draft-9", "rep-closed-7",
+                "rep-draft-7");
+        // a filter only the server can judge: they stay out, as before
+        assertThat(leaving(BsonDocument.parse("{status: {$regex: '^op'}}"))).isEmpty();
+        assertThat(passing(BsonDocument.parse("{status: {$regex: '^op'}}"))).containsExactlyInAnyOrder("ins-open-5", "ins-open-1",
+                "ins-open-1-vip", "upd-open-9", "del", "drop", "rename", "invalidate");
     }
 
     @Test

@@ -1,0 +1,53 @@
+package dev.tideline.source.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.ControlType;
+import dev.tideline.source.capture.StreamPosition;
+import dev.tideline.source.capture.StreamPositionTest;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonTimestamp;
+import org.bson.RawBsonDocument;
+import org.bson.codecs.BsonDocumentCodec;
+import org.junit.jupiter.api.Test;
+
+class StreamMembersTest {
+    private final DatabaseStreamTest.Recorder handles = new DatabaseStreamTest.Recorder();
+
+    private static StreamPosition at(int seconds) {
+        return StreamPosition.afterToken(StreamPositionTest.token(seconds, 1, "01"), null);
+    }
+
+    private static RawChangeEvent rename(String from, String to, int seconds) {
+        BsonDocument e = new BsonDocument("_id", StreamPositionTest.token(seconds, 1, "01"))
+                .append("operationType", new BsonString("rename")).append("clusterTime", new BsonTimestamp(seconds, 1))
+                .append("ns", new BsonDocument("db", new BsonString("shop")).append("coll", new BsonString(from)))
+                .append("to", new BsonDocument("db", new BsonString("shop")).append("coll", new BsonString(to)));
+        return RawChangeEvent.parse(new RawBsonDocument(e, new BsonDocumentCodec()));
+    }
+
+    @Test
+    void aRenameOntoAMemberMakesItCopiedAgain() {
+        StreamMembers members = new StreamMembers("shop", 0);
+        members.add(handles.handle("orders"), new BsonDocument(), at(100), false, 0);
+        StreamMembers.Batch batch = new StreamMembers.Batch();
+        members.route(rename("staging", "orders", 150), at(150), 0, batch);
+        assertThat(batch.recopies).containsExactly("orders");
+        assertThat(batch.deliveries).extracting(d -> ((Captured.Control) d.item()).type()).containsExactly(ControlType.RENAMED_INTO);
+    }
+
+    @Test
+    void aRenameReadAgainAfterARewindIsNotCopiedAgain() {
+        // orders was copied after the rename at 150 (its copy started at 160); another collection joins at 90,
+        // so the stream opens at 90 and reads the rename again: orders already has what the rename did
+        StreamMembers members = new StreamMembers("shop", 0);
+        members.add(handles.handle("orders"), new BsonDocument(), StreamPosition.atOperationTime(new BsonTimestamp(160, 0)), true, 0);
+        members.add(handles.handle("joined"), new BsonDocument(), at(90), false, 0);
+        StreamMembers.Batch batch = new StreamMembers.Batch();
+        members.route(rename("staging", "orders", 150), at(150), 0, batch);
+        assertThat(batch.recopies).isEmpty();
+        assertThat(batch.deliveries).isEmpty();
+    }
+}
