@@ -11,12 +11,10 @@ import de.bwaldvogel.mongo.oplog.Oplog;
 import dev.tideline.standin.OplogEntry.Op;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -120,7 +118,7 @@ public final class IndexedOplog implements Oplog {
             if (replacement) {
                 append(Op.REPLACE, namespace, after, id, pre, post);
             } else {
-                append(Op.UPDATE, namespace, before != null ? diff(before, after) : describe(query, after), id, pre, post);
+                append(Op.UPDATE, namespace, before != null ? UpdateDescriptions.diff(before, after) : UpdateDescriptions.describe(query, after), id, pre, post);
             }
         }
         onWrite.accept(catalog.oplogNamespace(namespace));
@@ -266,41 +264,6 @@ public final class IndexedOplog implements Oplog {
 
     private Map<Object, Document> imagesOf(String namespace) {
         return images.computeIfAbsent(namespace, ns -> new ConcurrentHashMap<>());
-    }
-
-    /** {@code {updatedFields, removedFields, truncatedArrays}} of the top-level fields that differ. */
-    private static Document diff(Document before, Document after) {
-        Document updated = new Document();
-        for (String key : after.keySet()) {
-            if (!before.containsKey(key) || !Objects.equals(before.get(key), after.get(key))) {
-                updated.append(key, after.get(key));
-            }
-        }
-        List<String> removed = before.keySet().stream().filter(k -> !after.containsKey(k)).toList();
-        return description(updated, removed);
-    }
-
-    /** The top-level fields the update's operators name: set to their value after the update, or removed. */
-    private static Document describe(Document update, Document after) {
-        Document updated = new Document();
-        List<String> removed = new ArrayList<>();
-        for (Object fields : update.values()) {
-            if (fields instanceof Document d) {
-                for (String path : d.keySet()) {
-                    String top = path.split("\\.", 2)[0];
-                    if (after.containsKey(top)) {
-                        updated.append(top, after.get(top));
-                    } else if (!removed.contains(top)) {
-                        removed.add(top);
-                    }
-                }
-            }
-        }
-        return description(updated, removed);
-    }
-
-    private static Document description(Document updated, List<String> removed) {
-        return new Document("updatedFields", updated).append("removedFields", removed).append("truncatedArrays", List.of());
     }
 
     private void append(Op op, String namespace, Document o, Object id, Document pre, Document post) {
