@@ -92,8 +92,14 @@ final class CollectionCapture implements CollectionHandle {
         return state;
     }
 
-    void state(State s) {
-        this.state = s;
+    /** The copy pool took the collection: it is read by its copy until {@link #copied} hands it to its stream. */
+    void copyStarted() {
+        state = State.COPYING;
+    }
+
+    /** The scan pool took the collection: it is read by date scans from now on. */
+    void scanStarted() {
+        state = State.SCANNING;
     }
 
     @Override

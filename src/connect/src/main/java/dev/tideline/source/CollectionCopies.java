@@ -77,7 +77,7 @@ final class CollectionCopies implements AutoCloseable {
 
     /** @param from a backfill position to continue from, or null for a new copy */
     void submit(CollectionCapture c, SourceOffset from) {
-        c.state(CollectionCapture.State.COPYING);
+        c.copyStarted();
         pool.execute(() -> copy(c, from));
     }
 

@@ -41,7 +41,7 @@ final class CollectionScans implements AutoCloseable {
 
     /** @param from the stored SCAN position, or null to start from the initial sync */
     void submit(CollectionCapture c, SourceOffset from) {
-        c.state(CollectionCapture.State.SCANNING);
+        c.scanStarted();
         pool.execute(new Scan(c, from));
     }
 

@@ -151,7 +151,7 @@ class SplitCopiesTest {
     void theOwnerCopiesItsChunkAndEndsTheCopyOnlyOnceEveryChunkIsCommittedDone() throws InterruptedException {
         Namespace ns = ownedBy(0);
         CollectionCapture c = capture(ns, null, null);
-        c.state(CollectionCapture.State.COPYING);
+        c.copyStarted();
         captured.put(ns, c);
         SplitCopies owner = task(0, List.of(ns));
 
