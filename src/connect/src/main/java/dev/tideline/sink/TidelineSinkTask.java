@@ -1,7 +1,6 @@
 package dev.tideline.sink;
 
 import com.mongodb.client.MongoClient;
-import dev.tideline.TidelineVersion;
 import dev.tideline.health.SinkTaskMetrics;
 import dev.tideline.health.TaskIdentity;
 import dev.tideline.log.LogText;
@@ -10,6 +9,7 @@ import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoClientFactory;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.sink.config.SinkConfig;
+import dev.tideline.sink.front.ConfiguredSinkTask;
 import dev.tideline.sink.front.FailedRecordHandler;
 import dev.tideline.sink.config.RetrySettings;
 import dev.tideline.sink.write.RecordFailure;
@@ -21,7 +21,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.apache.kafka.connect.sink.SinkTask;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * <p>A write a unique index refuses is held and retried with the later batches ({@link ConflictRetries}),
  * and the offsets committed for its partition stop at it ({@link #preCommit}) until it lands or is reported.
  */
-public class TidelineSinkTask extends SinkTask {
+public class TidelineSinkTask extends ConfiguredSinkTask {
     private static final Logger log = LoggerFactory.getLogger(TidelineSinkTask.class);
 
     private static final long CLOSE_WAIT_MS = 2_000;
@@ -54,13 +53,7 @@ public class TidelineSinkTask extends SinkTask {
     private long conflictRetryMs;
 
     @Override
-    public String version() {
-        return TidelineVersion.get();
-    }
-
-    @Override
-    public void start(Map<String, String> props) {
-        SinkConfig config = new SinkConfig(props);
+    protected void start(SinkConfig config, Map<String, String> props) {
         MongoClient c = MongoClientFactory.create(config.connection().uri().value(), "tideline-sink",
                 config.connection().connectTimeoutMs());
         try {

@@ -1,6 +1,6 @@
 package dev.tideline.source;
 
-import dev.tideline.TidelineVersion;
+import dev.tideline.ConfiguredSourceConnector;
 import com.mongodb.client.MongoClient;
 import dev.tideline.event.Namespace;
 import dev.tideline.mongo.MongoClientFactory;
@@ -11,7 +11,6 @@ import dev.tideline.source.config.CaptureSettings;
 import dev.tideline.source.config.CaptureSettings.InitialSync;
 import dev.tideline.source.config.SourceConfig;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -22,7 +21,6 @@ import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.ConnectorTransactionBoundaries;
 import org.apache.kafka.connect.source.ExactlyOnceSupport;
-import org.apache.kafka.connect.source.SourceConnector;
 
 /**
  * MongoDB change-data source: one topic per collection. The task configs hold only each task's index
@@ -32,20 +30,13 @@ import org.apache.kafka.connect.source.SourceConnector;
  * {@link #validate} reaches it, and an offset reset with initial.sync=skip), so a worker restarting during a MongoDB outage starts it as usual; the
  * tasks retry with back-off.
  */
-public class TidelineSourceConnector extends SourceConnector {
+public class TidelineSourceConnector extends ConfiguredSourceConnector {
     /** The key under which Connect passes the connector's name in its configuration. */
     private static final String CONNECTOR_NAME = "name";
-    private Map<String, String> props;
 
     @Override
-    public String version() {
-        return TidelineVersion.get();
-    }
-
-    @Override
-    public void start(Map<String, String> props) {
-        new SourceConfig(props); // refuses a configuration that does not parse, with the key at fault
-        this.props = Map.copyOf(props);
+    protected void check(Map<String, String> props) {
+        new SourceConfig(props);
     }
 
     @Override
@@ -57,14 +48,9 @@ public class TidelineSourceConnector extends SourceConnector {
     public List<Map<String, String>> taskConfigs(int maxTasks) {
         List<Map<String, String>> configs = new ArrayList<>();
         for (int i = 0; i < maxTasks; i++) {
-            configs.add(TaskOwnership.configure(new HashMap<>(props), i, maxTasks));
+            configs.add(TaskOwnership.configure(taskProps(), i, maxTasks));
         }
         return configs;
-    }
-
-    @Override
-    public void stop() {
-        props = null;
     }
 
     @Override

@@ -3,7 +3,6 @@ package dev.tideline.peer.sink;
 import dev.tideline.health.HealthReason;
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
-import dev.tideline.TidelineVersion;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.MalformedRecordException;
 import dev.tideline.log.LogText;
@@ -17,6 +16,7 @@ import dev.tideline.health.TaskIdentity;
 import dev.tideline.peer.PeerKeySettings;
 import dev.tideline.sink.config.PeerSinkSettings;
 import dev.tideline.sink.config.SinkConfig;
+import dev.tideline.sink.front.ConfiguredSinkTask;
 import dev.tideline.sink.front.FailedRecordHandler;
 import dev.tideline.sink.front.SinkFrontEnd;
 import java.util.Collection;
@@ -26,7 +26,6 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.apache.kafka.connect.sink.SinkTask;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * partition, so a restart re-delivers what was waiting (re-applying is harmless: equal versions are
  * duplicates). Consumption pauses while more than {@value #MAX_QUEUED} records wait.
  */
-public class PeerSinkTask extends SinkTask {
+public class PeerSinkTask extends ConfiguredSinkTask {
     private static final Logger log = LoggerFactory.getLogger(PeerSinkTask.class);
     static final int MAX_QUEUED = 20_000;
     /** how soon records still queued (waiting behind a held one) are tried again, with no new batch to bring them */
@@ -70,13 +69,7 @@ public class PeerSinkTask extends SinkTask {
     private boolean earlierRunsRead;
 
     @Override
-    public String version() {
-        return TidelineVersion.get();
-    }
-
-    @Override
-    public void start(Map<String, String> props) {
-        SinkConfig config = new SinkConfig(props);
+    protected void start(SinkConfig config, Map<String, String> props) {
         self = config.peer().clusterId().orElseThrow(() -> new ConnectException("peer.cluster.id is not set"));
         if (config.peer().keys() == null) {
             throw new ConnectException(PeerKeySettings.missing(props, PeerSinkSettings.CLUSTER_ID));

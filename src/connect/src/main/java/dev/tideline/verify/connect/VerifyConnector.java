@@ -1,6 +1,6 @@
 package dev.tideline.verify.connect;
 
-import dev.tideline.TidelineVersion;
+import dev.tideline.ConfiguredSourceConnector;
 import dev.tideline.health.TaskIdentity;
 import dev.tideline.mongo.ServerProbe;
 import java.util.HashMap;
@@ -11,25 +11,16 @@ import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigValue;
 import org.apache.kafka.connect.connector.Task;
-import org.apache.kafka.connect.source.SourceConnector;
 
 /**
  * Compares a destination (or a peer cluster) with its source on a schedule, inside a Connect worker:
  * one task, which reports each run on a topic and its outcome as health (JMX). The same comparison as
  * {@code ./verify}, which runs once.
  */
-public class VerifyConnector extends SourceConnector {
-    private Map<String, String> props;
-
+public class VerifyConnector extends ConfiguredSourceConnector {
     @Override
-    public String version() {
-        return TidelineVersion.get();
-    }
-
-    @Override
-    public void start(Map<String, String> props) {
-        new VerifyConfig(props); // a bad config fails the connector, not its task
-        this.props = Map.copyOf(props);
+    protected void check(Map<String, String> props) {
+        new VerifyConfig(props);
     }
 
     @Override
@@ -40,12 +31,7 @@ public class VerifyConnector extends SourceConnector {
     /** One task whatever tasks.max says: a run compares everything, and two would run twice. */
     @Override
     public List<Map<String, String>> taskConfigs(int maxTasks) {
-        return List.of(TaskIdentity.withIndex(new HashMap<>(props), 0));
-    }
-
-    @Override
-    public void stop() {
-        // the task owns the clients
+        return List.of(TaskIdentity.withIndex(taskProps(), 0));
     }
 
     @Override
