@@ -214,6 +214,7 @@ final class CollectionRepairs implements AutoCloseable {
         }
         RepairRequest r = parsed.request();
         Namespace ns = new Namespace(db, r.collection());
+        // the one look-up by name, the signal's: the repair's run and its windows are given the collection's handle
         CollectionCapture c = capture.collection().apply(ns);
         if (c == null) {
             if (capture.owns().test(ns)) {
@@ -282,9 +283,9 @@ final class CollectionRepairs implements AutoCloseable {
                     continue;
                 }
                 if (run == null) {
-                    RepairProgress p = c.repair();
-                    run = p.isRunning(r.signal()) ? new RepairRun(client, capture, connector, chunkSize, c, r, p.epoch(), p.lastId())
-                            : new RepairRun(client, capture, connector, chunkSize, c, r, null, null);
+                    // streaming now, so its database's stream is open: the run is given it with the collection
+                    run = new RepairRun(client, connector, chunkSize, c, capture.streamOf().apply(c.ns().db()),
+                            capture.markerPartitions().applyAsInt(c), r, c.repair());
                     log.info("Repair {} of {} ({}) {}", LogText.escape(r.signal()), LogText.escape(c.ns()),
                             LogText.message(r.scope().describe()),
                             run.sentUpTo() == null ? "starts" : "resumes after _id " + LogText.escape(run.sentUpTo()));

@@ -52,14 +52,15 @@ final class RepairRun {
     }
 
     /** A chunk whose watermarks are written and whose rows wait in its window for the stream. */
-    private record Pending(DatabaseStream stream, String windowId, RepairWindow window, Chunking chunking) {
+    private record Pending(String windowId, RepairWindow window, Chunking chunking) {
     }
 
     private final MongoClient client;
-    private final CollectionRepairs.Capture capture;
     private final String connector;
     private final int chunkSize;
     private final CollectionCapture c;
+    private final DatabaseStream stream;
+    private final int markerPartitions;
     private final RepairRequest r;
     /** The first low watermark: set on the stream's thread when its window opens, read by the windows after it. */
     private volatile BsonTimestamp epoch;
@@ -74,16 +75,25 @@ final class RepairRun {
     private long copied;
     private long deleted;
 
-    RepairRun(MongoClient client, CollectionRepairs.Capture capture, String connector, int chunkSize, CollectionCapture c,
-              RepairRequest r, BsonTimestamp epoch, BsonValue last) {
+    /**
+     * @param c                the collection repaired, as the repair was planned for it: the run finds nothing by name
+     * @param stream           its database's change stream, which sends each chunk at its window's watermarks
+     * @param markerPartitions how many partitions the collection's resnapshot markers go to
+     * @param progress         where the collection's repairs stand: {@code r} resumes after its last chunk when it is the
+     *                         one running, and starts otherwise
+     */
+    RepairRun(MongoClient client, String connector, int chunkSize, CollectionCapture c, DatabaseStream stream,
+              int markerPartitions, RepairRequest r, RepairProgress progress) {
         this.client = client;
-        this.capture = capture;
         this.connector = connector;
         this.chunkSize = chunkSize;
         this.c = c;
+        this.stream = stream;
+        this.markerPartitions = markerPartitions;
         this.r = r;
-        this.epoch = epoch;
-        this.last = last;
+        boolean resumes = progress.isRunning(r.signal());
+        this.epoch = resumes ? progress.epoch() : null;
+        this.last = resumes ? progress.lastId() : null;
         this.closedEpoch = epoch;
         this.closedLast = last;
     }
@@ -129,9 +139,8 @@ final class RepairRun {
     private Pending begin() {
         String db = c.ns().db();
         String windowId = UUID.randomUUID().toString();
-        DatabaseStream stream = capture.streamOf().apply(db);
         Chunking chunking = new Chunking();
-        RepairWindow window = new RepairWindow(windowId, c.ns().coll(), new Emitter(chunking));
+        RepairWindow window = new RepairWindow(windowId, c, new Emitter(chunking));
         BsonDocument mark = new BsonDocument("_id", new BsonDocument(RepairSignals.WINDOW_KEY, new BsonString(windowId)));
         stream.openWindow(window);
         try (ClientSession session = client.startSession(ClientSessionOptions.builder().causallyConsistent(true).build())) {
@@ -146,7 +155,7 @@ final class RepairRun {
             throw e;
         }
         last = chunking.lastAfter;
-        return new Pending(stream, windowId, window, chunking);
+        return new Pending(windowId, window, chunking);
     }
 
     /** Waits until the stream sent the chunk at its high watermark. @return true when it was the last */
@@ -169,7 +178,7 @@ final class RepairRun {
     /** A chunk failed: the windows still open are dropped; the repair goes on after the last closed chunk. */
     private void abandon() {
         for (Pending p; (p = pending.pollFirst()) != null; ) {
-            p.stream.dropWindow(p.windowId);
+            stream.dropWindow(p.windowId);
         }
         epoch = closedEpoch;
         last = closedLast;
@@ -217,7 +226,7 @@ final class RepairRun {
                 return List.of();
             }
             return List.of(new Captured.Marker(new ResnapshotMarker(ResnapshotMarker.Stage.BEGIN, c.ns(), low,
-                    capture.markerPartitions().applyAsInt(c), scope()), position));
+                    markerPartitions, scope()), position));
         }
 
         @Override
@@ -236,7 +245,7 @@ final class RepairRun {
             if (chunking.last) {
                 if (scope() != null) {
                     out.add(new Captured.Marker(new ResnapshotMarker(ResnapshotMarker.Stage.COMPLETE, c.ns(), chunking.epoch,
-                            capture.markerPartitions().applyAsInt(c), scope()), position));
+                            markerPartitions, scope()), position));
                 }
                 p = p.finished();
             }

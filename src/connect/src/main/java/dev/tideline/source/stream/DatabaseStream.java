@@ -245,17 +245,7 @@ public final class DatabaseStream implements Runnable {
                     : StreamPosition.afterToken(event.token(), event.clusterTime());
             read = at;
             members.route(event, at, now, batch);
-            windows.observe(event, new RepairWindows.Members() {
-                @Override
-                public StreamPosition positionOf(String collection) {
-                    return members.positionIn(batch, collection);
-                }
-
-                @Override
-                public CollectionHandle handle(String collection) {
-                    return members.handle(collection);
-                }
-            }, batch.deliveries, batch.signals);
+            windows.observe(event, collection -> members.positionIn(batch, collection), batch.deliveries, batch.signals);
             if ("invalidate".equals(event.type())) {
                 invalidated = true; // the server closed the cursor; it reopens after this event
                 break;

@@ -2,6 +2,7 @@ package dev.tideline.source.stream;
 
 import dev.tideline.mongo.BsonOrder;
 import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.CollectionHandle;
 import dev.tideline.source.capture.SourceOffset;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,7 +46,7 @@ public final class RepairWindow {
     }
 
     private final String id;
-    private final String collection;
+    private final CollectionHandle collection;
     private final Emitter emitter;
     private final TreeSet<BsonValue> changed = new TreeSet<>(BsonOrder.COMPARATOR);
     private final CompletableFuture<Integer> closed = new CompletableFuture<>();
@@ -53,7 +54,8 @@ public final class RepairWindow {
     private boolean open;
     private int sent;
 
-    public RepairWindow(String id, String collection, Emitter emitter) {
+    /** @param collection the collection repaired: the window's records go to it, as the stream's own records do */
+    public RepairWindow(String id, CollectionHandle collection, Emitter emitter) {
         this.id = id;
         this.collection = collection;
         this.emitter = emitter;
@@ -63,7 +65,7 @@ public final class RepairWindow {
         return id;
     }
 
-    public String collection() {
+    public CollectionHandle collection() {
         return collection;
     }
 

@@ -1,7 +1,6 @@
 package dev.tideline.source.stream;
 
 import dev.tideline.source.capture.Captured;
-import dev.tideline.source.capture.CollectionHandle;
 import dev.tideline.source.capture.SourceOffset;
 import dev.tideline.source.capture.StreamPosition;
 import dev.tideline.source.repair.RepairSignals;
@@ -22,9 +21,6 @@ final class RepairWindows {
     interface Members {
         /** Where a collection stands in the batch being read (null when it is not read here). */
         StreamPosition positionOf(String collection);
-
-        /** The handle a collection's records go to (null when it is not read here). */
-        CollectionHandle handle(String collection);
     }
 
     private final Map<String, RepairWindow> windows = new ConcurrentHashMap<>();
@@ -55,7 +51,7 @@ final class RepairWindows {
         }
         if (!windows.isEmpty() && event.coll() != null) {
             for (RepairWindow w : windows.values()) {
-                if (w.collection().equals(event.coll())) {
+                if (w.collection().ns().coll().equals(event.coll())) {
                     w.changed(event.documentId());
                 }
             }
@@ -67,10 +63,10 @@ final class RepairWindows {
         if (w == null) {
             return; // another connector's, or one read again after it closed
         }
-        StreamPosition position = members.positionOf(w.collection());
+        StreamPosition position = members.positionOf(w.collection().ns().coll());
         if (position == null) {
             windows.remove(w.id());
-            w.fail(new IllegalStateException(w.collection() + " is no longer read by the change stream"));
+            w.fail(new IllegalStateException(w.collection().ns() + " is no longer read by the change stream"));
             return;
         }
         List<Captured> items;
@@ -82,8 +78,7 @@ final class RepairWindows {
         } else {
             return;
         }
-        CollectionHandle collection = members.handle(w.collection());
-        items.forEach(i -> out.add(new Delivery(collection, i)));
+        items.forEach(i -> out.add(new Delivery(w.collection(), i)));
     }
 
     /** The batch is handed over: the windows it closed are done. */

@@ -96,7 +96,7 @@ class RepairWindowStreamTest {
         }
         stream.join(out.handle("c"), new BsonDocument(), DatabaseStreamTest.now(mongo.client()), false);
         c.updateOne(Filters.eq("_id", 4), Updates.set("v", 1)); // before the window: streamed, and copied again
-        RepairWindow w = new RepairWindow("w1", "c", new RepairWindow.Emitter() {
+        RepairWindow w = new RepairWindow("w1", out.handle("c"), new RepairWindow.Emitter() {
             @Override
             public List<Captured> atLow(BsonTimestamp low, SourceOffset position) {
                 return List.of(new Captured.Control(ControlType.PARKED, "low", position));
@@ -141,7 +141,7 @@ class RepairWindowStreamTest {
         signals.insertOne(foreign);
         signals.deleteOne(foreign);
         // a window for a collection this stream does not read fails at its low watermark
-        RepairWindow w = new RepairWindow("w2", "absent", new RepairWindow.Emitter() {
+        RepairWindow w = new RepairWindow("w2", out.handle("absent"), new RepairWindow.Emitter() {
             @Override
             public List<Captured> atLow(BsonTimestamp low, SourceOffset position) {
                 return List.of();

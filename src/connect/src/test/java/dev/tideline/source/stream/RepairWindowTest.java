@@ -21,7 +21,7 @@ class RepairWindowTest {
     private int lows;
 
     private RepairWindow window() {
-        return new RepairWindow("w", "c", new RepairWindow.Emitter() {
+        return new RepairWindow("w", new DatabaseStreamTest.Recorder().handle("c"), new RepairWindow.Emitter() {
             @Override
             public List<Captured> atLow(BsonTimestamp low, SourceOffset position) {
                 lows++;
