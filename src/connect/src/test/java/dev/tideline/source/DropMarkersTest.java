@@ -49,7 +49,7 @@ class DropMarkersTest {
         }
 
         @Override
-        public void recopy(String reason) {
+        public void recopy(String reason, BsonTimestamp replacedAt) {
             throw new UnsupportedOperationException();
         }
 
