@@ -184,7 +184,7 @@ final class CollectionCopies implements AutoCloseable {
     }
 
     private int markerPartitions(CollectionCapture c) {
-        return config.topics().markerPartitions().forTopic(c.records().topic());
+        return config.topics().markerPartitions(c.ns());
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.tideline.source.config;
 
 import dev.tideline.config.Validators;
+import dev.tideline.event.Namespace;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -67,5 +68,10 @@ public final class TopicSettings {
     /** The partition count of each change topic, for the copy markers. */
     public MarkerPartitions markerPartitions() {
         return markerPartitions;
+    }
+
+    /** How many partitions of {@code ns}'s change topic its copy and drop markers go to: every one of them. */
+    public int markerPartitions(Namespace ns) {
+        return markerPartitions.forTopic(namer.topicFor(ns));
     }
 }
