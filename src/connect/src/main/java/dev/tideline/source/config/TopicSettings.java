@@ -49,7 +49,8 @@ public final class TopicSettings {
                 GROUP, ++order, Width.MEDIUM, "Heartbeat topic");
         def.define(CONTROL_TOPIC, Type.STRING, "", Importance.LOW,
                 "Topic of control records (header tl.kind=control): drop, rename, dropDatabase, invalidate and lost-history "
-                        + "notices. They are reported, never applied. Default: <prefix>.control.",
+                        + "notices, which no sink applies; a drop's or rename's says whether drop.policy applied it. "
+                        + "Default: <prefix>.control.",
                 GROUP, ++order, Width.MEDIUM, "Control topic");
     }
 
