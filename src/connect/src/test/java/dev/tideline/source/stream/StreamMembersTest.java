@@ -31,12 +31,18 @@ class StreamMembersTest {
         return RawChangeEvent.parse(new RawBsonDocument(e, new BsonDocumentCodec()));
     }
 
+    /** The rename of staging onto orders at 150, read by a stream whose members have it as new or not. */
+    private static StreamMembers.Batch readRename(StreamMembers members) {
+        StreamMembers.Batch batch = new StreamMembers.Batch();
+        members.route(rename("staging", "orders", 150), at(150), 0, batch);
+        return batch;
+    }
+
     @Test
     void aRenameOntoAMemberMakesItCopiedAgain() {
         StreamMembers members = new StreamMembers("shop", 0);
         members.add(handles.handle("orders"), new BsonDocument(), at(100), false, 0);
-        StreamMembers.Batch batch = new StreamMembers.Batch();
-        members.route(rename("staging", "orders", 150), at(150), 0, batch);
+        StreamMembers.Batch batch = readRename(members);
         assertThat(batch.recopies).as("copied again after the rename's cluster time")
                 .containsExactly(Map.entry("orders", new BsonTimestamp(150, 1)));
         assertThat(batch.deliveries).extracting(d -> ((Captured.Control) d.item()).type()).containsExactly(ControlType.RENAMED_INTO);
@@ -49,8 +55,7 @@ class StreamMembersTest {
         StreamMembers members = new StreamMembers("shop", 0);
         members.add(handles.handle("orders"), new BsonDocument(), StreamPosition.atOperationTime(new BsonTimestamp(160, 0)), true, 0);
         members.add(handles.handle("joined"), new BsonDocument(), at(90), false, 0);
-        StreamMembers.Batch batch = new StreamMembers.Batch();
-        members.route(rename("staging", "orders", 150), at(150), 0, batch);
+        StreamMembers.Batch batch = readRename(members);
         assertThat(batch.recopies).isEmpty();
         assertThat(batch.deliveries).isEmpty();
     }
@@ -62,8 +67,7 @@ class StreamMembersTest {
         // rename again, and the target was copied again (each rewind within the margin, once more)
         StreamMembers members = new StreamMembers("shop", 0);
         members.add(handles.handle("orders"), new BsonDocument(), at(100), false, 0);
-        StreamMembers.Batch read = new StreamMembers.Batch();
-        members.route(rename("staging", "orders", 150), at(150), 0, read);
+        StreamMembers.Batch read = readRename(members);
         members.handedOver(read, at(150), 0);
         BsonTimestamp clockLessMargin = new BsonTimestamp(148, 0);
         BsonTimestamp copyStart = CopyStart.after(read.recopies.get("orders"), clockLessMargin);
@@ -72,8 +76,7 @@ class StreamMembersTest {
         // rewinds the stream before the rename, which it reads again
         members.add(handles.handle("orders"), new BsonDocument(), SourceOffset.streamAfterCopy(copyStart).streamPosition(), true, 0);
         members.add(handles.handle("joined"), new BsonDocument(), at(90), false, 0);
-        StreamMembers.Batch rewound = new StreamMembers.Batch();
-        members.route(rename("staging", "orders", 150), at(150), 0, rewound);
+        StreamMembers.Batch rewound = readRename(members);
         assertThat(rewound.recopies).as("the rename's target is copied once: the copy after the rename covers it").isEmpty();
         assertThat(rewound.deliveries).isEmpty();
     }
