@@ -13,6 +13,7 @@ import dev.tideline.log.LogText;
 import dev.tideline.source.capture.Captured;
 import dev.tideline.source.capture.CollectionReader;
 import dev.tideline.source.capture.CopyPlan;
+import dev.tideline.source.capture.CopyStart;
 import dev.tideline.source.capture.SourceOffset;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * orders it before every change the stream replays afterwards.
  *
  * <p>Reads causally after the stream start: majority read concern with {@code afterClusterTime} set to
- * it through a causally consistent session, so a secondary that lags answers only once it has every
+ * it (to the event's cluster time when the start is just after an event, {@link CopyStart#readsAfter}) through a
+ * causally consistent session, so a secondary that lags answers only once it has every
  * write up to the stream start (https://www.mongodb.com/docs/manual/core/causal-consistency-read-write-concerns/);
  * whatever it then returns is at least as new as the start, and the stream replays everything after.
  *
@@ -150,7 +152,7 @@ final class BackfillReader implements CollectionReader {
     private ReadAhead.Source<RawBsonDocument> openCausally(BsonDocument query) {
         ClientSession session = client.startSession(ClientSessionOptions.builder().causallyConsistent(true).build());
         try {
-            session.advanceOperationTime(streamStart);
+            session.advanceOperationTime(CopyStart.readsAfter(streamStart));
             MongoCursor<RawBsonDocument> found = collection.find(session, query).sort(BY_ID).batchSize(batchSize).cursor();
             ReadAhead.Source<RawBsonDocument> source = ReadAhead.of(found);
             return new ReadAhead.Source<>() {

@@ -137,9 +137,9 @@ final class CollectionCapture implements CollectionHandle {
     }
 
     @Override
-    public void recopy(String reason) {
+    public void recopy(String reason, BsonTimestamp replacedAt) {
         log.warn("{} is copied again: {}", LogText.escape(ns), LogText.message(reason));
-        task.copies().submit(this, null);
+        task.copies().submitReplaced(this, replacedAt);
     }
 
     @Override

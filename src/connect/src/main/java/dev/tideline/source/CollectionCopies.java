@@ -9,6 +9,7 @@ import dev.tideline.mongo.MongoErrors;
 import dev.tideline.source.StartPlanner.Phase;
 import dev.tideline.source.capture.Captured;
 import dev.tideline.source.capture.CopyPlan;
+import dev.tideline.source.capture.CopyStart;
 import dev.tideline.source.capture.SourceOffset;
 import dev.tideline.source.config.SourceConfig;
 import com.mongodb.client.MongoCollection;
@@ -78,7 +79,17 @@ final class CollectionCopies implements AutoCloseable {
     /** @param from a backfill position to continue from, or null for a new copy */
     void submit(CollectionCapture c, SourceOffset from) {
         c.copyStarted();
-        pool.execute(() -> copy(c, from));
+        pool.execute(() -> copy(c, from, null));
+    }
+
+    /**
+     * Copies {@code c} again from its first document because {@code replacedAt} (a rename onto it) replaced its
+     * documents without change events: the copy's stream starts after that event ({@link CopyStart#after}), so its
+     * finished copy covers it and a stream rewound before it later does not copy the collection again.
+     */
+    void submitReplaced(CollectionCapture c, BsonTimestamp replacedAt) {
+        c.copyStarted();
+        pool.execute(() -> copy(c, null, replacedAt));
     }
 
     /**
@@ -104,14 +115,16 @@ final class CollectionCopies implements AutoCloseable {
         return pool.getQueue().size();
     }
 
-    private void copy(CollectionCapture c, SourceOffset start) {
+    /** @param replacedAt an event the new copy's stream must start after, or null */
+    private void copy(CollectionCapture c, SourceOffset start, BsonTimestamp replacedAt) {
         // a split copy left by a run before peer mode was turned on: copied again whole, stamped by the owner
         SourceOffset from = start != null && start.split() != null && config.peer().clusterId().isPresent() ? null : start;
         Backoff backoff = new Backoff(1_000, 30_000);
         while (!stopped) {
             try {
                 if (from == null) {
-                    BsonTimestamp streamStart = ServerClock.streamStart(client.getDatabase(c.ns().db()));
+                    BsonTimestamp clock = ServerClock.streamStart(client.getDatabase(c.ns().db()));
+                    BsonTimestamp streamStart = replacedAt == null ? clock : CopyStart.after(replacedAt, clock);
                     CopyPlan plan = plan(c, streamStart);
                     from = plan.chunks() > 1 ? SourceOffset.backfillSplit(plan) : SourceOffset.backfill(streamStart, null);
                 }
@@ -171,7 +184,7 @@ final class CollectionCopies implements AutoCloseable {
     }
 
     private int markerPartitions(CollectionCapture c) {
-        return config.topics().markerPartitions().forTopic(c.records().topic());
+        return config.topics().markerPartitions(c.ns());
     }
 
     /**

@@ -45,8 +45,7 @@ final class DatabaseStreams {
         this.metrics = metrics;
         this.threads = threads;
         this.signals = signals;
-        this.drops = new DropMarkers(config.capture().dropPolicy(),
-                ns -> config.topics().markerPartitions().forTopic(config.topics().namer().topicFor(ns)));
+        this.drops = new DropMarkers(config.capture().dropPolicy(), config.topics()::markerPartitions);
     }
 
     /** The streams by database, live (for the task's gauges). */

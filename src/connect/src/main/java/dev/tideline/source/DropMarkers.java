@@ -18,7 +18,8 @@ import java.util.function.ToIntFunction;
 import org.bson.BsonTimestamp;
 
 /**
- * How a collection's drop reaches the destination ({@code drop.policy}). Pure.
+ * How a collection's drop reaches the destination ({@code drop.policy}), and what every control record of a
+ * change-stream DDL event says follows from it: applied, or reported and not applied. Pure.
  *
  * <p>A drop is a copy of an empty collection at the drop's cluster time T: with {@code apply}, the drop's
  * control record is preceded by a {@code resnapshot.begin} and a {@code resnapshot.complete} marker of
@@ -37,6 +38,11 @@ import org.bson.BsonTimestamp;
 final class DropMarkers {
     /** Events after which the collection's name holds no documents. */
     private static final Set<ControlType> EMPTYING = EnumSet.of(ControlType.DROP, ControlType.RENAME);
+    /**
+     * Events that are only reported: a {@code dropDatabase} comes after a drop of each of its collections (which
+     * {@link #EMPTYING} covers), and an {@code invalidate} ends the stream, which goes on after it.
+     */
+    private static final Set<ControlType> REPORTED = EnumSet.of(ControlType.DROP_DATABASE, ControlType.INVALIDATE);
 
     private final DropPolicy policy;
     /** The partitions of a collection's change topic, which the markers go to. */
@@ -49,7 +55,8 @@ final class DropMarkers {
 
     /**
      * A stream's batch as it is published: each drop of a collection with its markers before it (policy
-     * {@code apply}) or saying it is not applied ({@code report}), everything else as it is.
+     * {@code apply}) or saying it is not applied ({@code report}); a {@code dropDatabase} or {@code invalidate}
+     * saying it is reported, not applied; everything else as it is.
      */
     List<Delivery> expand(List<Delivery> items) {
         List<Delivery> out = new ArrayList<>(items.size());
@@ -61,15 +68,21 @@ final class DropMarkers {
                 if (policy == DropPolicy.APPLY) {
                     applied(c, drop, prior).forEach(item -> out.add(new Delivery(c, item)));
                 } else {
-                    out.add(new Delivery(c, new Captured.Control(drop.type(), drop.detail() + ": reported, not applied "
-                            + "(drop.policy=report): the destination keeps the documents written before it", drop.offset())));
+                    out.add(new Delivery(c, reported(drop, " (drop.policy=report): the destination keeps the documents written "
+                            + "before it")));
                 }
+            } else if (d.item() instanceof Captured.Control event && REPORTED.contains(event.type())) {
+                out.add(new Delivery(c, reported(event, "")));
             } else {
                 out.add(d);
             }
             before.put(c, d.item().offset());
         }
         return out;
+    }
+
+    private static Captured.Control reported(Captured.Control event, String why) {
+        return new Captured.Control(event.type(), event.detail() + ": reported, not applied" + why, event.offset());
     }
 
     /** The markers of a drop, then its control record saying it was applied. */

@@ -122,7 +122,7 @@ final class TaskCapture implements AutoCloseable {
     }
 
     private int markerPartitions(CollectionCapture c) {
-        return config.topics().markerPartitions().forTopic(c.records().topic());
+        return config.topics().markerPartitions(c.ns());
     }
 
     /** Lists the collections, starts the new ones of this task; runs on the coordinator thread. */

@@ -49,7 +49,7 @@ class DropMarkersTest {
         }
 
         @Override
-        public void recopy(String reason) {
+        public void recopy(String reason, BsonTimestamp replacedAt) {
             throw new UnsupportedOperationException();
         }
 
@@ -110,16 +110,29 @@ class DropMarkersTest {
     }
 
     @Test
-    void reportAndOtherControlRecordsAreLeftAsTheyAre() {
+    void reportSaysTheDropIsNotApplied() {
         CollectionHandle c = orders(after(100));
         List<Delivery> dropped = List.of(new Delivery(c, drop(200)));
         List<Delivery> reported = new DropMarkers(DropPolicy.REPORT, x -> 1).expand(dropped);
         assertThat(reported).hasSize(1);
-        assertThat(((Captured.Control) reported.get(0).item()).detail()).contains("not applied (drop.policy=report)");
+        assertThat(((Captured.Control) reported.get(0).item()).detail()).isEqualTo("drop of shop.orders at ...: reported, not "
+                + "applied (drop.policy=report): the destination keeps the documents written before it");
         assertThat(reported.get(0).item().offset()).isEqualTo(after(200));
-        List<Delivery> invalidate = List.of(
-                new Delivery(c, new Captured.Control(ControlType.INVALIDATE, "invalidate", after(200))),
-                new Delivery(c, new Captured.Control(ControlType.DROP_DATABASE, "dropDatabase", after(200))));
-        assertThat(new DropMarkers(DropPolicy.APPLY, x -> 1).expand(invalidate)).isEqualTo(invalidate);
+    }
+
+    @Test
+    void dropDatabaseAndInvalidateAreReportedNotAppliedWhateverThePolicyAndOtherControlRecordsAreLeftAsTheyAre() {
+        CollectionHandle c = orders(after(100));
+        Captured.Control parked = new Captured.Control(ControlType.PARKED, "shop.orders is PARKED: ...", after(100));
+        for (DropPolicy policy : DropPolicy.values()) {
+            List<Delivery> out = new DropMarkers(policy, x -> 1).expand(List.of(
+                    new Delivery(c, new Captured.Control(ControlType.DROP_DATABASE, "dropDatabase of shop at ...", after(200))),
+                    new Delivery(c, new Captured.Control(ControlType.INVALIDATE, "invalidate of shop at ...", after(200))),
+                    new Delivery(c, parked)));
+            assertThat(out).extracting(d -> ((Captured.Control) d.item()).detail()).as("%s", policy).containsExactly(
+                    "dropDatabase of shop at ...: reported, not applied", "invalidate of shop at ...: reported, not applied",
+                    parked.detail());
+            assertThat(out).extracting(d -> d.item().offset()).containsExactly(after(200), after(200), after(100));
+        }
     }
 }

@@ -79,8 +79,8 @@ class DropsAndRenamesIT {
 
                 // a collection whose copy takes its start now and cannot read until the rename is handled: it joins the
                 // stream at a position before the rename, so the stream is rewound before it
-                backend.failNext(DB, Set.of("find"), q -> "late".equals(q.get("find")), MongoErrors.SHUTDOWN_IN_PROGRESS,
-                        "ShutdownInProgress", 1_000);
+                backend.failNext(DB, Set.of("find"), q -> "late".equals(q.get("find")), MongoErrors.EXCEEDED_TIME_LIMIT,
+                        "ExceededTimeLimit", 1_000);
                 src.getCollection("late").insertOne(new Document("_id", 1));
                 SinkItSupport.await("the late collection's copy begun", WAIT, () -> backend.injected() > 0);
 

@@ -3,6 +3,7 @@ package dev.tideline.source.capture;
 import dev.tideline.event.Namespace;
 import java.util.List;
 import org.apache.kafka.connect.source.SourceRecord;
+import org.bson.BsonTimestamp;
 
 /**
  * One captured collection as its readers see it (the database's change stream, the copy, the scan, the
@@ -25,8 +26,11 @@ public interface CollectionHandle {
     /** The history of {@code position} is gone; the reader no longer reads the collection. */
     void historyLost(StreamPosition position, boolean afterCopy, RuntimeException cause);
 
-    /** The collection's documents were replaced without events (a rename onto it); the reader let it go. */
-    void recopy(String reason);
+    /**
+     * The collection's documents were replaced without events (a rename onto it) at {@code replacedAt}; the reader
+     * let it go. Its copy must start after that event, so that reading the event again later is not taken for a new one.
+     */
+    void recopy(String reason, BsonTimestamp replacedAt);
 
     /** The reader cannot read the collection on (its other collections go on): capture of it stops. */
     void park(String reason);

@@ -1,6 +1,7 @@
 package dev.tideline.source.config;
 
 import dev.tideline.config.Validators;
+import dev.tideline.event.Namespace;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -48,7 +49,8 @@ public final class TopicSettings {
                 GROUP, ++order, Width.MEDIUM, "Heartbeat topic");
         def.define(CONTROL_TOPIC, Type.STRING, "", Importance.LOW,
                 "Topic of control records (header tl.kind=control): drop, rename, dropDatabase, invalidate and lost-history "
-                        + "notices. They are reported, never applied. Default: <prefix>.control.",
+                        + "notices, which no sink applies; a drop's or rename's says whether drop.policy applied it. "
+                        + "Default: <prefix>.control.",
                 GROUP, ++order, Width.MEDIUM, "Control topic");
     }
 
@@ -67,5 +69,10 @@ public final class TopicSettings {
     /** The partition count of each change topic, for the copy markers. */
     public MarkerPartitions markerPartitions() {
         return markerPartitions;
+    }
+
+    /** How many partitions of {@code ns}'s change topic its copy and drop markers go to: every one of them. */
+    public int markerPartitions(Namespace ns) {
+        return markerPartitions.forTopic(namer.topicFor(ns));
     }
 }

@@ -8,11 +8,14 @@ import dev.tideline.source.capture.StreamPosition;
 import dev.tideline.source.config.CaptureSettings.LargeEventPolicy;
 import dev.tideline.source.stream.StreamPipeline.Opening;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
+import org.bson.BsonTimestamp;
 import org.bson.RawBsonDocument;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -269,12 +272,11 @@ public final class DatabaseStream implements Runnable {
         if (!batch.deliveries.isEmpty()) {
             out.publish(batch.deliveries);
         }
-        List<CollectionHandle> recopied = batch.recopies.stream().map(members::handle).toList();
+        Map<CollectionHandle, BsonTimestamp> recopied = new LinkedHashMap<>();
+        batch.recopies.forEach((coll, renamedAt) -> recopied.put(members.handle(coll), renamedAt));
         members.handedOver(batch, read, System.currentTimeMillis());
         readPosition = read;
-        for (CollectionHandle c : recopied) {
-            c.recopy("renamed onto");
-        }
+        recopied.forEach((c, renamedAt) -> c.recopy("renamed onto", renamedAt));
         windows.handedOver();
         if (!batch.signals.isEmpty()) {
             out.signals(batch.signals);

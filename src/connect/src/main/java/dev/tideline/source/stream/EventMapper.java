@@ -50,11 +50,10 @@ final class EventMapper {
                                 .withDocumentKey(event.documentKey()), offset, event.before(), event.transaction());
             }
             case "drop", "rename", "dropDatabase", "invalidate" -> {
-                // a drop or rename away is applied or not by drop.policy, which says so (DropMarkers)
+                // what follows from it downstream is said where it is decided (DropMarkers)
                 String detail = type + " of " + ns
                         + (event.destination() != null ? " to " + event.destination() : "")
-                        + (clusterTime != null ? " at " + clusterTime : "")
-                        + (type.equals("drop") || type.equals("rename") ? "" : ": reported, not applied");
+                        + (clusterTime != null ? " at " + clusterTime : "");
                 return new Captured.Control(ControlType.ofEvent(type), detail, offset);
             }
             default -> {

@@ -12,9 +12,11 @@ import dev.tideline.source.stream.StreamPipeline.Member;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.bson.BsonDocument;
+import org.bson.BsonTimestamp;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,7 +58,8 @@ final class StreamMembers {
     static final class Batch {
         final List<Delivery> deliveries = new ArrayList<>();
         final Map<String, StreamPosition> moved = new HashMap<>();
-        final List<String> recopies = new ArrayList<>();
+        /** The collections a rename replaced, each with the rename's cluster time: their copy starts after it. */
+        final Map<String, BsonTimestamp> recopies = new LinkedHashMap<>();
         /** New repair signals read (their {@code _id}s). */
         final List<org.bson.BsonValue> signals = new ArrayList<>();
     }
@@ -113,18 +116,18 @@ final class StreamMembers {
             String target = event.destination().substring(db.length() + 1);
             Tracked t = members.get(target);
             // a rename the target's position covers was read again after a rewind: the target was copied since
-            if (t != null && !batch.recopies.contains(target) && !batch.moved.getOrDefault(target, t.position).covers(at)) {
+            if (t != null && !batch.recopies.containsKey(target) && !batch.moved.getOrDefault(target, t.position).covers(at)) {
                 String detail = "rename of " + db + "." + event.coll() + " onto " + db + "." + target + " at " + event.clusterTime()
                         + ": its documents were replaced without change events; the collection is copied again";
                 log.warn("Change stream of {}: {}", LogText.escape(db), LogText.message(detail));
                 batch.deliveries.add(new Delivery(t.handle, new Captured.Control(ControlType.RENAMED_INTO, detail,
                         SourceOffset.streamAt(batch.moved.getOrDefault(target, t.position)))));
-                batch.recopies.add(target);
+                batch.recopies.put(target, at.clusterTime());
             }
         }
         String coll = event.coll();
         if (coll == null) {
-            Tracked first = members.values().stream().filter(m -> !batch.recopies.contains(m.collection))
+            Tracked first = members.values().stream().filter(m -> !batch.recopies.containsKey(m.collection))
                     .min(Comparator.comparing(m -> m.collection)).orElse(null);
             if (first != null && ("dropDatabase".equals(type) || "invalidate".equals(type))) {
                 log.warn("Change stream of {}: {} at {}", LogText.escape(db), type, event.clusterTime());
@@ -135,7 +138,7 @@ final class StreamMembers {
             return;
         }
         Tracked m = members.get(coll);
-        if (m == null || batch.recopies.contains(coll)) {
+        if (m == null || batch.recopies.containsKey(coll)) {
             return; // not read here (parked, or leaving for a copy)
         }
         if (batch.moved.getOrDefault(coll, m.position).covers(at)) {
@@ -163,7 +166,7 @@ final class StreamMembers {
             }
         });
         advanceAll(read);
-        batch.recopies.forEach(members::remove);
+        batch.recopies.keySet().forEach(members::remove);
     }
 
     /** Every member stands at least at {@code at}: the stream read past it for all of them. */
@@ -206,7 +209,7 @@ final class StreamMembers {
     /** Where a collection stands with this batch's events so far; null when the stream does not read it. */
     StreamPosition positionIn(Batch batch, String collection) {
         Tracked t = members.get(collection);
-        return t == null || batch.recopies.contains(collection) ? null : batch.moved.getOrDefault(collection, t.position);
+        return t == null || batch.recopies.containsKey(collection) ? null : batch.moved.getOrDefault(collection, t.position);
     }
 
     /** Stops reading a collection; its handle, or null when the stream did not read it. */

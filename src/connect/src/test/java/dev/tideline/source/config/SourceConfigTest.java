@@ -56,6 +56,15 @@ class SourceConfigTest {
     }
 
     @Test
+    void aNamespacesMarkersGoToEveryPartitionOfTheTopicItIsMappedTo() {
+        SourceConfig c = config(TopicSettings.TOPIC_NAMESPACE_MAP, "{\"shop.orders\": \"orders\"}",
+                "topic.creation.default.partitions", "3", "topic.creation.groups", "big", "topic.creation.big.include", "orders",
+                "topic.creation.big.partitions", "12");
+        assertThat(c.topics().markerPartitions(new Namespace("shop", "orders"))).as("mapped into the group").isEqualTo(12);
+        assertThat(c.topics().markerPartitions(new Namespace("shop", "items"))).as("tideline.shop.items: the default").isEqualTo(3);
+    }
+
+    @Test
     void explicitValuesParse() {
         SourceConfig c = config(CaptureSettings.MODE, " ChangeStream ", CaptureSettings.INITIAL_SYNC, "2024-05-01T00:00:00Z",
                 CaptureSettings.LOST_HISTORY_POLICY, "FAIL", CaptureSettings.OUTPUT_FORMAT, "bson",

@@ -23,6 +23,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.bson.BsonDocument;
+import org.bson.BsonTimestamp;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -98,7 +99,7 @@ class DatabaseStreamTest {
             }
 
             @Override
-            public void recopy(String reason) {
+            public void recopy(String reason, BsonTimestamp replacedAt) {
                 recopies.add(collection);
             }
 
