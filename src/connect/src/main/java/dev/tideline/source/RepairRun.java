@@ -131,7 +131,7 @@ final class RepairRun {
         String windowId = UUID.randomUUID().toString();
         DatabaseStream stream = capture.streamOf().apply(db);
         Chunking chunking = new Chunking();
-        RepairWindow window = new RepairWindow(windowId, c.ns().coll(), new Emitter(chunking));
+        RepairWindow window = new RepairWindow(windowId, c.ns(), new Emitter(chunking));
         BsonDocument mark = new BsonDocument("_id", new BsonDocument(RepairSignals.WINDOW_KEY, new BsonString(windowId)));
         stream.openWindow(window);
         try (ClientSession session = client.startSession(ClientSessionOptions.builder().causallyConsistent(true).build())) {

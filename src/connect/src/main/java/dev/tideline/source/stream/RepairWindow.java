@@ -1,5 +1,6 @@
 package dev.tideline.source.stream;
 
+import dev.tideline.event.Namespace;
 import dev.tideline.mongo.BsonOrder;
 import dev.tideline.source.capture.Captured;
 import dev.tideline.source.capture.SourceOffset;
@@ -45,7 +46,7 @@ public final class RepairWindow {
     }
 
     private final String id;
-    private final String collection;
+    private final Namespace collection;
     private final Emitter emitter;
     private final TreeSet<BsonValue> changed = new TreeSet<>(BsonOrder.COMPARATOR);
     private final CompletableFuture<Integer> closed = new CompletableFuture<>();
@@ -53,7 +54,7 @@ public final class RepairWindow {
     private boolean open;
     private int sent;
 
-    public RepairWindow(String id, String collection, Emitter emitter) {
+    public RepairWindow(String id, Namespace collection, Emitter emitter) {
         this.id = id;
         this.collection = collection;
         this.emitter = emitter;
@@ -63,7 +64,7 @@ public final class RepairWindow {
         return id;
     }
 
-    public String collection() {
+    public Namespace collection() {
         return collection;
     }
 

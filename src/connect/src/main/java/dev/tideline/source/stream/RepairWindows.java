@@ -1,5 +1,6 @@
 package dev.tideline.source.stream;
 
+import dev.tideline.event.Namespace;
 import dev.tideline.source.capture.Captured;
 import dev.tideline.source.capture.CollectionHandle;
 import dev.tideline.source.capture.SourceOffset;
@@ -13,18 +14,18 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.bson.BsonValue;
 
 /**
- * The repair windows open on one database's stream, and what the stream reads of the signal
- * collection: a watermark's insert is its window's low mark and its delete the high mark; any other
+ * The repair windows open on one change stream, and what the stream reads of the signal
+ * collections (one per database): a watermark's insert is its window's low mark and its delete the high mark; any other
  * insert is a new signal. Called on the stream's thread, except {@link #register}/{@link #cancel}.
  */
 final class RepairWindows {
     /** The collections of the stream. */
     interface Members {
         /** Where a collection stands in the batch being read (null when it is not read here). */
-        StreamPosition positionOf(String collection);
+        StreamPosition positionOf(Namespace collection);
 
         /** The handle a collection's records go to (null when it is not read here). */
-        CollectionHandle handle(String collection);
+        CollectionHandle handle(Namespace collection);
     }
 
     private final Map<String, RepairWindow> windows = new ConcurrentHashMap<>();
@@ -41,21 +42,21 @@ final class RepairWindows {
 
     /**
      * @param out  where the window's records go, in stream order
-     * @param signals where new signal ids go
+     * @param signals where new signal ids go, by database
      */
-    void observe(RawChangeEvent event, Members members, List<Delivery> out, List<BsonValue> signals) {
+    void observe(RawChangeEvent event, Members members, List<Delivery> out, Map<String, List<BsonValue>> signals) {
         if (RepairSignals.COLLECTION.equals(event.coll())) {
             BsonValue id = event.documentId();
             if (RepairSignals.isWatermark(id)) {
                 watermark(event, id.asDocument().get(RepairSignals.WINDOW_KEY), members, out);
             } else if ("insert".equals(event.type()) && id != null) {
-                signals.add(id);
+                signals.computeIfAbsent(event.db(), d -> new ArrayList<>()).add(id);
             }
             return;
         }
         if (!windows.isEmpty() && event.coll() != null) {
             for (RepairWindow w : windows.values()) {
-                if (w.collection().equals(event.coll())) {
+                if (w.collection().coll().equals(event.coll()) && w.collection().db().equals(event.db())) {
                     w.changed(event.documentId());
                 }
             }
@@ -70,7 +71,7 @@ final class RepairWindows {
         StreamPosition position = members.positionOf(w.collection());
         if (position == null) {
             windows.remove(w.id());
-            w.fail(new IllegalStateException(w.collection() + " is no longer read by the change stream"));
+            w.fail(new IllegalStateException(w.collection().fullName() + " is no longer read by the change stream"));
             return;
         }
         List<Captured> items;

@@ -6,6 +6,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
+import dev.tideline.event.Namespace;
 import dev.tideline.source.capture.Captured;
 import dev.tideline.source.capture.ControlType;
 import dev.tideline.source.capture.SourceOffset;
@@ -43,8 +44,12 @@ class RepairWindowStreamTest {
     static final class Recorder extends DatabaseStreamTest.Recorder {
         final List<BsonValue> signals = new CopyOnWriteArrayList<>();
 
+        Recorder() {
+            super(DB);
+        }
+
         @Override
-        public void signals(List<BsonValue> ids) {
+        public void signals(String db, List<BsonValue> ids) {
             signals.addAll(ids);
         }
     }
@@ -96,7 +101,7 @@ class RepairWindowStreamTest {
         }
         stream.join(out.handle("c"), new BsonDocument(), DatabaseStreamTest.now(mongo.client()), false);
         c.updateOne(Filters.eq("_id", 4), Updates.set("v", 1)); // before the window: streamed, and copied again
-        RepairWindow w = new RepairWindow("w1", "c", new RepairWindow.Emitter() {
+        RepairWindow w = new RepairWindow("w1", new Namespace(DB, "c"), new RepairWindow.Emitter() {
             @Override
             public List<Captured> atLow(BsonTimestamp low, SourceOffset position) {
                 return List.of(new Captured.Control(ControlType.PARKED, "low", position));
@@ -141,7 +146,7 @@ class RepairWindowStreamTest {
         signals.insertOne(foreign);
         signals.deleteOne(foreign);
         // a window for a collection this stream does not read fails at its low watermark
-        RepairWindow w = new RepairWindow("w2", "absent", new RepairWindow.Emitter() {
+        RepairWindow w = new RepairWindow("w2", new Namespace(DB, "absent"), new RepairWindow.Emitter() {
             @Override
             public List<Captured> atLow(BsonTimestamp low, SourceOffset position) {
                 return List.of();

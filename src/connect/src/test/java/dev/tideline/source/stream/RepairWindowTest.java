@@ -2,6 +2,7 @@ package dev.tideline.source.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tideline.event.Namespace;
 import dev.tideline.source.capture.Captured;
 import dev.tideline.source.capture.SourceOffset;
 import java.util.ArrayList;
@@ -21,7 +22,7 @@ class RepairWindowTest {
     private int lows;
 
     private RepairWindow window() {
-        return new RepairWindow("w", "c", new RepairWindow.Emitter() {
+        return new RepairWindow("w", new Namespace("db", "c"), new RepairWindow.Emitter() {
             @Override
             public List<Captured> atLow(BsonTimestamp low, SourceOffset position) {
                 lows++;

@@ -12,13 +12,14 @@ import dev.tideline.standin.MongoFixture;
 final class RunningStream implements AutoCloseable {
     final MongoFixture mongo;
     final MongoDatabase db;
-    final DatabaseStreamTest.Recorder out = new DatabaseStreamTest.Recorder();
+    final DatabaseStreamTest.Recorder out;
     final DatabaseStream stream;
     private final Thread thread;
 
     RunningStream(AwaitingMemoryBackend backend, String database) {
         mongo = MongoFixture.inProcess(backend, true);
         db = mongo.client().getDatabase(database);
+        out = new DatabaseStreamTest.Recorder(database);
         stream = new DatabaseStream(database, db, new DatabaseStream.Settings(100, 200, 0, true, LargeEventPolicy.PARK, false), out);
         thread = new Thread(stream, "stream-test-" + database);
         thread.setDaemon(true);

@@ -23,8 +23,8 @@ class StreamMembersTest {
     private static RawChangeEvent rename(String from, String to, int seconds) {
         BsonDocument e = new BsonDocument("_id", StreamPositionTest.token(seconds, 1, "01"))
                 .append("operationType", new BsonString("rename")).append("clusterTime", new BsonTimestamp(seconds, 1))
-                .append("ns", new BsonDocument("db", new BsonString("shop")).append("coll", new BsonString(from)))
-                .append("to", new BsonDocument("db", new BsonString("shop")).append("coll", new BsonString(to)));
+                .append("ns", new BsonDocument("db", new BsonString(DatabaseStreamTest.DB)).append("coll", new BsonString(from)))
+                .append("to", new BsonDocument("db", new BsonString(DatabaseStreamTest.DB)).append("coll", new BsonString(to)));
         return RawChangeEvent.parse(new RawBsonDocument(e, new BsonDocumentCodec()));
     }
 
@@ -34,7 +34,7 @@ class StreamMembersTest {
         members.add(handles.handle("orders"), new BsonDocument(), at(100), false, 0);
         StreamMembers.Batch batch = new StreamMembers.Batch();
         members.route(rename("staging", "orders", 150), at(150), 0, batch);
-        assertThat(batch.recopies).containsExactly("orders");
+        assertThat(batch.recopies).containsExactly(handles.handle("orders").ns());
         assertThat(batch.deliveries).extracting(d -> ((Captured.Control) d.item()).type()).containsExactly(ControlType.RENAMED_INTO);
     }
 
