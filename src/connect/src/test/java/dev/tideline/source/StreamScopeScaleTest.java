@@ -40,15 +40,19 @@ import org.junit.jupiter.api.Test;
  * With the deployment scope the task holds one stream thread and the stand-in examines each oplog entry
  * once, whatever D; with the database scope it holds D threads and examines each entry D times (each
  * database's stream reads the whole oplog, as on MongoDB). Either way every change of every collection
- * arrives exactly once. Prints the figures: the deployment scope at 5 and 50 databases, the database scope at 50.
+ * arrives exactly once. Prints the figures at 5 and 50 databases (the database scope with one collection per
+ * database, enough to show its cost and quicker).
  */
 class StreamScopeScaleTest {
     private static final int COLLECTIONS = 20;
-    /** Longer than a stream waits between reopens for joining collections (DatabaseStream.JOIN_DELAY_MS). */
-    private static final long JOIN_SETTLE_MS = 600;
+    /**
+     * A stream counts its joined collections a moment before it closes the cursor to reopen with them: a pause once
+     * all are counted and a cursor is open, so the writes come after that reopen.
+     */
+    private static final long JOIN_SETTLE_MS = 50;
 
     /** What one task did for one scope and database count. */
-    record Figures(String scope, int databases, int streams, int streamThreads, long writes, long entriesExamined,
+    record Figures(String scope, int databases, int collections, int streams, int streamThreads, long writes, long entriesExamined,
                    long aggregates, long getMores, Map<String, Integer> changesByTopic) {
         double examinedPerWrite() {
             return (double) entriesExamined / writes;
@@ -57,16 +61,18 @@ class StreamScopeScaleTest {
 
     @Test
     void aDeploymentStreamKeepsThreadsAndOplogReadsFlatInTheNumberOfDatabases() throws Exception {
-        Figures few = run("deployment", 5);
-        Figures many = run("deployment", 50);
-        Figures manyPerDb = run("database", 50);
-        for (Figures f : List.of(few, many, manyPerDb)) {
+        Figures few = run("deployment", 5, COLLECTIONS);
+        Figures many = run("deployment", 50, COLLECTIONS);
+        // the per-database streams, for comparison (one collection per database: their cost follows the databases)
+        Figures fewPerDb = run("database", 5, 1);
+        Figures manyPerDb = run("database", 50, 1);
+        for (Figures f : List.of(few, many, fewPerDb, manyPerDb)) {
             System.out.printf("change.stream.scope=%-10s databases=%2d collections=%4d: streams=%2d stream threads=%2d writes=%5d "
                             + "oplog entries examined=%6d (%.2f per write) aggregates=%3d getMores=%5d%n", f.scope(), f.databases(),
-                    f.databases() * COLLECTIONS, f.streams(), f.streamThreads(), f.writes(), f.entriesExamined(), f.examinedPerWrite(),
+                    f.collections(), f.streams(), f.streamThreads(), f.writes(), f.entriesExamined(), f.examinedPerWrite(),
                     f.aggregates(), f.getMores());
             // every change of every collection arrives, once
-            assertThat(f.changesByTopic()).hasSize(f.databases() * COLLECTIONS);
+            assertThat(f.changesByTopic()).hasSize(f.collections());
             assertThat(f.changesByTopic().values()).allMatch(n -> n == 2);
         }
         assertThat(few.streams()).isEqualTo(1);
@@ -76,12 +82,13 @@ class StreamScopeScaleTest {
         // each oplog entry examined about once, at 5 databases as at 50
         assertThat(few.examinedPerWrite()).isBetween(1.0, 1.5);
         assertThat(many.examinedPerWrite()).isBetween(1.0, 1.5);
-        // the per-database streams, for comparison: one thread each, each reading the whole oplog
+        // the per-database streams: one thread each, each reading the whole oplog
+        assertThat(fewPerDb.streamThreads()).isEqualTo(5);
         assertThat(manyPerDb.streamThreads()).isEqualTo(50);
         assertThat(manyPerDb.examinedPerWrite()).isGreaterThan(45);
     }
 
-    private Figures run(String scope, int databases) throws Exception {
+    private Figures run(String scope, int databases, int collectionsPerDatabase) throws Exception {
         AwaitingMemoryBackend backend = new AwaitingMemoryBackend();
         AtomicLong aggregates = new AtomicLong();
         AtomicLong getMores = new AtomicLong();
@@ -92,7 +99,7 @@ class StreamScopeScaleTest {
              SourceTaskMetrics metrics = new SourceTaskMetrics(new TaskIdentity("stream-scope-" + scope + "-" + databases, 0))) {
             List<Namespace> collections = new ArrayList<>();
             for (int d = 0; d < databases; d++) {
-                for (int c = 0; c < COLLECTIONS; c++) {
+                for (int c = 0; c < collectionsPerDatabase; c++) {
                     Namespace ns = new Namespace("db" + d, "c" + c);
                     collections.add(ns);
                     mongo.client().getDatabase(ns.db()).createCollection(ns.coll()); // its create is logged before the streams start
@@ -119,7 +126,7 @@ class StreamScopeScaleTest {
                 }
                 long writes = 2L * collections.size();
                 Map<String, Integer> changes = drain(queue, writes);
-                return new Figures(scope, databases, streams.size(), threads.alive(), writes,
+                return new Figures(scope, databases, collections.size(), streams.size(), threads.alive(), writes,
                         backend.oplogEntriesExamined() - examinedBefore, aggregates.get(),
                         getMores.get() - getMoresBefore, changes);
             } finally {
@@ -156,7 +163,7 @@ class StreamScopeScaleTest {
             int read = streams.byDatabase().values().stream().mapToInt(DatabaseStream::members).sum();
             boolean open = streams.byDatabase().values().stream().allMatch(DatabaseStream::isOpen);
             if (read == collections && open) {
-                Thread.sleep(JOIN_SETTLE_MS); // past the reopen that took the last joins
+                Thread.sleep(JOIN_SETTLE_MS);
                 return;
             }
             Thread.sleep(20);
