@@ -138,6 +138,9 @@ final class StreamMembers {
             }
             return;
         }
+        if (event.db() == null) {
+            return; // no collection of any database: not one of the members' events
+        }
         Namespace coll = new Namespace(event.db(), event.coll());
         Tracked m = members.get(coll);
         if (m == null || batch.recopies.contains(coll)) {

@@ -7,9 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tideline.event.Namespace;
 import dev.tideline.source.capture.Captured;
 import dev.tideline.source.capture.ControlType;
-import dev.tideline.source.config.CaptureSettings.LargeEventPolicy;
 import dev.tideline.standin.AwaitingMemoryBackend;
-import dev.tideline.standin.MongoFixture;
 import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.Document;
@@ -23,28 +21,33 @@ import org.junit.jupiter.api.Test;
  * a dropped database does not stop the others (a deployment stream is never invalidated).
  */
 class DeploymentStreamTest {
-    private MongoFixture mongo;
-    private DatabaseStream stream;
-    private Thread thread;
-    private final DatabaseStreamTest.Recorder out = new DatabaseStreamTest.Recorder("a");
+    private static final Namespace AX = new Namespace("a", "x");
+    private static final Namespace BX = new Namespace("b", "x");
+    private RunningStream running;
+    private DatabaseStreamTest.Recorder out;
 
     private void start() {
-        mongo = MongoFixture.inProcess(new AwaitingMemoryBackend(), true);
-        stream = DatabaseStream.deployment(mongo.client(), new DatabaseStream.Settings(100, 200, 0, true, LargeEventPolicy.PARK, false), out);
-        thread = new Thread(stream, "deployment-stream-test");
-        thread.setDaemon(true);
+        running = new RunningStream(new AwaitingMemoryBackend(), "a", true);
+        out = running.out;
     }
 
     @AfterEach
     void stop() throws InterruptedException {
-        if (stream != null) {
-            stream.stop();
-            thread.join(5_000);
-        }
-        if (mongo != null) {
-            mongo.close();
-        }
+        running.close();
         assertThat(out.failures).isEmpty();
+    }
+
+    private com.mongodb.client.MongoClient client() {
+        return running.mongo.client();
+    }
+
+    /** a.x and b.x, each with one document, read by the stream from now on. */
+    private void readingAxAndBx() {
+        client().getDatabase("a").getCollection("x").insertOne(new Document("_id", 1));
+        client().getDatabase("b").getCollection("x").insertOne(new Document("_id", 1));
+        running.stream.join(out.handle(AX), new BsonDocument(), now(client()), false);
+        running.stream.join(out.handle(BX), new BsonDocument(), now(client()), false);
+        running.start();
     }
 
     private List<Object> ids(Namespace ns) {
@@ -60,61 +63,44 @@ class DeploymentStreamTest {
     @Test
     void oneStreamReadsTheCollectionsOfSeveralDatabasesEachUnderItsOwnNamespace() throws Exception {
         start();
-        Namespace ax = new Namespace("a", "x");
-        Namespace bx = new Namespace("b", "x");
-        for (Namespace ns : List.of(ax, bx, new Namespace("c", "x"))) {
-            mongo.client().getDatabase(ns.db()).createCollection(ns.coll());
-        }
-        stream.join(out.handle(ax), new BsonDocument(), now(mongo.client()), false);
-        stream.join(out.handle(bx), new BsonDocument(), now(mongo.client()), false);
-        thread.start();
-        mongo.client().getDatabase("a").getCollection("x").insertOne(new Document("_id", 1));
-        mongo.client().getDatabase("b").getCollection("x").insertOne(new Document("_id", 2));
-        mongo.client().getDatabase("c").getCollection("x").insertOne(new Document("_id", 3)); // not read by this task
-        mongo.client().getDatabase("a").getCollection("x").insertOne(new Document("_id", 4));
-        await("both databases' inserts", () -> ids(ax).size() == 2 && ids(bx).size() == 1);
-        assertThat(ids(ax)).containsExactly(1, 4);
-        assertThat(ids(bx)).containsExactly(2);
+        client().getDatabase("c").getCollection("x").insertOne(new Document("_id", 0));
+        readingAxAndBx();
+        client().getDatabase("a").getCollection("x").insertOne(new Document("_id", 2));
+        client().getDatabase("b").getCollection("x").insertOne(new Document("_id", 3));
+        client().getDatabase("c").getCollection("x").insertOne(new Document("_id", 4)); // not read by this task
+        client().getDatabase("a").getCollection("x").insertOne(new Document("_id", 5));
+        await("both databases' inserts", () -> ids(AX).size() == 2 && ids(BX).size() == 1);
+        assertThat(ids(AX)).containsExactly(2, 5);
+        assertThat(ids(BX)).containsExactly(3);
         assertThat(out.delivered).allMatch(d -> !d.collection().ns().db().equals("c"));
+        assertThat(running.stream.members()).isEqualTo(2);
     }
 
     @Test
     void aDroppedDatabaseIsReportedForItsCollectionsAndTheOtherDatabasesGoOnWithoutAnInvalidate() throws Exception {
         start();
-        Namespace ax = new Namespace("a", "x");
-        Namespace bx = new Namespace("b", "x");
-        mongo.client().getDatabase("a").getCollection("x").insertOne(new Document("_id", 1));
-        mongo.client().getDatabase("b").getCollection("x").insertOne(new Document("_id", 1));
-        stream.join(out.handle(ax), new BsonDocument(), now(mongo.client()), false);
-        stream.join(out.handle(bx), new BsonDocument(), now(mongo.client()), false);
-        thread.start();
-        mongo.client().getDatabase("a").drop();
-        mongo.client().getDatabase("b").getCollection("x").insertOne(new Document("_id", 2));
-        mongo.client().getDatabase("a").getCollection("x").insertOne(new Document("_id", 3));
-        await("b's insert and a's insert after the drop", () -> ids(bx).contains(2) && ids(ax).contains(3));
-        assertThat(controls(ax)).containsExactly(ControlType.DROP, ControlType.DROP_DATABASE);
-        assertThat(controls(bx)).isEmpty();
+        readingAxAndBx();
+        client().getDatabase("a").drop();
+        client().getDatabase("b").getCollection("x").insertOne(new Document("_id", 2));
+        client().getDatabase("a").getCollection("x").insertOne(new Document("_id", 3));
+        await("b's insert and a's insert after the drop", () -> ids(BX).contains(2) && ids(AX).contains(3));
+        assertThat(controls(AX)).containsExactly(ControlType.DROP, ControlType.DROP_DATABASE);
+        assertThat(controls(BX)).isEmpty();
         assertThat(out.lost).isEmpty();
     }
 
     @Test
     void aRenameOntoACollectionOfOneDatabaseMakesItCopiedAgainAndNoOtherDatabasesCollection() throws Exception {
         start();
-        Namespace ax = new Namespace("a", "x");
-        Namespace bx = new Namespace("b", "x");
-        mongo.client().getDatabase("a").getCollection("x").insertOne(new Document("_id", 1));
-        mongo.client().getDatabase("b").getCollection("x").insertOne(new Document("_id", 1));
-        mongo.client().getDatabase("b").getCollection("staging").insertOne(new Document("_id", 9));
-        stream.join(out.handle(ax), new BsonDocument(), now(mongo.client()), false);
-        stream.join(out.handle(bx), new BsonDocument(), now(mongo.client()), false);
-        thread.start();
-        mongo.client().getDatabase("b").getCollection("staging").renameCollection(new com.mongodb.MongoNamespace("b", "x"),
+        client().getDatabase("b").getCollection("staging").insertOne(new Document("_id", 9));
+        readingAxAndBx();
+        client().getDatabase("b").getCollection("staging").renameCollection(new com.mongodb.MongoNamespace("b", "x"),
                 new com.mongodb.client.model.RenameCollectionOptions().dropTarget(true));
-        mongo.client().getDatabase("a").getCollection("x").insertOne(new Document("_id", 2));
-        await("the re-copy request and a's insert", () -> !out.recopies.isEmpty() && ids(ax).contains(2));
+        client().getDatabase("a").getCollection("x").insertOne(new Document("_id", 2));
+        await("the re-copy request and a's insert", () -> !out.recopies.isEmpty() && ids(AX).contains(2));
         assertThat(out.recopies).containsExactly("b.x");
-        assertThat(controls(bx)).containsExactly(ControlType.RENAMED_INTO);
-        assertThat(controls(ax)).isEmpty();
-        assertThat(stream.members()).as("a.x alone").isEqualTo(1);
+        assertThat(controls(BX)).containsExactly(ControlType.RENAMED_INTO);
+        assertThat(controls(AX)).isEmpty();
+        assertThat(running.stream.members()).as("a.x alone").isEqualTo(1);
     }
 }
