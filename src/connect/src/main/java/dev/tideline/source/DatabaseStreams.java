@@ -20,9 +20,10 @@ import org.apache.kafka.connect.errors.ConnectException;
 /**
  * The task's change streams ({@link DatabaseStream}), each on its own thread: one per database, opened when
  * the database's first collection joins, or with {@code change.stream.scope=deployment} one for every
- * database ({@link StreamScope#DEPLOYMENT}), opened when the task's first collection joins. A stream hands its batches to the {@link Publisher} and its
- * collections' troubles to each collection ({@link CollectionCapture}); what concerns the whole stream
- * (refused credentials, an unknown error) fails the task here.
+ * database ({@link StreamScope#DEPLOYMENT}), opened when the task's first collection joins. A stream hands
+ * its batches to the {@link Publisher} and its collections' troubles to each collection
+ * ({@link CollectionCapture}); what concerns the whole stream (refused credentials, an unknown error)
+ * fails the task here.
  */
 final class DatabaseStreams {
     private final SourceConfig config;

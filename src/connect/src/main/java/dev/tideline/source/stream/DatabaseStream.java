@@ -80,7 +80,6 @@ public final class DatabaseStream implements Runnable {
     private final FragmentAssembler assembler = new FragmentAssembler();
     private final RepairWindows windows = new RepairWindows();
     private final StreamRecovery recovery;
-    private final StreamScope scope;
     private volatile boolean stopped;
     private volatile int memberCount;
     private volatile boolean open;
@@ -108,18 +107,12 @@ public final class DatabaseStream implements Runnable {
 
     private DatabaseStream(StreamScope scope, Function<List<BsonDocument>, ChangeStreamIterable<RawBsonDocument>> watch,
                            Settings settings, StreamOutput out, StreamRecovery.Sleeper sleeper) {
-        this.scope = scope;
         this.db = scope.label();
         this.settings = settings;
         this.out = out;
         this.cursors = new ChangeStreamCursors(watch);
         this.members = new StreamMembers(db, settings.heartbeatIntervalMs());
         this.recovery = new StreamRecovery(scope, settings, members, out, cursors, assembler, new RecoveryAccess(), sleeper);
-    }
-
-    /** What the stream watches. */
-    public StreamScope scope() {
-        return scope;
     }
 
     /**
