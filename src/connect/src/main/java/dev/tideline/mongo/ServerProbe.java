@@ -29,8 +29,8 @@ public final class ServerProbe {
     }
 
     /**
-     * Also checks the connected user's privileges: {@code needs} maps a database to the actions the
-     * connector performs there, as {@code connectionStatus} reports them
+     * Also checks the connected user's privileges: {@code needs} maps a database ("": every database) to the
+     * actions the connector performs there, as {@code connectionStatus} reports them
      * (https://www.mongodb.com/docs/manual/reference/command/connectionStatus/); a server without access
      * control reports no user, and nothing is checked.
      */
@@ -74,7 +74,8 @@ public final class ServerProbe {
         needs.forEach((db, actions) -> {
             List<String> missing = Privileges.missing(status, db, actions);
             if (!missing.isEmpty()) {
-                problems.add(missing + " on database " + db);
+                problems.add(missing + (db.isEmpty() ? " on every database ({db: \"\", collection: \"\"}, e.g. readAnyDatabase)"
+                        : " on database " + db));
             }
         });
         return problems.isEmpty() ? Optional.empty() : Optional.of("the user connected to the " + role + " at " + hosts

@@ -137,14 +137,14 @@ final class CollectionStarts {
         if (c != null) {
             return c.forChunk(c.records().forChunk(partition), stored);
         }
-        CaptureMetrics cm = chunkMetrics.computeIfAbsent(ns, n -> new CaptureMetrics(metrics.collection(n.fullName(), n.db())));
+        CaptureMetrics cm = chunkMetrics.computeIfAbsent(ns, n -> new CaptureMetrics(metrics.collection(n.fullName(), wiring.streams().nameOf(n.db()))));
         return new CollectionCapture(ns, recordsFor(ns).forChunk(partition), new RecordState(RepairProgress.NONE), cm,
                 config.capture().filterFor(ns), stored, wiring);
     }
 
     /** @param repair where the collection's repairs stand, as its stored offset says */
     private CollectionCapture capture(Namespace ns, RecordFactory records, RepairProgress repair, SourceOffset stored) {
-        CaptureMetrics cm = new CaptureMetrics(metrics.collection(ns.fullName(), ns.db()));
+        CaptureMetrics cm = new CaptureMetrics(metrics.collection(ns.fullName(), wiring.streams().nameOf(ns.db())));
         return new CollectionCapture(ns, records, new RecordState(repair), cm, config.capture().filterFor(ns), stored, wiring);
     }
 

@@ -9,6 +9,7 @@ import dev.tideline.source.config.CaptureSettings;
 import dev.tideline.source.config.SourceConfig;
 import dev.tideline.source.stream.DatabaseStream;
 import dev.tideline.source.stream.StreamOutput;
+import dev.tideline.source.stream.StreamScope;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,10 +18,12 @@ import java.util.function.BiConsumer;
 import org.apache.kafka.connect.errors.ConnectException;
 
 /**
- * The task's change streams, one per database ({@link DatabaseStream}), each on its own thread, opened
- * when the database's first collection joins. A stream hands its batches to the {@link Publisher} and its
- * collections' troubles to each collection ({@link CollectionCapture}); what concerns the whole stream
- * (refused credentials, an unknown error) fails the task here.
+ * The task's change streams ({@link DatabaseStream}), each on its own thread: one per database, opened when
+ * the database's first collection joins, or with {@code change.stream.scope=deployment} one for every
+ * database ({@link StreamScope#DEPLOYMENT}), opened when the task's first collection joins. A stream hands
+ * its batches to the {@link Publisher} and its collections' troubles to each collection
+ * ({@link CollectionCapture}); what concerns the whole stream (refused credentials, an unknown error)
+ * fails the task here.
  */
 final class DatabaseStreams {
     private final SourceConfig config;
@@ -33,6 +36,7 @@ final class DatabaseStreams {
     private final BiConsumer<String, List<org.bson.BsonValue>> signals;
     /** How a drop in a stream reaches the destination ({@code drop.policy}). */
     private final DropMarkers drops;
+    /** The streams by what they watch: a database's name, or {@link StreamScope#label()} of the deployment. */
     private final Map<String, DatabaseStream> streams = new ConcurrentHashMap<>();
     private final List<Thread> streamThreads = new ArrayList<>();
 
@@ -48,7 +52,7 @@ final class DatabaseStreams {
         this.drops = new DropMarkers(config.capture().dropPolicy(), config.topics()::markerPartitions);
     }
 
-    /** The streams by database, live (for the task's gauges). */
+    /** The streams by what they watch, live (for the task's gauges). */
     Map<String, DatabaseStream> byDatabase() {
         return streams;
     }
@@ -58,17 +62,30 @@ final class DatabaseStreams {
         of(c.ns().db()).join(c, c.filter(), from.streamPosition(), from.isAfterCopy());
     }
 
-    /** The change stream of {@code db}, opened now if it is not yet. */
+    /** What the stream that reads {@code db}'s collections watches. */
+    private StreamScope scopeOf(String db) {
+        return config.capture().streamScope() == CaptureSettings.StreamScope.DEPLOYMENT ? StreamScope.DEPLOYMENT
+                : StreamScope.database(db);
+    }
+
+    /** How logs and metrics name the stream that reads {@code db}'s collections. */
+    String nameOf(String db) {
+        return scopeOf(db).label();
+    }
+
+    /** The change stream that reads {@code db}'s collections, opened now if it is not yet. */
     synchronized DatabaseStream of(String db) {
-        DatabaseStream existing = streams.get(db);
+        StreamScope scope = scopeOf(db);
+        DatabaseStream existing = streams.get(scope.label());
         if (existing != null) {
             return existing;
         }
         CaptureSettings capture = config.capture();
-        DatabaseStream s = new DatabaseStream(db, client.getDatabase(db), new DatabaseStream.Settings(capture.batchSize(),
-                capture.maxAwaitMs(), capture.heartbeatIntervalMs(), capture.tenantField() != null, capture.largeEventPolicy(),
-                config.repair().enabled()), new Output(db));
-        streams.put(db, s);
+        DatabaseStream.Settings settings = new DatabaseStream.Settings(capture.batchSize(), capture.maxAwaitMs(),
+                capture.heartbeatIntervalMs(), capture.tenantField() != null, capture.largeEventPolicy(), config.repair().enabled());
+        DatabaseStream s = scope.isDeployment() ? DatabaseStream.deployment(client, settings, new Output(scope))
+                : new DatabaseStream(db, client.getDatabase(db), settings, new Output(scope));
+        streams.put(scope.label(), s);
         streamThreads.add(threads.start(s, "stream", true));
         return s;
     }
@@ -95,12 +112,12 @@ final class DatabaseStreams {
         return streams.size();
     }
 
-    /** What one database's stream reports of itself. */
+    /** What one stream reports of itself. */
     private final class Output implements StreamOutput {
-        private final String db;
+        private final StreamScope scope;
 
-        Output(String db) {
-            this.db = db;
+        Output(StreamScope scope) {
+            this.scope = scope;
         }
 
         @Override
@@ -111,27 +128,28 @@ final class DatabaseStreams {
         @Override
         public void failed(RuntimeException e) {
             if (MongoErrors.classify(e) == ErrorClass.AUTH) {
-                queue.fail(new ConnectException("The change stream of " + db + " failed: authentication or authorization refused by "
-                        + "the source (" + e.getMessage() + "). Check the user and password in mongodb.uri and that the user may "
-                        + "open change streams on the database (changeStream and find on {db: \"" + db + "\", collection: \"\"}).", e));
+                queue.fail(new ConnectException("The change stream of " + scope.label() + " failed: authentication or authorization "
+                        + "refused by the source (" + e.getMessage() + "). Check the user and password in mongodb.uri and that the "
+                        + "user may open change streams on " + scope.label() + " (" + scope.privilege() + ")"
+                        + (scope.isDeployment() ? ", or set " + CaptureSettings.STREAM_SCOPE + "=database" : "") + ".", e));
             } else {
-                queue.fail(new ConnectException("The change stream of " + db + " failed: " + e, e));
+                queue.fail(new ConnectException("The change stream of " + scope.label() + " failed: " + e, e));
             }
         }
 
         @Override
         public void retrying(RuntimeException e, long delayMs) {
-            metrics.streamRetrying(db, MongoErrors.isUnreachable(e));
+            metrics.streamRetrying(scope.label(), MongoErrors.isUnreachable(e));
         }
 
         @Override
-        public void signals(List<org.bson.BsonValue> ids) {
+        public void signals(String db, List<org.bson.BsonValue> ids) {
             signals.accept(db, ids);
         }
 
         @Override
         public void opened(int collectionCount) {
-            metrics.streamOpened(db);
+            metrics.streamOpened(scope.label());
         }
     }
 }

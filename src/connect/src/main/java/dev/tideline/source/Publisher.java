@@ -50,7 +50,7 @@ final class Publisher {
             try {
                 c.append(d.item(), out);
             } catch (RuntimeException failure) {
-                throw new CollectionFailure(c.ns().coll(), failure);
+                throw new CollectionFailure(c.ns(), failure);
             }
             byCollection.computeIfAbsent(c, k -> new ArrayList<>()).add(d.item());
         }

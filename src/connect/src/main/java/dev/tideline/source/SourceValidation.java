@@ -81,7 +81,8 @@ final class SourceValidation {
     /**
      * What the source does on each database it names literally in database.include: list and read
      * collections, and open change streams (one per database: changeStream and find on the database)
-     * unless it only scans. Regex entries are not checked here.
+     * unless it only scans. Regex entries are not checked here. With change.stream.scope=deployment, the
+     * one stream needs changeStream and find on every database: under the key "" (resource {db: ""}).
      */
     static Map<String, List<String>> privilegeNeeds(Map<String, String> props) {
         String include = props.getOrDefault(SelectionSettings.DATABASE_INCLUDE, "");
@@ -92,6 +93,10 @@ final class SourceValidation {
             if (LITERAL_NAME.matcher(db.trim()).matches()) {
                 needs.put(db.trim(), actions);
             }
+        }
+        boolean deployment = "deployment".equalsIgnoreCase(props.getOrDefault(CaptureSettings.STREAM_SCOPE, "database").trim());
+        if (!scanOnly && deployment) {
+            needs.put("", List.of("find", "changeStream"));
         }
         return needs;
     }

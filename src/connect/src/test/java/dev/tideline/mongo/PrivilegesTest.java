@@ -49,4 +49,13 @@ class PrivilegesTest {
                 + "{\"resource\": {\"cluster\": true}, \"actions\": [\"remove\"]}]");
         assertThat(Privileges.missing(r, "shop_replica", List.of("find", "insert", "update", "remove"))).containsExactly("remove");
     }
+
+    @Test
+    void aDeploymentStreamNeedsTheGrantOnEveryDatabaseNotOneDatabasesRole() {
+        // change.stream.scope=deployment asks under "" (every database): a read role on one database does not cover it
+        BsonDocument oneDb = reply("[{\"resource\": {\"db\": \"shop\", \"collection\": \"\"}, \"actions\": [\"find\", \"changeStream\"]}]");
+        BsonDocument anyDb = reply("[{\"resource\": {\"db\": \"\", \"collection\": \"\"}, \"actions\": [\"find\", \"changeStream\"]}]");
+        assertThat(Privileges.missing(oneDb, "", List.of("find", "changeStream"))).containsExactly("find", "changeStream");
+        assertThat(Privileges.missing(anyDb, "", List.of("find", "changeStream"))).isEmpty();
+    }
 }

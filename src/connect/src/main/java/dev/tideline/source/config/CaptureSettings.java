@@ -31,6 +31,7 @@ public final class CaptureSettings {
     public static final String HEARTBEAT_INTERVAL_MS = "heartbeat.interval.ms";
     public static final String BATCH_SIZE = "batch.size";
     public static final String MAX_AWAIT_MS = "change.stream.max.await.ms";
+    public static final String STREAM_SCOPE = "change.stream.scope";
     public static final String LARGE_EVENT_POLICY = "large.event.policy";
     public static final String DROP_POLICY = "drop.policy";
     public static final String BACKFILL_MAX_CONCURRENT = "backfill.max.concurrent";
@@ -53,6 +54,11 @@ public final class CaptureSettings {
 
     private static final EnumValidator DROPS = ConfigChoices.validator(DropPolicy.class);
 
+    /** What one change stream of a task watches: one database, or every database the task reads. */
+    public enum StreamScope { DATABASE, DEPLOYMENT }
+
+    private static final EnumValidator SCOPES = ConfigChoices.validator(StreamScope.class);
+
     private final Mode mode;
     private final InitialSync initialSync;
     private final LostHistoryPolicy lostHistoryPolicy;
@@ -64,6 +70,7 @@ public final class CaptureSettings {
     private final long heartbeatIntervalMs;
     private final int batchSize;
     private final int maxAwaitMs;
+    private final StreamScope streamScope;
     private final LargeEventPolicy largeEventPolicy;
     private final DropPolicy dropPolicy;
     private final int backfillMaxConcurrent;
@@ -82,6 +89,7 @@ public final class CaptureSettings {
         heartbeatIntervalMs = c.getLong(HEARTBEAT_INTERVAL_MS);
         batchSize = c.getInt(BATCH_SIZE);
         maxAwaitMs = c.getInt(MAX_AWAIT_MS);
+        streamScope = ConfigChoices.parse(StreamScope.class, STREAM_SCOPE, c.getString(STREAM_SCOPE));
         largeEventPolicy = ConfigChoices.parse(LargeEventPolicy.class, LARGE_EVENT_POLICY, c.getString(LARGE_EVENT_POLICY));
         dropPolicy = ConfigChoices.parse(DropPolicy.class, DROP_POLICY, c.getString(DROP_POLICY));
         backfillMaxConcurrent = c.getInt(BACKFILL_MAX_CONCURRENT);
@@ -162,6 +170,15 @@ public final class CaptureSettings {
                 "How long the server may hold an empty change-stream getMore (and, against a server that answers at once, "
                         + "the longest back-off between empty polls).",
                 GROUP, ++order, Width.SHORT, "Change stream max await (ms)");
+        def.define(STREAM_SCOPE, Type.STRING, "database", SCOPES, Importance.MEDIUM,
+                "What one change stream of a task watches. database: one stream per database the task reads (one thread and "
+                        + "one connection each; each reads the oplog on its own). deployment: one stream for all of them "
+                        + "(client.watch(), matching the task's collections by namespace): threads, connections and oplog reads "
+                        + "stay flat in the number of databases; the user needs changeStream and find on every database "
+                        + "({db: \"\", collection: \"\"}, e.g. readAnyDatabase). With deployment, a lost history, a refused "
+                        + "privilege or a busy database concerns the one stream of all the task's databases "
+                        + "(docs/operations.md says when database is the better choice).",
+                GROUP, ++order, Width.SHORT, "Change stream scope", SCOPES);
         def.define(LARGE_EVENT_POLICY, Type.STRING, "park", LARGE_EVENTS, Importance.MEDIUM,
                 "An event over 16 MB (e.g. an update whose looked-up document and pre-image together exceed it) on a server "
                         + "without $changeStreamSplitLargeEvent (before MongoDB 7.0 and 6.0.9; where the server has it, such "
@@ -183,7 +200,7 @@ public final class CaptureSettings {
                 "How many collections a task copies at once (backfills, re-copies); the others wait their turn. Each copy "
                         + "holds one MongoDB connection and two threads while it runs. Date scans (mode=scan) run on as many "
                         + "threads. The change streams take one connection and one thread per database, whatever the number "
-                        + "of collections.",
+                        + "of collections (one in all with change.stream.scope=deployment).",
                 GROUP, ++order, Width.SHORT, "Concurrent backfills");
         def.define(BACKFILL_SPLIT_MIN_DOCUMENTS, Type.LONG, 5_000_000L, ConfigDef.Range.atLeast(0), Importance.MEDIUM,
                 "A collection of at least this many documents (estimated) is copied by all the connector's tasks at once "
@@ -264,6 +281,11 @@ public final class CaptureSettings {
 
     public int maxAwaitMs() {
         return maxAwaitMs;
+    }
+
+    /** One stream per database, or one per task for every database. */
+    public StreamScope streamScope() {
+        return streamScope;
     }
 
     /** full | skip | latest | a date. */

@@ -3,32 +3,35 @@ package dev.tideline.source.stream;
 import com.mongodb.client.ChangeStreamIterable;
 import com.mongodb.client.MongoChangeStreamCursor;
 import com.mongodb.client.MongoCursor;
-import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.changestream.FullDocument;
 import com.mongodb.client.model.changestream.FullDocumentBeforeChange;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.source.capture.StreamPosition;
 import dev.tideline.source.stream.StreamPipeline.Opening;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.bson.BsonDocument;
 import org.bson.RawBsonDocument;
 
 /**
- * Opens a database's change-stream cursors: events as raw bytes ({@link RawChangeEvent} reads them),
+ * Opens a stream's change-stream cursors (a database's, or the deployment's: {@link StreamScope}): events as raw bytes ({@link RawChangeEvent} reads them),
  * the looked-up document on updates, the pre-image where asked, and {@code startAfter} a token, never
  * {@code resumeAfter}: it also goes on after an {@code invalidate} (where {@code resumeAfter} answers 260).
  */
 final class ChangeStreamCursors {
     private static final long PROBE_AWAIT_MS = 10;
 
-    private final MongoDatabase database;
+    /** {@code db.watch(pipeline)} or {@code client.watch(pipeline)}. */
+    private final Function<List<BsonDocument>, ChangeStreamIterable<RawBsonDocument>> watch;
 
-    ChangeStreamCursors(MongoDatabase database) {
-        this.database = database;
+    ChangeStreamCursors(Function<List<BsonDocument>, ChangeStreamIterable<RawBsonDocument>> watch) {
+        this.watch = watch;
     }
 
     MongoChangeStreamCursor<RawBsonDocument> open(Opening opening, int batchSize, int maxAwaitMs, boolean preImages) {
-        ChangeStreamIterable<RawBsonDocument> it = database.watch(opening.pipeline(), RawBsonDocument.class)
+        ChangeStreamIterable<RawBsonDocument> it = watch.apply(opening.pipeline())
                 .fullDocument(FullDocument.UPDATE_LOOKUP)
                 .batchSize(batchSize)
                 .maxAwaitTime(maxAwaitMs, TimeUnit.MILLISECONDS);

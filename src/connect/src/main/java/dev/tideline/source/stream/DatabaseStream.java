@@ -1,7 +1,10 @@
 package dev.tideline.source.stream;
 
+import com.mongodb.client.ChangeStreamIterable;
 import com.mongodb.client.MongoChangeStreamCursor;
+import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoDatabase;
+import dev.tideline.event.Namespace;
 import dev.tideline.log.LogText;
 import dev.tideline.source.capture.CollectionHandle;
 import dev.tideline.source.capture.StreamPosition;
@@ -14,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
 import org.bson.RawBsonDocument;
@@ -21,15 +25,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * ONE change stream for every collection a task captures in one database, on one thread: whatever the
- * number of collections, a task holds one cursor (one connection, while a getMore waits) per database.
+ * ONE change stream for every collection a task captures in one database, or in every database
+ * ({@link StreamScope}: {@code change.stream.scope}), on one thread: whatever the number of collections,
+ * a task holds one cursor (one connection, while a getMore waits) per database, or one in all.
  * MongoDB reads the oplog once per stream, so many collection-level streams would each read all of it
- * (https://www.mongodb.com/docs/manual/administration/change-streams-production-recommendations/).
+ * (https://www.mongodb.com/docs/manual/administration/change-streams-production-recommendations/); a
+ * deployment stream reads it once for all the task's databases.
  *
  * <p>A database-level stream needs the {@code changeStream} and {@code find} actions on the database
  * ({@code {db: <db>, collection: ""}}, e.g. the built-in {@code read} role); it never sees
  * {@code system.*} collections, and it is not invalidated by a drop or rename of a collection (only
- * by {@code dropDatabase}), so a dropped and re-created collection is simply followed.
+ * by {@code dropDatabase}), so a dropped and re-created collection is simply followed. A deployment
+ * stream needs those actions on every database ({@code {db: "", collection: ""}}) and is never invalidated:
+ * a {@code dropDatabase} is reported for that database's collections and the others go on.
  *
  * <p>Offsets stay per collection. Each collection ("member") has its position; the stream opens at
  * the earliest and each member drops the events it already has ({@link StreamPosition#covers}), the
@@ -65,6 +73,7 @@ public final class DatabaseStream implements Runnable {
     private record Join(CollectionHandle collection, BsonDocument filter, StreamPosition position, boolean afterCopy) {
     }
 
+    /** How logs name the stream: its database, or "the deployment". */
     private final String db;
     private final Settings settings;
     private final StreamOutput out;
@@ -84,22 +93,29 @@ public final class DatabaseStream implements Runnable {
     private long lastOpenMs;
     private long idleSleepMs = MIN_IDLE_SLEEP_MS;
 
+    /** The stream of one database. */
     public DatabaseStream(String db, MongoDatabase database, Settings settings, StreamOutput out) {
-        this(db, database, settings, out, Thread::sleep);
+        this(StreamScope.database(db), p -> database.watch(p, RawBsonDocument.class), settings, out, Thread::sleep);
+    }
+
+    /** The stream of the deployment: {@code client.watch()}, its collections in any database. */
+    public static DatabaseStream deployment(MongoClient client, Settings settings, StreamOutput out) {
+        return new DatabaseStream(StreamScope.DEPLOYMENT, p -> client.watch(p, RawBsonDocument.class), settings, out, Thread::sleep);
     }
 
     /** @param sleeper how recovery waits before the stream reopens */
     DatabaseStream(String db, MongoDatabase database, Settings settings, StreamOutput out, StreamRecovery.Sleeper sleeper) {
-        this.db = db;
-        this.settings = settings;
-        this.out = out;
-        this.cursors = new ChangeStreamCursors(database);
-        this.members = new StreamMembers(db, settings.heartbeatIntervalMs());
-        this.recovery = new StreamRecovery(db, settings, members, out, cursors, assembler, new RecoveryAccess(), sleeper);
+        this(StreamScope.database(db), p -> database.watch(p, RawBsonDocument.class), settings, out, sleeper);
     }
 
-    public String database() {
-        return db;
+    private DatabaseStream(StreamScope scope, Function<List<BsonDocument>, ChangeStreamIterable<RawBsonDocument>> watch,
+                           Settings settings, StreamOutput out, StreamRecovery.Sleeper sleeper) {
+        this.db = scope.label();
+        this.settings = settings;
+        this.out = out;
+        this.cursors = new ChangeStreamCursors(watch);
+        this.members = new StreamMembers(db, settings.heartbeatIntervalMs());
+        this.recovery = new StreamRecovery(scope, settings, members, out, cursors, assembler, new RecoveryAccess(), sleeper);
     }
 
     /**
@@ -278,9 +294,7 @@ public final class DatabaseStream implements Runnable {
         readPosition = read;
         recopied.forEach((c, renamedAt) -> c.recopy("renamed onto", renamedAt));
         windows.handedOver();
-        if (!batch.signals.isEmpty()) {
-            out.signals(batch.signals);
-        }
+        batch.signals.forEach(out::signals);
         memberCount = members.size();
         recovery.handedOver(read);
     }

@@ -1,5 +1,6 @@
 package dev.tideline.source.stream;
 
+import dev.tideline.event.Namespace;
 import dev.tideline.mongo.BsonOrder;
 import dev.tideline.source.capture.Captured;
 import dev.tideline.source.capture.CollectionHandle;

@@ -1,5 +1,6 @@
 package dev.tideline.source.stream;
 
+import dev.tideline.event.Namespace;
 import dev.tideline.source.capture.Captured;
 import dev.tideline.source.capture.SourceOffset;
 import dev.tideline.source.capture.StreamPosition;
@@ -12,15 +13,15 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.bson.BsonValue;
 
 /**
- * The repair windows open on one database's stream, and what the stream reads of the signal
- * collection: a watermark's insert is its window's low mark and its delete the high mark; any other
+ * The repair windows open on one change stream, and what the stream reads of the signal
+ * collections (one per database): a watermark's insert is its window's low mark and its delete the high mark; any other
  * insert is a new signal. Called on the stream's thread, except {@link #register}/{@link #cancel}.
  */
 final class RepairWindows {
     /** The collections of the stream. */
     interface Members {
         /** Where a collection stands in the batch being read (null when it is not read here). */
-        StreamPosition positionOf(String collection);
+        StreamPosition positionOf(Namespace collection);
     }
 
     private final Map<String, RepairWindow> windows = new ConcurrentHashMap<>();
@@ -37,21 +38,21 @@ final class RepairWindows {
 
     /**
      * @param out  where the window's records go, in stream order
-     * @param signals where new signal ids go
+     * @param signals where new signal ids go, by database
      */
-    void observe(RawChangeEvent event, Members members, List<Delivery> out, List<BsonValue> signals) {
+    void observe(RawChangeEvent event, Members members, List<Delivery> out, Map<String, List<BsonValue>> signals) {
         if (RepairSignals.COLLECTION.equals(event.coll())) {
             BsonValue id = event.documentId();
             if (RepairSignals.isWatermark(id)) {
                 watermark(event, id.asDocument().get(RepairSignals.WINDOW_KEY), members, out);
             } else if ("insert".equals(event.type()) && id != null) {
-                signals.add(id);
+                signals.computeIfAbsent(event.db(), d -> new ArrayList<>()).add(id);
             }
             return;
         }
         if (!windows.isEmpty() && event.coll() != null) {
             for (RepairWindow w : windows.values()) {
-                if (w.collection().ns().coll().equals(event.coll())) {
+                if (w.collection().ns().coll().equals(event.coll()) && w.collection().ns().db().equals(event.db())) {
                     w.changed(event.documentId());
                 }
             }
@@ -63,10 +64,10 @@ final class RepairWindows {
         if (w == null) {
             return; // another connector's, or one read again after it closed
         }
-        StreamPosition position = members.positionOf(w.collection().ns().coll());
+        StreamPosition position = members.positionOf(w.collection().ns());
         if (position == null) {
             windows.remove(w.id());
-            w.fail(new IllegalStateException(w.collection().ns() + " is no longer read by the change stream"));
+            w.fail(new IllegalStateException(w.collection().ns().fullName() + " is no longer read by the change stream"));
             return;
         }
         List<Captured> items;

@@ -15,22 +15,24 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The collections one database's change stream reads and where each stands: which events each one
- * gets (routing by {@code ns}, dropping what a collection already has), how positions move once a
- * batch is handed over, and which quiet ones are due a heartbeat. Pure: the stream's thread owns it.
+ * The collections one change stream reads (of one database, or of many on a deployment stream) and where
+ * each stands: which events each one gets (routing by {@code ns}, dropping what a collection already has),
+ * how positions move once a batch is handed over, and which quiet ones are due a heartbeat. Pure: the
+ * stream's thread owns it.
  */
 final class StreamMembers {
     private static final Logger log = LoggerFactory.getLogger(StreamMembers.class);
 
     /** One collection of the stream: where the stream read to for it (its record's position is the handle's). */
     private static final class Tracked {
-        final String collection;
+        final Namespace collection;
         final CollectionHandle handle;
         final BsonDocument filter;
         StreamPosition position;
@@ -39,7 +41,7 @@ final class StreamMembers {
         boolean afterCopy;
 
         Tracked(CollectionHandle handle, BsonDocument filter, StreamPosition position, boolean afterCopy, long nowMs) {
-            this.collection = handle.ns().coll();
+            this.collection = handle.ns();
             this.handle = handle;
             this.filter = filter;
             this.position = position;
@@ -57,19 +59,20 @@ final class StreamMembers {
     /** What one batch read: the deliveries, where each collection moves once they are handed over, what must be copied again. */
     static final class Batch {
         final List<Delivery> deliveries = new ArrayList<>();
-        final Map<String, StreamPosition> moved = new HashMap<>();
+        final Map<Namespace, StreamPosition> moved = new HashMap<>();
         /** The collections a rename replaced, each with the rename's cluster time: their copy starts after it. */
-        final Map<String, BsonTimestamp> recopies = new LinkedHashMap<>();
-        /** New repair signals read (their {@code _id}s). */
-        final List<org.bson.BsonValue> signals = new ArrayList<>();
+        final Map<Namespace, BsonTimestamp> recopies = new LinkedHashMap<>();
+        /** New repair signals read (their {@code _id}s), by database. */
+        final Map<String, List<org.bson.BsonValue>> signals = new TreeMap<>();
     }
 
     /** A collection whose position is no longer in the oplog. */
     record Lost(CollectionHandle collection, StreamPosition position, boolean afterCopy) {
     }
 
+    /** The stream's name in logs. */
     private final String db;
-    private final Map<String, Tracked> members = new HashMap<>();
+    private final Map<Namespace, Tracked> members = new HashMap<>();
     private final HeartbeatPacer pacer;
 
     StreamMembers(String db, long heartbeatIntervalMs) {
@@ -78,7 +81,7 @@ final class StreamMembers {
     }
 
     void add(CollectionHandle collection, BsonDocument filter, StreamPosition position, boolean afterCopy, long nowMs) {
-        Tracked previous = members.put(collection.ns().coll(), new Tracked(collection, filter, position, afterCopy, nowMs));
+        Tracked previous = members.put(collection.ns(), new Tracked(collection, filter, position, afterCopy, nowMs));
         if (previous != null) {
             log.warn("Change stream of {}: {} joined again at {} (was at {})", LogText.escape(db), LogText.escape(collection.ns()),
                     position, previous.position);
@@ -93,7 +96,7 @@ final class StreamMembers {
         return members.size();
     }
 
-    boolean contains(String collection) {
+    boolean contains(Namespace collection) {
         return members.containsKey(collection);
     }
 
@@ -108,16 +111,16 @@ final class StreamMembers {
      * Routes one event: to its collection, unless that collection already has it (the stream opened behind
      * it for another one); a rename onto a member makes that member copied again, once: a rename its position
      * already covers is not acted on again; database-wide events are
-     * reported once, under the first member.
+     * reported once, under the database's first member.
      */
     void route(RawChangeEvent event, StreamPosition at, long now, Batch batch) {
         String type = event.type();
-        if ("rename".equals(type) && event.destination() != null && event.destination().startsWith(db + ".")) {
-            String target = event.destination().substring(db.length() + 1);
+        if ("rename".equals(type) && event.destination() != null && event.destination().indexOf('.') > 0) {
+            Namespace target = Namespace.parse(event.destination());
             Tracked t = members.get(target);
             // a rename the target's position covers was read again after a rewind: the target was copied since
             if (t != null && !batch.recopies.containsKey(target) && !batch.moved.getOrDefault(target, t.position).covers(at)) {
-                String detail = "rename of " + db + "." + event.coll() + " onto " + db + "." + target + " at " + event.clusterTime()
+                String detail = "rename of " + event.db() + "." + event.coll() + " onto " + target.fullName() + " at " + event.clusterTime()
                         + ": its documents were replaced without change events; the collection is copied again";
                 log.warn("Change stream of {}: {}", LogText.escape(db), LogText.message(detail));
                 batch.deliveries.add(new Delivery(t.handle, new Captured.Control(ControlType.RENAMED_INTO, detail,
@@ -125,18 +128,23 @@ final class StreamMembers {
                 batch.recopies.put(target, at.clusterTime());
             }
         }
-        String coll = event.coll();
-        if (coll == null) {
+        if (event.coll() == null) {
+            // dropDatabase names its database; invalidate (a database stream's, after it) names none
             Tracked first = members.values().stream().filter(m -> !batch.recopies.containsKey(m.collection))
-                    .min(Comparator.comparing(m -> m.collection)).orElse(null);
+                    .filter(m -> event.db() == null || m.collection.db().equals(event.db()))
+                    .min(Comparator.comparing(m -> m.collection.fullName())).orElse(null);
             if (first != null && ("dropDatabase".equals(type) || "invalidate".equals(type))) {
                 log.warn("Change stream of {}: {} at {}", LogText.escape(db), type, event.clusterTime());
-                batch.deliveries.add(new Delivery(first.handle, EventMapper.map(event, new Namespace(db, first.collection),
+                batch.deliveries.add(new Delivery(first.handle, EventMapper.map(event, first.collection,
                         SourceOffset.streamAt(at), now)));
                 batch.moved.put(first.collection, at);
             }
             return;
         }
+        if (event.db() == null) {
+            return; // no collection of any database: not one of the members' events
+        }
+        Namespace coll = new Namespace(event.db(), event.coll());
         Tracked m = members.get(coll);
         if (m == null || batch.recopies.containsKey(coll)) {
             return; // not read here (parked, or leaving for a copy)
@@ -144,7 +152,7 @@ final class StreamMembers {
         if (batch.moved.getOrDefault(coll, m.position).covers(at)) {
             return;
         }
-        Captured item = FilterExits.apply(m.filter, EventMapper.map(event, new Namespace(db, coll), SourceOffset.streamAt(at), now));
+        Captured item = FilterExits.apply(m.filter, EventMapper.map(event, coll, SourceOffset.streamAt(at), now));
         if (item instanceof Captured.Control c) {
             log.warn("Change stream of {}: {}", LogText.escape(db), LogText.message(c.detail()));
         }
@@ -190,7 +198,7 @@ final class StreamMembers {
     /** Records handed over for these collections (heartbeats, notices) carried their current positions. */
     void sent(List<Delivery> deliveries, long now) {
         for (Delivery d : deliveries) {
-            Tracked t = members.get(d.collection().ns().coll());
+            Tracked t = members.get(d.collection().ns());
             if (t != null) {
                 t.lastRecordMs = now;
             }
@@ -198,7 +206,7 @@ final class StreamMembers {
     }
 
     /** A collection passed an event without a record of its own (a skipped event): it stands after it. */
-    void passed(String collection, StreamPosition at, long now) {
+    void passed(Namespace collection, StreamPosition at, long now) {
         Tracked t = members.get(collection);
         if (t != null) {
             t.position = StreamPosition.max(t.position, at);
@@ -207,19 +215,19 @@ final class StreamMembers {
     }
 
     /** Where a collection stands with this batch's events so far; null when the stream does not read it. */
-    StreamPosition positionIn(Batch batch, String collection) {
+    StreamPosition positionIn(Batch batch, Namespace collection) {
         Tracked t = members.get(collection);
         return t == null || batch.recopies.containsKey(collection) ? null : batch.moved.getOrDefault(collection, t.position);
     }
 
     /** Stops reading a collection; its handle, or null when the stream did not read it. */
-    CollectionHandle remove(String collection) {
+    CollectionHandle remove(Namespace collection) {
         Tracked t = members.remove(collection);
         return t == null ? null : t.handle;
     }
 
     /** The handle of a collection the stream reads, or null. */
-    CollectionHandle handle(String collection) {
+    CollectionHandle handle(Namespace collection) {
         Tracked t = members.get(collection);
         return t == null ? null : t.handle;
     }
@@ -230,8 +238,9 @@ final class StreamMembers {
     }
 
     /** The members the stream opens at {@code point} for, by name. */
-    List<String> at(StreamPosition point) {
-        return members.values().stream().filter(t -> t.position.openingPoint().equals(point)).map(t -> t.collection).sorted().toList();
+    List<Namespace> at(StreamPosition point) {
+        return members.values().stream().filter(t -> t.position.openingPoint().equals(point)).map(t -> t.collection)
+                .sorted(Comparator.comparing(Namespace::fullName)).toList();
     }
 
     /** Removes and returns the members that stand before {@code oldestKept} (all of them when it is null), by name. */
@@ -242,8 +251,8 @@ final class StreamMembers {
                 lost.add(new Lost(t.handle, t.position, t.afterCopy));
             }
         }
-        lost.sort(Comparator.comparing(l -> l.collection().ns().coll()));
-        lost.forEach(l -> members.remove(l.collection().ns().coll()));
+        lost.sort(Comparator.comparing(l -> l.collection().ns().fullName()));
+        lost.forEach(l -> members.remove(l.collection().ns()));
         return lost;
     }
 }

@@ -1,29 +1,30 @@
 package dev.tideline.source.stream;
 
+import dev.tideline.event.Namespace;
 import dev.tideline.source.capture.Captured;
 import dev.tideline.source.capture.CollectionHandle;
 import java.util.List;
 
 /**
- * Where a database's change stream ({@link DatabaseStream}) hands over what it read and reports what
+ * Where a change stream ({@link DatabaseStream}) hands over what it read and reports what
  * concerns the whole stream; what concerns one collection goes to that collection's {@link CollectionHandle}.
  * Called on the stream's thread.
  */
 public interface StreamOutput {
-    /** One item for one collection of the stream's database. */
+    /** One item for one collection of the stream. */
     record Delivery(CollectionHandle collection, Captured item) {
     }
 
     /** A failure building the records of one collection: the stream parks that collection, the others go on. */
     final class CollectionFailure extends RuntimeException {
-        private final String collection;
+        private final Namespace collection;
 
-        public CollectionFailure(String collection, RuntimeException cause) {
-            super("records of " + collection + ": " + cause.getMessage(), cause);
+        public CollectionFailure(Namespace collection, RuntimeException cause) {
+            super("records of " + collection.fullName() + ": " + cause.getMessage(), cause);
             this.collection = collection;
         }
 
-        public String collection() {
+        public Namespace collection() {
             return collection;
         }
     }
@@ -40,7 +41,7 @@ public interface StreamOutput {
     /** The stream (re)opened: the server answers. */
     void opened(int collections);
 
-    /** New repair signals were read (their {@code _id}s in the signal collection), once the batch was handed over. */
-    default void signals(List<org.bson.BsonValue> ids) {
+    /** New repair signals were read (their {@code _id}s in {@code db}'s signal collection), once the batch was handed over. */
+    default void signals(String db, List<org.bson.BsonValue> ids) {
     }
 }

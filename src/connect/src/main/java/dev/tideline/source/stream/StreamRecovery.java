@@ -1,5 +1,6 @@
 package dev.tideline.source.stream;
 
+import dev.tideline.event.Namespace;
 import dev.tideline.log.LogText;
 import dev.tideline.retry.Backoff;
 import dev.tideline.mongo.ErrorClass;
@@ -90,6 +91,8 @@ final class StreamRecovery {
         boolean stopped();
     }
 
+    /** What the stream watches; {@code db} is how logs name it. */
+    private final StreamScope scope;
     private final String db;
     private final DatabaseStream.Settings settings;
     private final StreamMembers members;
@@ -110,9 +113,10 @@ final class StreamRecovery {
     private boolean singleEvent;
     private int singleEventReads;
 
-    StreamRecovery(String db, DatabaseStream.Settings settings, StreamMembers members, StreamOutput out,
+    StreamRecovery(StreamScope scope, DatabaseStream.Settings settings, StreamMembers members, StreamOutput out,
                    ChangeStreamCursors cursors, FragmentAssembler assembler, Stream stream, Sleeper sleeper) {
-        this.db = db;
+        this.scope = scope;
+        this.db = scope.label();
         this.sleeper = sleeper;
         this.settings = settings;
         this.members = members;
@@ -138,7 +142,7 @@ final class StreamRecovery {
      * its history ({@link #findLostHistory}), so a probe answers as the stream would.
      */
     StreamPipeline.Opening plan(boolean trimmed) {
-        return StreamPipeline.plan(db, members.list(), splitSupported, trimmed, settings.repairSignals());
+        return StreamPipeline.plan(scope, members.list(), splitSupported, trimmed, settings.repairSignals());
     }
 
     /**
@@ -303,7 +307,7 @@ final class StreamRecovery {
             String reason = "the change stream answered " + cause.getMessage() + " " + fatalInARow + " times in a row at this "
                     + "collection's position (" + start + "), although its history is still in the oplog: the stream cannot get "
                     + "past it. Reset this collection's offset to copy it again (or to a later position), then restart the task";
-            for (String coll : members.at(start)) {
+            for (Namespace coll : members.at(start)) {
                 park(coll, reason);
             }
             fatalAt = null;
@@ -344,9 +348,12 @@ final class StreamRecovery {
         StreamPosition at = StreamPosition.afterToken(event.token(), event.clusterTime());
         stream.close();
         singleEvent = false;
-        String coll = event.coll() != null && members.contains(event.coll()) ? event.coll() : null;
+        Namespace coll = event.coll() == null || event.db() == null ? null : new Namespace(event.db(), event.coll());
+        if (coll != null && !members.contains(coll)) {
+            coll = null;
+        }
         String what = event.type() + " of _id " + (event.documentId() == null ? "?" : event.documentId().toString())
-                + " in " + db + "." + event.coll() + " at " + event.clusterTime();
+                + " in " + event.db() + "." + event.coll() + " at " + event.clusterTime();
         String unsplittable = splitSupported
                 ? "$changeStreamSplitLargeEvent cannot split it (one of its fields is over 16 MB on its own: " + cause.getMessage() + ")"
                 : "this server cannot split it ($changeStreamSplitLargeEvent needs MongoDB 7.0, or 6.0.9+)";
@@ -369,7 +376,7 @@ final class StreamRecovery {
     }
 
     /** Stops reading a collection, which parks itself (its position stays where its last record left it). */
-    private void park(String coll, String reason) {
+    private void park(Namespace coll, String reason) {
         CollectionHandle c = members.remove(coll);
         if (c == null) {
             return;

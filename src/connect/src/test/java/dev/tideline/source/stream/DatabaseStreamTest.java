@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
  * dropping what it already has, drops and dropDatabase followed, events too large, lost history.
  */
 class DatabaseStreamTest {
-    private static final String DB = "dst";
+    static final String DB = "dst";
 
     private AwaitingMemoryBackend backend;
     private MongoFixture mongo;
@@ -51,11 +51,26 @@ class DatabaseStreamTest {
         final Map<String, String> parkReasons = new ConcurrentHashMap<>();
         final List<String> recopies = new CopyOnWriteArrayList<>();
         final List<RuntimeException> failures = new CopyOnWriteArrayList<>();
-        private final Map<String, Handle> handles = new ConcurrentHashMap<>();
+        private final Map<Namespace, Handle> handles = new ConcurrentHashMap<>();
+        /** The database of {@link #handle(String)}'s collections. */
+        private final String db;
 
-        /** The handle of a collection joining the stream: it records what the stream tells it here. */
+        Recorder() {
+            this(DB);
+        }
+
+        Recorder(String db) {
+            this.db = db;
+        }
+
+        /** The handle of a collection of the recorder's database joining the stream: it records what the stream tells it here. */
         CollectionHandle handle(String collection) {
-            return handles.computeIfAbsent(collection, Handle::new);
+            return handle(new Namespace(db, collection));
+        }
+
+        /** The handle of a collection of any database (a deployment stream's) joining the stream. */
+        CollectionHandle handle(Namespace ns) {
+            return handles.computeIfAbsent(ns, Handle::new);
         }
 
         @Override
@@ -66,16 +81,19 @@ class DatabaseStreamTest {
 
         /** A collection as the stream sees it; it stands where its last delivery left it, like the task's. */
         private final class Handle implements CollectionHandle {
+            private final Namespace ns;
+            /** How the lists above name it: its name in the recorder's database, else its namespace. */
             private final String collection;
             private volatile SourceOffset position;
 
-            Handle(String collection) {
-                this.collection = collection;
+            Handle(Namespace ns) {
+                this.ns = ns;
+                this.collection = ns.db().equals(db) ? ns.coll() : ns.fullName();
             }
 
             @Override
             public Namespace ns() {
-                return new Namespace(DB, collection);
+                return ns;
             }
 
             @Override

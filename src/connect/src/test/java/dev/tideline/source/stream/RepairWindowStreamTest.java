@@ -6,6 +6,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
+import dev.tideline.event.Namespace;
 import dev.tideline.source.capture.Captured;
 import dev.tideline.source.capture.ControlType;
 import dev.tideline.source.capture.SourceOffset;
@@ -43,8 +44,12 @@ class RepairWindowStreamTest {
     static final class Recorder extends DatabaseStreamTest.Recorder {
         final List<BsonValue> signals = new CopyOnWriteArrayList<>();
 
+        Recorder() {
+            super(DB);
+        }
+
         @Override
-        public void signals(List<BsonValue> ids) {
+        public void signals(String db, List<BsonValue> ids) {
             signals.addAll(ids);
         }
     }

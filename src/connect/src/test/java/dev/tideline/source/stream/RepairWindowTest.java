@@ -2,6 +2,7 @@ package dev.tideline.source.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tideline.event.Namespace;
 import dev.tideline.source.capture.Captured;
 import dev.tideline.source.capture.SourceOffset;
 import java.util.ArrayList;

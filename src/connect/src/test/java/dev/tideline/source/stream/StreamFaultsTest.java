@@ -109,7 +109,7 @@ class StreamFaultsTest {
         MongoDatabase db = start(new AwaitingMemoryBackend().maxEventBytes(LIMIT));
         MongoCollection<Document> a = db.getCollection("a");
         a.insertOne(new Document("_id", 1));
-        DatabaseStreamTest.Recorder first = new DatabaseStreamTest.Recorder();
+        DatabaseStreamTest.Recorder first = new DatabaseStreamTest.Recorder(DB);
         DatabaseStream before = streaming(first, "a");
         splitUpdate(a, 2);
         await("the insert and the split update", () -> first.changes("a").size() >= 2);
@@ -122,7 +122,7 @@ class StreamFaultsTest {
         // the looked-up document is small now: the same update event is no longer split
         a.updateOne(new Document("_id", 2), new Document("$unset", new Document("big", "").append("more", "")));
         a.insertOne(new Document("_id", 3));
-        DatabaseStreamTest.Recorder second = new DatabaseStreamTest.Recorder();
+        DatabaseStreamTest.Recorder second = new DatabaseStreamTest.Recorder(DB);
         DatabaseStream after = stream(second);
         after.join(second.handle("a"), new BsonDocument(), stored, false);
         run(after);
@@ -142,7 +142,7 @@ class StreamFaultsTest {
     void anEventTheSplitStageCannotSplitParksItsCollectionByPolicyAndTheOthersGoOn() throws Exception {
         MongoDatabase db = start(new AwaitingMemoryBackend().maxEventBytes(LIMIT));
         db.getCollection("a").insertOne(new Document("_id", 0));
-        DatabaseStreamTest.Recorder out = new DatabaseStreamTest.Recorder();
+        DatabaseStreamTest.Recorder out = new DatabaseStreamTest.Recorder(DB);
         DatabaseStream s = streaming(out, "a", "b");
         db.getCollection("a").insertOne(new Document("_id", 1));
         db.getCollection("a").insertOne(new Document("_id", 2).append("one", "x".repeat(LIMIT))); // one field over the limit
@@ -182,7 +182,7 @@ class StreamFaultsTest {
         }
         assertThat(lastFragment).isNotNull();
         backend.failNext(DB, Set.of("aggregate"), FaultInjectingBackend.RESUMING, 280, "ChangeStreamFatalError", 1);
-        DatabaseStreamTest.Recorder out = new DatabaseStreamTest.Recorder();
+        DatabaseStreamTest.Recorder out = new DatabaseStreamTest.Recorder(DB);
         DatabaseStream s = stream(out);
         s.join(out.handle("a"), new BsonDocument(), StreamPosition.afterToken(lastFragment, null), false);
         run(s);
@@ -206,7 +206,7 @@ class StreamFaultsTest {
         // the stream's own opens fail; the probes' (one event at a time) pass: the history is there
         Predicate<de.bwaldvogel.mongo.bson.Document> streamNotProbe = q -> !(q.get("cursor") instanceof de.bwaldvogel.mongo.bson.Document c
                 && Integer.valueOf(1).equals(c.get("batchSize")));
-        DatabaseStreamTest.Recorder out = new DatabaseStreamTest.Recorder();
+        DatabaseStreamTest.Recorder out = new DatabaseStreamTest.Recorder(DB);
         DatabaseStream s = stream(out);
         s.join(out.handle("a"), new BsonDocument(), now(mongo.client()), false);
         db.getCollection("b").insertOne(new Document("_id", 0));
@@ -238,7 +238,7 @@ class StreamFaultsTest {
         MongoDatabase db = start(backend);
         MongoCollection<Document> a = db.getCollection("a");
         a.insertOne(new Document("_id", 0));
-        DatabaseStreamTest.Recorder out = new DatabaseStreamTest.Recorder();
+        DatabaseStreamTest.Recorder out = new DatabaseStreamTest.Recorder(DB);
         streaming(out, "a");
         int id = 0;
         for (Object[] fault : new Object[][] {{134, "ReadConcernMajorityNotAvailableYet"}, {202, "NetworkInterfaceExceededTimeLimit"}}) {

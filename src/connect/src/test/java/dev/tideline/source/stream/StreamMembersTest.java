@@ -26,8 +26,8 @@ class StreamMembersTest {
     private static RawChangeEvent rename(String from, String to, int seconds) {
         BsonDocument e = new BsonDocument("_id", StreamPositionTest.token(seconds, 1, "01"))
                 .append("operationType", new BsonString("rename")).append("clusterTime", new BsonTimestamp(seconds, 1))
-                .append("ns", new BsonDocument("db", new BsonString("shop")).append("coll", new BsonString(from)))
-                .append("to", new BsonDocument("db", new BsonString("shop")).append("coll", new BsonString(to)));
+                .append("ns", new BsonDocument("db", new BsonString(DatabaseStreamTest.DB)).append("coll", new BsonString(from)))
+                .append("to", new BsonDocument("db", new BsonString(DatabaseStreamTest.DB)).append("coll", new BsonString(to)));
         return RawChangeEvent.parse(new RawBsonDocument(e, new BsonDocumentCodec()));
     }
 
@@ -44,7 +44,7 @@ class StreamMembersTest {
         members.add(handles.handle("orders"), new BsonDocument(), at(100), false, 0);
         StreamMembers.Batch batch = readRename(members);
         assertThat(batch.recopies).as("copied again after the rename's cluster time")
-                .containsExactly(Map.entry("orders", new BsonTimestamp(150, 1)));
+                .containsExactly(Map.entry(handles.handle("orders").ns(), new BsonTimestamp(150, 1)));
         assertThat(batch.deliveries).extracting(d -> ((Captured.Control) d.item()).type()).containsExactly(ControlType.RENAMED_INTO);
     }
 
@@ -70,7 +70,7 @@ class StreamMembersTest {
         StreamMembers.Batch read = readRename(members);
         members.handedOver(read, at(150), 0);
         BsonTimestamp clockLessMargin = new BsonTimestamp(148, 0);
-        BsonTimestamp copyStart = CopyStart.after(read.recopies.get("orders"), clockLessMargin);
+        BsonTimestamp copyStart = CopyStart.after(read.recopies.get(handles.handle("orders").ns()), clockLessMargin);
 
         // the copy is over: orders joins at its start, as CollectionCapture.copied does; a collection joining at 90
         // rewinds the stream before the rename, which it reads again

@@ -2,6 +2,7 @@ package dev.tideline.source.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tideline.event.Namespace;
 import dev.tideline.source.capture.StreamPosition;
 import dev.tideline.source.capture.StreamPositionTest;
 import dev.tideline.source.stream.StreamPipeline.Member;
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 class StreamPipelineTest {
     private static Member member(String coll, int seconds) {
-        return new Member(coll, new BsonDocument(), StreamPosition.afterToken(StreamPositionTest.token(seconds, 1, "01"), null));
+        return new Member(new Namespace("shop", coll), new BsonDocument(), StreamPosition.afterToken(StreamPositionTest.token(seconds, 1, "01"), null));
     }
 
     private static BsonArray branches(Opening o) {
@@ -45,7 +46,7 @@ class StreamPipelineTest {
     @Test
     void aCollectionWithAFilterHasItsOwnBranchAndDeletesStillPass() {
         BsonDocument filter = new BsonDocument("status", new BsonString("open"));
-        Member filtered = new Member("orders", filter, StreamPosition.atOperationTime(new BsonTimestamp(50, 0)));
+        Member filtered = new Member(new Namespace("shop", "orders"), filter, StreamPosition.atOperationTime(new BsonTimestamp(50, 0)));
         Opening o = StreamPipeline.plan("shop", List.of(filtered, member("users", 50)), false, false);
         assertThat(o.start()).isEqualTo(StreamPosition.atOperationTime(new BsonTimestamp(50, 0)));
         BsonDocument branch = branches(o).stream().map(BsonValue::asDocument)
@@ -104,17 +105,35 @@ class StreamPipelineTest {
     @Test
     void theSignalCollectionIsReadWholeOnlyWhereRepairsAreOn() {
         BsonDocument branch = new BsonDocument("ns.coll", new org.bson.BsonString(dev.tideline.source.repair.RepairSignals.COLLECTION));
-        assertThat(StreamPipeline.plan("db", List.of(member("a", 1)), false, false, true).pipeline().get(0)
+        assertThat(StreamPipeline.plan(StreamScope.database("db"), List.of(member("a", 1)), false, false, true).pipeline().get(0)
                 .getDocument("$match").getArray("$or")).contains(branch);
-        assertThat(StreamPipeline.plan("db", List.of(member("a", 1)), false, false, false).pipeline().get(0)
+        assertThat(StreamPipeline.plan(StreamScope.database("db"), List.of(member("a", 1)), false, false, false).pipeline().get(0)
                 .getDocument("$match").getArray("$or")).doesNotContain(branch);
     }
 
     @Test
     void anUnorderableTokenOpensAtTheStartOfItsClusterTime() {
         BsonDocument binData = new BsonDocument("_data", new org.bson.BsonBinary(new byte[] {1}));
-        Member odd = new Member("a", new BsonDocument(), StreamPosition.afterToken(binData, new BsonTimestamp(70, 2)));
+        Member odd = new Member(new Namespace("shop", "a"), new BsonDocument(), StreamPosition.afterToken(binData, new BsonTimestamp(70, 2)));
         assertThat(StreamPipeline.plan("db", List.of(odd, member("b", 80)), false, false).start())
                 .isEqualTo(StreamPosition.atOperationTime(new BsonTimestamp(70, 2)));
+    }
+
+    @Test
+    void aDeploymentStreamNamesTheDatabaseInEveryBranch() {
+        Member ax = new Member(new Namespace("a", "x"), new BsonDocument(), member("x", 1000).position());
+        Member bx = new Member(new Namespace("b", "x"), new BsonDocument(), member("x", 1000).position());
+        Opening o = StreamPipeline.plan(StreamScope.DEPLOYMENT, List.of(ax, bx), false, false, true);
+        BsonArray or = branches(o);
+        BsonArray dbs = new BsonArray(List.of(new BsonString("a"), new BsonString("b")));
+        assertThat(or.get(0).asDocument().getDocument("ns.db").getArray("$in")).isEqualTo(dbs);
+        assertThat(or.get(1).asDocument().getDocument("ns.db").getArray("$in")).isEqualTo(dbs);
+        assertThat(or.get(1).asDocument().getString("ns.coll").getValue()).isEqualTo(dev.tideline.source.repair.RepairSignals.COLLECTION);
+        BsonDocument renames = or.get(2).asDocument();
+        assertThat(renames.containsKey("to.db")).isFalse();
+        assertThat(renames.getArray("$or")).extracting(r -> r.asDocument().getString("to.db").getValue()).containsExactly("a", "b");
+        // x of a and x of b: one branch each, never x of any database
+        assertThat(or.subList(3, or.size())).extracting(b -> b.asDocument().getString("ns.db").getValue() + "."
+                + b.asDocument().getString("ns.coll").getValue()).containsExactly("a.x", "b.x");
     }
 }

@@ -7,6 +7,7 @@ import com.mongodb.MongoCredential;
 import com.mongodb.MongoSecurityException;
 import com.mongodb.MongoSocketReadException;
 import com.mongodb.ServerAddress;
+import dev.tideline.event.Namespace;
 import dev.tideline.source.stream.StreamRecovery.Remedy;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -75,21 +76,21 @@ class StreamRecoveryTest {
 
     @Test
     void aCollectionsFailureParksItUnlessItIsTransientOrRefusedCredentials() {
-        assertThat(decide(new StreamOutput.CollectionFailure("a", new IllegalArgumentException("bad key")))).isEqualTo(Remedy.PARK_COLLECTION);
-        assertThat(decide(new StreamOutput.CollectionFailure("a", refused(999_999)))).isEqualTo(Remedy.PARK_COLLECTION);
+        assertThat(decide(new StreamOutput.CollectionFailure(new Namespace("db", "a"), new IllegalArgumentException("bad key")))).isEqualTo(Remedy.PARK_COLLECTION);
+        assertThat(decide(new StreamOutput.CollectionFailure(new Namespace("db", "a"), refused(999_999)))).isEqualTo(Remedy.PARK_COLLECTION);
         // a collection's failure is about its collection, whatever its cause would mean for the stream
-        assertThat(decide(new StreamOutput.CollectionFailure("a", refused(286)))).isEqualTo(Remedy.PARK_COLLECTION);
-        assertThat(decide(new StreamOutput.CollectionFailure("a", refused(10334)))).isEqualTo(Remedy.PARK_COLLECTION);
-        assertThat(StreamRecovery.decide(new StreamOutput.CollectionFailure("a", new IllegalStateException("x")), true, true, true))
+        assertThat(decide(new StreamOutput.CollectionFailure(new Namespace("db", "a"), refused(286)))).isEqualTo(Remedy.PARK_COLLECTION);
+        assertThat(decide(new StreamOutput.CollectionFailure(new Namespace("db", "a"), refused(10334)))).isEqualTo(Remedy.PARK_COLLECTION);
+        assertThat(StreamRecovery.decide(new StreamOutput.CollectionFailure(new Namespace("db", "a"), new IllegalStateException("x")), true, true, true))
                 .isEqualTo(Remedy.PARK_COLLECTION);
-        assertThat(decide(new StreamOutput.CollectionFailure("a", TRANSIENT))).isEqualTo(Remedy.RETRY);
-        assertThat(decide(new StreamOutput.CollectionFailure("a", AUTH))).isEqualTo(Remedy.FAIL);
+        assertThat(decide(new StreamOutput.CollectionFailure(new Namespace("db", "a"), TRANSIENT))).isEqualTo(Remedy.RETRY);
+        assertThat(decide(new StreamOutput.CollectionFailure(new Namespace("db", "a"), AUTH))).isEqualTo(Remedy.FAIL);
     }
 
     @Test
     void aCollectionsFailureIsReportedAsItsCause() {
         IllegalArgumentException cause = new IllegalArgumentException("bad key");
-        assertThat(StreamRecovery.subject(new StreamOutput.CollectionFailure("a", cause))).isSameAs(cause);
+        assertThat(StreamRecovery.subject(new StreamOutput.CollectionFailure(new Namespace("db", "a"), cause))).isSameAs(cause);
         assertThat(StreamRecovery.subject(TRANSIENT)).isSameAs(TRANSIENT);
     }
 }

@@ -80,7 +80,7 @@ class TransactionResumeTest {
     }
 
     private DatabaseStreamTest.Recorder stream() {
-        DatabaseStreamTest.Recorder out = new DatabaseStreamTest.Recorder();
+        DatabaseStreamTest.Recorder out = new DatabaseStreamTest.Recorder(DB);
         DatabaseStream stream = new DatabaseStream(DB, db, new DatabaseStream.Settings(100, 200, 0, true, LargeEventPolicy.PARK, false), out);
         Thread thread = new Thread(stream, "txn-stream-" + streams.size());
         thread.setDaemon(true);
