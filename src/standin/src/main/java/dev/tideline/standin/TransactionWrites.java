@@ -96,6 +96,16 @@ final class TransactionWrites {
     /** A write of this transaction touched a document another open transaction had written. */
     private boolean conflicted;
     private long snapshot;
+    private final java.time.Instant started;
+
+    TransactionWrites(java.time.Instant started) {
+        this.started = started;
+    }
+
+    /** When the transaction started (its lifetime limit counts from then). */
+    java.time.Instant started() {
+        return started;
+    }
 
     void add(OplogEntry op) {
         ops.add(op);

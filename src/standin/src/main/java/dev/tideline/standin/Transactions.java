@@ -63,14 +63,12 @@ final class Transactions {
     private static final class Transaction {
         final Document lsid;
         final long txnNumber;
-        final TransactionWrites writes = new TransactionWrites();
-        final Instant started;
+        final TransactionWrites writes = new TransactionWrites(Instant.now());
         State state = State.IN_PROGRESS;
 
-        Transaction(Document lsid, long txnNumber, Instant started) {
+        Transaction(Document lsid, long txnNumber) {
             this.lsid = lsid;
             this.txnNumber = txnNumber;
-            this.started = started;
         }
     }
 
@@ -112,7 +110,7 @@ final class Transactions {
             if (txn != null && txn.state == State.IN_PROGRESS) {
                 abort(txn); // a newer transaction of the session aborts the open one
             }
-            txn = new Transaction(withUid((Document) query.get("lsid")), txnNumber, Instant.now());
+            txn = new Transaction(withUid((Document) query.get("lsid")), txnNumber);
             bySession.put(session, txn);
             log.opened(txn.writes);
         } else {
@@ -200,16 +198,17 @@ final class Transactions {
      * can run); transactions past the lifetime limit are aborted first, as MongoDB's reaper aborts them.
      */
     TransactionWrites holder(IndexedOplog log, de.bwaldvogel.mongo.MongoDatabase database, String name, Document query) {
-        Instant expired = Instant.now().minus(lifetimeLimit);
-        bySession.values().stream().filter(t -> t.state == State.IN_PROGRESS && t.started.isBefore(expired)).toList()
-                .forEach(this::abort);
+        TransactionWrites holder = TransactionLocks.holder(log, database, name, query);
+        if (holder == null || Instant.now().isBefore(expiry(holder))) {
+            return holder;
+        }
+        bySession.values().stream().filter(t -> t.writes == holder).findFirst().ifPresent(this::abort);
         return TransactionLocks.holder(log, database, name, query);
     }
 
     /** When the transaction holding {@code writes} is aborted by the lifetime limit at the latest. */
     Instant expiry(TransactionWrites writes) {
-        return bySession.values().stream().filter(t -> t.writes == writes).findFirst()
-                .map(t -> t.started.plus(lifetimeLimit)).orElse(Instant.now());
+        return writes.started().plus(lifetimeLimit);
     }
 
     /** MongoDB's {@code transactionLifetimeLimitSeconds}: a test shortens it. */
