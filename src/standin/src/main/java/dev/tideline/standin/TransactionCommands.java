@@ -31,10 +31,7 @@ final class TransactionCommands {
 
     /** Makes writes outside transactions on {@code channel} wait for them, answered by {@code backend}. */
     void install(Channel channel, Function<MongoMessage, Document> backend) {
-        WaitingWrite.install(channel, backend, () -> {
-            IndexedOplog log = oplog.get();
-            return log != null && log.anyTransactionWrote();
-        }, transactions);
+        WaitingWrite.install(channel, backend, transactions);
     }
 
     /**

@@ -10,7 +10,6 @@ import java.util.Set;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
@@ -19,7 +18,8 @@ import java.util.function.Function;
  * see {@link AwaitingGetMore}): the backend answers such a write with {@link #waitUntil} instead of running it, and
  * this handler, in front of mongo-java-server's on each connection, sends it again when a transaction ends, or when
  * the one it waits for passes its lifetime limit (then aborted, as MongoDB's reaper does). With {@code maxTimeMS} a
- * write that is still waiting then answers MaxTimeMSExpired (50), as MongoDB's does. Other requests pass through.
+ * write that is still waiting then answers MaxTimeMSExpired (50), as MongoDB's does. Other requests pass through; these
+ * are answered here as mongo-java-server's handler answers them ({@link AwaitingGetMore#answer}).
  */
 final class WaitingWrite extends ChannelInboundHandlerAdapter {
     private static final String NAME = "tideline-waiting-write";
@@ -28,19 +28,16 @@ final class WaitingWrite extends ChannelInboundHandlerAdapter {
     static final int MAX_TIME_MS_EXPIRED = 50;
 
     private final Function<MongoMessage, Document> backend;
-    private final BooleanSupplier anyTransactionWrote;
     private final Transactions transactions;
 
-    private WaitingWrite(Function<MongoMessage, Document> backend, BooleanSupplier anyTransactionWrote, Transactions transactions) {
+    private WaitingWrite(Function<MongoMessage, Document> backend, Transactions transactions) {
         this.backend = backend;
-        this.anyTransactionWrote = anyTransactionWrote;
         this.transactions = transactions;
     }
 
     /** Puts the handler in front of mongo-java-server's on {@code channel}, once. */
-    static void install(Channel channel, Function<MongoMessage, Document> backend, BooleanSupplier anyTransactionWrote,
-            Transactions transactions) {
-        AwaitingGetMore.inFrontOfTheServer(channel, NAME, () -> new WaitingWrite(backend, anyTransactionWrote, transactions));
+    static void install(Channel channel, Function<MongoMessage, Document> backend, Transactions transactions) {
+        AwaitingGetMore.inFrontOfTheServer(channel, NAME, () -> new WaitingWrite(backend, transactions));
     }
 
     /** The backend's answer to a write that must wait for the transaction holding one of its documents. */
@@ -50,7 +47,8 @@ final class WaitingWrite extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!(msg instanceof MongoMessage message) || !isOutsideWrite(message.getDocument()) || !anyTransactionWrote.getAsBoolean()) {
+        // every such write, not only while a transaction holds documents: one may start holding them before it runs
+        if (!(msg instanceof MongoMessage message) || !isOutsideWrite(message.getDocument())) {
             ctx.fireChannelRead(msg);
             return;
         }
