@@ -1,22 +1,17 @@
 package dev.tideline.sink;
 
 import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
-import de.bwaldvogel.mongo.MongoServer;
 import dev.tideline.standin.AwaitingMemoryBackend;
-import java.net.InetSocketAddress;
+import dev.tideline.standin.MongoFixture;
 
-/** An in-process mongo-java-server as a sink's destination, with a client on it; close it after each test. */
+/**
+ * The in-process stand-in as a sink's destination, a replica set reached with {@code replicaSet=} as production
+ * MongoDB is, with a client on it; close it after each test.
+ */
 final class DestinationServer implements AutoCloseable {
-    final MongoServer server = new MongoServer(new AwaitingMemoryBackend());
-    final String uri;
-    final MongoClient client;
-
-    DestinationServer() {
-        InetSocketAddress a = server.bind();
-        uri = "mongodb://" + a.getHostString() + ":" + a.getPort();
-        client = MongoClients.create(uri);
-    }
+    private final MongoFixture mongo = MongoFixture.inProcess(new AwaitingMemoryBackend(), true);
+    final String uri = mongo.uri();
+    final MongoClient client = mongo.client();
 
     /** A batch applier writing to database {@code dest} on this server, with these settings besides. */
     BatchApplier applier(java.util.Map<String, String> extra) {
@@ -27,7 +22,6 @@ final class DestinationServer implements AutoCloseable {
 
     @Override
     public void close() {
-        client.close();
-        server.shutdownNow();
+        mongo.close();
     }
 }

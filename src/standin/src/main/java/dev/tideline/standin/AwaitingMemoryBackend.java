@@ -56,7 +56,8 @@ public class AwaitingMemoryBackend extends MemoryBackend {
 
     private volatile ReplicaSet replicaSet;
     private final RetryableWrites retryableWrites = new RetryableWrites();
-    private final Transactions transactions = new Transactions(() -> this.indexedOplog);
+    private final TransactionCommands transactions = new TransactionCommands(writeLock, () -> this.indexedOplog);
+    private final WriteCommands writeCommands = new WriteCommands(ddl, views);
 
     /** Databases whose collections refuse the {@code _id}s MongoDB refuses ({@link StandInDatabase}). */
     @Override
@@ -209,6 +210,20 @@ public class AwaitingMemoryBackend extends MemoryBackend {
         }
     }
 
+    /** Writes outside transactions waiting now for a transaction that wrote one of their documents to end. */
+    public int writesWaitingForTransactions() {
+        return transactions.waitingWrites();
+    }
+
+    /**
+     * MongoDB's {@code transactionLifetimeLimitSeconds} (60 by default): a transaction open longer is aborted, at the
+     * latest when a write waits for it.
+     */
+    public AwaitingMemoryBackend transactionLifetimeLimit(java.time.Duration limit) {
+        transactions.lifetimeLimit(limit);
+        return this;
+    }
+
     /**
      * The primary steps down ({@link ReplicaSet#stepDown()}) between two writes, as MongoDB's step-down takes the
      * lock every write holds (the RSTL) before the node changes state.
@@ -234,6 +249,7 @@ public class AwaitingMemoryBackend extends MemoryBackend {
         if (channel != null) {
             LosslessWire.install(channel);
             AwaitingGetMore.install(channel, answers, waiters);
+            transactions.install(channel, this::handleMessage);
         }
         String name = command.toLowerCase(Locale.ROOT);
         ReplicaSet set = replicaSet;
@@ -252,26 +268,16 @@ public class AwaitingMemoryBackend extends MemoryBackend {
         }
         ReadConcerns.check(query, indexedOplog);
         if (Transactions.endsTransaction(name) || Transactions.isInTransaction(query)) {
-            return withOperationTime(inTransaction(channel, databaseName, command, name, query, member));
+            return withOperationTime(transactions.run(set, member, name, query,
+                    () -> answer(channel, databaseName, command, name, query, member)));
+        }
+        if (name.equals("endsessions")) {
+            transactions.endSessions(query);
+        }
+        if (VIEW_READS.contains(name) || name.equals("getmore")) { // a change stream's updateLookup reads documents too
+            return withOperationTime(transactions.read(() -> answer(channel, databaseName, command, name, query, member)));
         }
         return withOperationTime(answer(channel, databaseName, command, name, query, member));
-    }
-
-    /**
-     * A command of a multi-document transaction, or its commit or abort ({@link Transactions}): one at a time with
-     * the writes, so a transaction's writes are logged or undone between two other writes.
-     */
-    private Document inTransaction(Channel channel, String databaseName, String command, String name, Document query, int member) {
-        synchronized (writeLock) {
-            Document refused = member < 0 ? null : replicaSet.refusal(member, name, query);
-            if (refused != null) {
-                return Transactions.endsTransaction(name) ? refused : Transactions.asTransientError(refused);
-            }
-            if (Transactions.endsTransaction(name)) {
-                return transactions.end(name, query);
-            }
-            return transactions.run(name, query, () -> answer(channel, databaseName, command, name, query, member));
-        }
     }
 
     /**
@@ -311,6 +317,9 @@ public class AwaitingMemoryBackend extends MemoryBackend {
         if (WRITES.contains(name)) {
             synchronized (writeLock) {
                 Document refused = member < 0 ? null : replicaSet.refusal(member, name, query);
+                if (refused == null) {
+                    refused = transactions.mustWait(resolveDatabase(databaseName), name, query);
+                }
                 if (refused != null) {
                     return refused;
                 }
@@ -342,45 +351,7 @@ public class AwaitingMemoryBackend extends MemoryBackend {
     }
 
     private Document write(Channel channel, String databaseName, String command, String name, Document query) {
-        views.refuseWrite(databaseName, name, query, command);
-        switch (name) {
-            case "create" -> {
-                return ddl.create(databaseName, query, () -> super.handleCommand(channel, databaseName, command, query));
-            }
-            case "collmod" -> {
-                return ddl.collMod(databaseName, query);
-            }
-            case "drop" -> {
-                return ddl.drop(databaseName, query, () -> super.handleCommand(channel, databaseName, command, query));
-            }
-            case "insert", "createindexes" -> ddl.createImplicitly(databaseName, collectionArgument(query, command));
-            case "update", "findandmodify" -> {
-                Document nothing = ddl.createsNothing(databaseName, command, query);
-                if (nothing != null) {
-                    return nothing;
-                }
-                ddl.createImplicitly(databaseName, collectionArgument(query, command));
-            }
-            case "renamecollection" -> {
-                if (databaseName.equals("admin")) {
-                    return ddl.rename(query, q -> super.handleCommand(channel, databaseName, command, q));
-                }
-            }
-            case "dropdatabase" -> {
-                return ddl.dropDatabase(databaseName, () -> super.handleCommand(channel, databaseName, command, query));
-            }
-            default -> {
-            }
-        }
-        Document reply = super.handleCommand(channel, databaseName, command, query);
-        if (name.equals("createindexes") && Ddl.isOk(reply)) {
-            ddl.logCreateIndexes(databaseName, query);
-        }
-        return reply;
-    }
-
-    private static String collectionArgument(Document query, String command) {
-        return query.get(command) instanceof String s ? s : null;
+        return writeCommands.write(databaseName, command, name, query, q -> super.handleCommand(channel, databaseName, command, q));
     }
 
     /** What the {@link AwaitingGetMore} handler of each connection asks of this backend. */
@@ -403,7 +374,7 @@ public class AwaitingMemoryBackend extends MemoryBackend {
 
         @Override
         public Document again(Document query) {
-            return withOperationTime(changeStreams.getMore(query));
+            return withOperationTime(transactions.read(() -> changeStreams.getMore(query)));
         }
     }
 }

@@ -149,29 +149,48 @@ public final class IndexedOplog implements Oplog {
     /**
      * Keeps the writes of {@code writes}' transaction out of the oplog while {@code command} runs: they become
      * entries only when it commits ({@link #commit}), as MongoDB logs a transaction's writes at commit; the command
-     * runs under the lock that orders writes, so no other write is logged meanwhile.
+     * runs under the lock that orders writes, so no other write is logged meanwhile. The transaction's documents are in
+     * the collections only while it runs ({@link TransactionWrites#showIn}).
      */
     <T> T within(TransactionWrites writes, java.util.function.Supplier<T> command) {
         synchronized (this) {
             transaction = writes;
+            writes.showIn(this::collectionOf, this::current);
         }
         try {
             return command.get();
         } finally {
             synchronized (this) {
+                writes.hideFrom(this::collectionOf, this::current);
                 transaction = null;
             }
         }
     }
 
+    /** {@code writes}' transaction starts: its snapshot is taken now (see {@link TransactionWrites.Owners}). */
+    synchronized void opened(TransactionWrites writes) {
+        owners.opened(writes);
+    }
+
+    /** Whether any open transaction wrote a document. */
+    synchronized boolean anyTransactionWrote() {
+        return owners.any();
+    }
+
+    /** The open transaction that wrote the document {@code namespace}/{@code id}, or null. */
+    synchronized TransactionWrites ownerOf(String namespace, Object id) {
+        return owners.owner(new TransactionWrites.DocumentKey(namespace, id));
+    }
+
     /**
-     * Logs a committed transaction: one {@code applyOps} entry on {@code admin.$cmd} at one timestamp, holding its
-     * operations in the order they ran (see {@link OplogEntry.Transaction}). A transaction that wrote nothing logs
-     * nothing, as on MongoDB.
+     * Logs a committed transaction: its documents go into the collections for good, and one {@code applyOps} entry
+     * on {@code admin.$cmd} at one timestamp holds its operations in the order they ran (see
+     * {@link OplogEntry.Transaction}). A transaction that wrote nothing logs nothing, as on MongoDB.
      */
     public void commit(Document lsid, long txnNumber, TransactionWrites writes) {
         synchronized (this) {
-            owners.release(writes);
+            writes.showIn(this::collectionOf, this::current);
+            owners.release(writes, true);
             if (writes.ops().isEmpty()) {
                 return;
             }
@@ -189,27 +208,26 @@ public final class IndexedOplog implements Oplog {
     }
 
     /**
-     * Undoes an aborted transaction's writes: each document it touched is put back as it was before the transaction
-     * first wrote it (removed when the transaction inserted it), and so is what this oplog knows of it. Nothing is
-     * logged: MongoDB's oplog never held the writes of a transaction that did not commit.
+     * Forgets an aborted transaction's writes: the collections hold the committed documents already, and what this
+     * oplog knows of each document goes back to how it was before the transaction first wrote it. A collection the
+     * transaction created goes too. Nothing is logged: MongoDB's oplog never held the writes of a transaction that did
+     * not commit.
      */
     public synchronized void rollBack(TransactionWrites writes) {
-        owners.release(writes);
+        owners.release(writes, false);
         writes.before().forEach((key, before) -> {
-            MongoCollection<?> collection = collectionOf(key.namespace());
-            Document now = collection == null ? null : current(key.namespace(), key.id());
-            if (now != null) {
-                collection.removeDocument(now);
-            }
-            if (before != null && collection != null) {
-                collection.addDocument(before.cloneDeeply());
-            }
             if (before == null) {
                 imagesOf(key.namespace()).remove(key.id());
             } else {
                 imagesOf(key.namespace()).put(key.id(), before);
             }
         });
+        for (String namespace : writes.createdCollections()) {
+            backend.resolveDatabase(Namespaces.database(namespace))
+                    .dropCollection(Namespaces.collection(namespace), de.bwaldvogel.mongo.oplog.NoopOplog.get());
+            images.remove(namespace);
+            catalog.remove(namespace);
+        }
     }
 
     /**
@@ -220,6 +238,7 @@ public final class IndexedOplog implements Oplog {
      */
     private synchronized void touched(String namespace, Object id, Document before) {
         if (transaction == null) {
+            owners.committed(new TransactionWrites.DocumentKey(namespace, id));
             return;
         }
         transaction.touched(namespace, id, before);
@@ -228,6 +247,11 @@ public final class IndexedOplog implements Oplog {
 
     /** Logs a command on {@code db.$cmd}, e.g. {@code {renameCollection: "db.a", to: "db.b"}}. */
     public void logCommand(String database, Document command) {
+        synchronized (this) {
+            if (transaction != null && command.get("create") instanceof String created) {
+                transaction.created(database + "." + created);
+            }
+        }
         append(Op.COMMAND, database + ".$cmd", command, null, null, null);
         onWrite.accept(database + ".$cmd");
     }

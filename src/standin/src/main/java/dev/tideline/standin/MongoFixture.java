@@ -44,7 +44,7 @@ public final class MongoFixture implements AutoCloseable {
 
     private MongoFixture(String uri, List<MongoServer> servers, MongoBackend backend, String description) {
         this.uri = uri;
-        this.servers = List.copyOf(servers);
+        this.servers = new java.util.concurrent.CopyOnWriteArrayList<>(servers);
         this.backend = backend;
         this.description = description;
         this.client = MongoClients.create(uri);
@@ -176,6 +176,26 @@ public final class MongoFixture implements AutoCloseable {
     /** The in-process servers (one per replica-set member), for tests that stop them; empty for external servers. */
     public List<MongoServer> servers() {
         return servers;
+    }
+
+    /**
+     * Every member of the in-process replica set stops, as a whole deployment going down: connections reset, ports
+     * closed, every cursor gone. The backend keeps its data and oplog only when told to
+     * ({@link AwaitingMemoryBackend#keepDataOnClose()}), as a mongod keeps what it has on disk.
+     */
+    public void stopServers() {
+        replicaSet().orElseThrow(() -> new IllegalStateException("only the in-process replica set restarts on demand; this is " + this));
+        servers.forEach(MongoServer::shutdownNow);
+    }
+
+    /** Every member stopped by {@link #stopServers()} starts again on its own port, over the same backend. */
+    public void startServers() {
+        List<String> hosts = replicaSet().orElseThrow(() -> new IllegalStateException("not an in-process replica set: " + this)).hosts();
+        for (int i = 0; i < servers.size(); i++) {
+            MongoServer member = new MongoServer(backend);
+            member.bind("127.0.0.1", Integer.parseInt(hosts.get(i).substring(hosts.get(i).lastIndexOf(':') + 1)));
+            servers.set(i, member);
+        }
     }
 
     /** The in-process replica set, for tests that step its primary down; empty for external or standalone servers. */

@@ -5,10 +5,13 @@ import de.bwaldvogel.mongo.bson.Document;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 
 /**
@@ -19,11 +22,12 @@ import java.util.function.Supplier;
  * {@code abortTransaction} (on admin) end it. A session has one transaction at a time; starting a newer one aborts
  * the open one.
  *
- * <p>The writes of an open transaction are applied at once (readers outside it see them: MongoDB's snapshot
- * isolation is not modelled) but logged only at commit, as one {@code applyOps} entry ({@link IndexedOplog#commit}),
- * so change streams see them then, all at the commit's cluster time. An abort, an error inside the transaction
- * (MongoDB aborts the transaction on any error in it) or a step-down (MongoDB aborts open transactions when a primary
- * steps down) puts every document back ({@link IndexedOplog#rollBack}).
+ * <p>The writes of an open transaction are in the collections only while its own commands run, and for good at its
+ * commit ({@link TransactionWrites}): readers outside it see the committed documents, as MongoDB's do. They are logged
+ * only at commit, as one {@code applyOps} entry ({@link IndexedOplog#commit}), so change streams see them then, all at
+ * the commit's cluster time. An abort, an error inside the transaction (MongoDB aborts the transaction on any error in
+ * it), a step-down (MongoDB aborts open transactions when a primary steps down) or the end of its session forgets them
+ * ({@link IndexedOplog#rollBack}), and drops the collections it created.
  *
  * <p>Answers, with MongoDB's codes (src/mongo/base/error_codes.yml): a command for a transaction the session does not
  * have (never started, aborted, or another {@code txnNumber}), and commit or abort of one: NoSuchTransaction (251) with
@@ -31,10 +35,14 @@ import java.util.function.Supplier;
  * {@code withTransaction} does); a command of a committed transaction, or its abort: TransactionCommitted (256); a
  * {@code txnNumber} older than the session's: TransactionTooOld (225); commit of a committed transaction again: ok
  * (the spec retries commit); {@code drop}, {@code renameCollection}, {@code dropDatabase} and {@code collMod} inside
- * one: OperationNotSupportedInTransaction (263); a write to a document another open transaction wrote: WriteConflict
- * (112, {@code TransientTransactionError}), and the transaction is aborted. A write outside any transaction to such a
- * document is not held back as MongoDB holds it (it waits for the transaction to end): don't, in a test. Used under the
- * lock that orders writes.
+ * one: OperationNotSupportedInTransaction (263); a write to a document another open transaction wrote, or that was
+ * committed after this one started (its snapshot): WriteConflict (112, {@code TransientTransactionError}), and the
+ * transaction is aborted. A write outside any transaction to such a
+ * document waits for the transaction to end ({@link TransactionLocks}, {@link WaitingWrite}). A transaction open longer
+ * than the lifetime limit (MongoDB's {@code transactionLifetimeLimitSeconds}, 60 by default) is aborted when a write
+ * waits for it, as MongoDB's periodic reaper aborts it. {@code endSessions} aborts the sessions' open transactions
+ * (https://www.mongodb.com/docs/manual/reference/command/endSessions/; the sessions specification's "ending a session
+ * aborts its transaction"). Used under the lock that orders writes.
  */
 final class Transactions {
     static final int WRITE_CONFLICT = 112;
@@ -55,7 +63,7 @@ final class Transactions {
     private static final class Transaction {
         final Document lsid;
         final long txnNumber;
-        final TransactionWrites writes = new TransactionWrites();
+        final TransactionWrites writes = new TransactionWrites(Instant.now());
         State state = State.IN_PROGRESS;
 
         Transaction(Document lsid, long txnNumber) {
@@ -66,6 +74,8 @@ final class Transactions {
 
     private final Map<Object, Transaction> bySession = new HashMap<>();
     private final Supplier<IndexedOplog> oplog;
+    private final List<Runnable> endListeners = new CopyOnWriteArrayList<>();
+    private volatile Duration lifetimeLimit = Duration.ofSeconds(60);
 
     Transactions(Supplier<IndexedOplog> oplog) {
         this.oplog = oplog;
@@ -102,6 +112,7 @@ final class Transactions {
             }
             txn = new Transaction(withUid((Document) query.get("lsid")), txnNumber);
             bySession.put(session, txn);
+            log.opened(txn.writes);
         } else {
             Document refused = refusal(txn, txnNumber, false);
             if (refused != null) {
@@ -148,6 +159,7 @@ final class Transactions {
         if (commit && txn.state == State.IN_PROGRESS) {
             oplog.get().commit(txn.lsid, txn.txnNumber, txn.writes);
             txn.state = State.COMMITTED;
+            endListeners.forEach(Runnable::run);
         } else if (!commit) {
             abort(txn);
         }
@@ -167,6 +179,55 @@ final class Transactions {
     /** Aborts every open transaction: the primary stepped down. */
     void abortAll() {
         bySession.values().stream().filter(t -> t.state == State.IN_PROGRESS).forEach(this::abort);
+    }
+
+    /** {@code endSessions}: each listed session's open transaction is aborted. */
+    void endSessions(Document query) {
+        if (query.get("endSessions") instanceof List<?> sessions) {
+            for (Object lsid : sessions) {
+                Transaction txn = lsid instanceof Document d ? bySession.remove(d.get("id")) : null;
+                if (txn != null) {
+                    abort(txn);
+                }
+            }
+        }
+    }
+
+    /**
+     * The open transaction holding a document the write {@code name} outside any transaction would write (null: it
+     * can run); transactions past the lifetime limit are aborted first, as MongoDB's reaper aborts them.
+     */
+    TransactionWrites holder(IndexedOplog log, de.bwaldvogel.mongo.MongoDatabase database, String name, Document query) {
+        TransactionWrites holder = TransactionLocks.holder(log, database, name, query);
+        if (holder == null || Instant.now().isBefore(expiry(holder))) {
+            return holder;
+        }
+        bySession.values().stream().filter(t -> t.writes == holder).findFirst().ifPresent(this::abort);
+        return TransactionLocks.holder(log, database, name, query);
+    }
+
+    /** When the transaction holding {@code writes} is aborted by the lifetime limit at the latest. */
+    Instant expiry(TransactionWrites writes) {
+        return writes.started().plus(lifetimeLimit);
+    }
+
+    /** MongoDB's {@code transactionLifetimeLimitSeconds}: a test shortens it. */
+    void lifetimeLimit(Duration limit) {
+        this.lifetimeLimit = limit;
+    }
+
+    /** {@code listener} runs after every commit or abort (a waiting write tries again). */
+    void onEnd(Runnable listener) {
+        endListeners.add(listener);
+    }
+
+    void removeOnEnd(Runnable listener) {
+        endListeners.remove(listener);
+    }
+
+    /** Writes waiting for the end of a transaction now. */
+    int waiting() {
+        return endListeners.size();
     }
 
     /** Why {@code txnNumber} cannot go on in {@code txn} (null: it can); a commit of a committed one can. */
@@ -189,6 +250,7 @@ final class Transactions {
         if (txn.state == State.IN_PROGRESS) {
             oplog.get().rollBack(txn.writes);
             txn.state = State.ABORTED;
+            endListeners.forEach(Runnable::run);
         }
     }
 

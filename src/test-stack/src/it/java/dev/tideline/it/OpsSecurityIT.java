@@ -6,12 +6,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
-import de.bwaldvogel.mongo.MongoServer;
 import dev.tideline.event.ValueFormat;
 import dev.tideline.it.ops.PlainAuthBackend;
 import dev.tideline.it.support.ConnectRest;
 import dev.tideline.it.support.TestStack;
 import dev.tideline.it.support.TopicReader;
+import dev.tideline.standin.MongoFixture;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -35,8 +35,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * No credential reaches an offset, a topic name, a record, a header or a log line. A source and a
- * sink run with {@code user:password@} connection strings against a stand-in that checks the
- * password (SASL PLAIN); afterwards the worker's log and console, the offsets and status topics,
+ * sink run with {@code user:password@} connection strings against a stand-in replica set whose members check
+ * the password (SASL PLAIN); afterwards the worker's log and console, the offsets and status topics,
  * every topic name and every record and header are searched for the password. The source takes its
  * URI from a config provider (the recommended way: the REST API then shows only the reference); the
  * sink takes it inline, which the REST API returns as given (Connect does not mask connector
@@ -58,11 +58,9 @@ class OpsSecurityIT {
         String password = "pw-" + UUID.randomUUID().toString().replace("-", "");
         String wrongPassword = "wrong-" + UUID.randomUUID().toString().replace("-", "");
         PlainAuthBackend backend = new PlainAuthBackend(user, password);
-        MongoServer server = new MongoServer(backend);
-        server.enableOplog();
-        server.bind("127.0.0.1", 0);
-        String hostPort = "127.0.0.1:" + server.getLocalAddress().getPort();
-        String options = "/?authMechanism=PLAIN&authSource=%24external";
+        MongoFixture server = MongoFixture.inProcess(backend, true); // a replica set: every member checks the password
+        String hostPort = String.join(",", server.replicaSet().orElseThrow().hosts());
+        String options = "/?replicaSet=" + server.replicaSet().orElseThrow().name() + "&authMechanism=PLAIN&authSource=%24external";
         String uri = "mongodb://" + user + ":" + password + "@" + hostPort + options;
         String wrongUri = "mongodb://" + user + ":" + wrongPassword + "@" + hostPort + options;
         Path secrets = stack.workDir().resolve("ops-security-secrets.properties");
@@ -159,7 +157,7 @@ class OpsSecurityIT {
             } finally {
                 rest.deleteConnector(SOURCE);
                 rest.deleteConnector(SINK);
-                server.shutdownNow();
+                server.close();
             }
         }
     }

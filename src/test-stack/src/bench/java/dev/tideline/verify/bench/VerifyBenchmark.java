@@ -6,8 +6,8 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.InsertManyOptions;
 import com.mongodb.client.model.Updates;
-import de.bwaldvogel.mongo.MongoServer;
 import dev.tideline.standin.AwaitingMemoryBackend;
+import dev.tideline.standin.MongoFixture;
 import dev.tideline.verify.FindingKind;
 import dev.tideline.verify.report.ReportReader;
 import java.io.BufferedReader;
@@ -72,18 +72,16 @@ public final class VerifyBenchmark {
         int runs = options.runs();
         Path out = options.out();
         Files.createDirectories(out);
-        MongoServer sourceServer = new MongoServer(new AwaitingMemoryBackend());
-        MongoServer destinationServer = new MongoServer(new AwaitingMemoryBackend());
-        sourceServer.bind("127.0.0.1", 0);
-        destinationServer.bind("127.0.0.1", 0);
-        String source = "mongodb://127.0.0.1:" + sourceServer.getLocalAddress().getPort() + "/";
-        String destination = "mongodb://127.0.0.1:" + destinationServer.getLocalAddress().getPort() + "/";
-        try {
-            long loadStart = System.nanoTime();
-            CompletableFuture<Void> a = CompletableFuture.runAsync(() -> load(source, docs, bytes));
-            CompletableFuture<Void> b = CompletableFuture.runAsync(() -> load(destination, docs, bytes));
-            a.join();
-            b.join();
+        // replica sets reached with replicaSet=, as production MongoDB; loaded before their oplogs start, which verify
+        // does not read, so the stand-ins' heap holds each document once
+        long loadStart = System.nanoTime();
+        CompletableFuture<MongoFixture> a = CompletableFuture.supplyAsync(
+                () -> MongoFixture.inProcessOplogAfter(new AwaitingMemoryBackend(), c -> load(c, docs, bytes)));
+        CompletableFuture<MongoFixture> b = CompletableFuture.supplyAsync(
+                () -> MongoFixture.inProcessOplogAfter(new AwaitingMemoryBackend(), c -> load(c, docs, bytes)));
+        try (MongoFixture sourceSet = a.join(); MongoFixture destinationSet = b.join()) {
+            String source = sourceSet.uri();
+            String destination = destinationSet.uri();
             Map<FindingKind, Integer> expected = alter(destination, docs, bytes, differences);
             System.gc();
             long usedMb = (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) >> 20;
@@ -110,18 +108,13 @@ public final class VerifyBenchmark {
             String table = table(docs, bytes, childHeap, rounds, expected);
             Files.writeString(out.resolve("results.txt"), table);
             return table;
-        } finally {
-            sourceServer.shutdownNow();
-            destinationServer.shutdownNow();
         }
     }
 
-    private static void load(String uri, int docs, int bytes) {
-        try (MongoClient c = MongoClients.create(uri)) {
-            MongoCollection<BsonDocument> coll = c.getDatabase(DB).getCollection(COLL, BsonDocument.class);
-            for (int i = 0; i < docs; i += LOAD_BATCH) {
-                coll.insertMany(BenchDocuments.batch(i, Math.min(docs, i + LOAD_BATCH), bytes), new InsertManyOptions().ordered(false));
-            }
+    private static void load(MongoClient c, int docs, int bytes) {
+        MongoCollection<BsonDocument> coll = c.getDatabase(DB).getCollection(COLL, BsonDocument.class);
+        for (int i = 0; i < docs; i += LOAD_BATCH) {
+            coll.insertMany(BenchDocuments.batch(i, Math.min(docs, i + LOAD_BATCH), bytes), new InsertManyOptions().ordered(false));
         }
     }
 
