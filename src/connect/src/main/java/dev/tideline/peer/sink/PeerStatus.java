@@ -105,6 +105,12 @@ final class PeerStatus {
                     + counters.refusalCounts() + "), not applied here; the last " + (now - counters.lastRefusalAt())
                     + " ms ago: " + counters.lastRefusal());
         }
+        PeerMarkers drops = queue.markers();
+        if (drops.lastAt() >= 0 && now - drops.lastAt() <= REFUSALS_SHOWN_MS) {
+            reasons.add(HealthReason.MARKERS_NOT_APPLIED);
+            details.add(drops.notApplied() + " drop(s) of a peer not applied here since the task started; the last "
+                    + (now - drops.lastAt()) + " ms ago: " + drops.last());
+        }
         long lag = queue.lastRecordTimestamp() < 0 ? 0 : now - queue.lastRecordTimestamp();
         if (queue.queued() > 0 && lag > lagDegradedMs) {
             reasons.add(HealthReason.LAG);
