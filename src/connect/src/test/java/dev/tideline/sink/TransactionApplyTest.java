@@ -70,9 +70,13 @@ class TransactionApplyTest {
 
     @Test
     void oneRecordPerBatchNoneTakenForStale() {
+        assertOneRecordPerBatchNoneTakenForStale(records());
+    }
+
+    private void assertOneRecordPerBatchNoneTakenForStale(List<SinkRecord> records) {
         BatchApplier applier = destination.applier(Map.of());
         long stale = 0;
-        for (SinkRecord r : records()) {
+        for (SinkRecord r : records) {
             stale += applier.apply(List.of(r)).stale();
         }
         assertThat(stale).isZero();
@@ -120,13 +124,7 @@ class TransactionApplyTest {
 
     @Test
     void withTheirIndexesOneRecordPerBatchNoneTakenForStale() {
-        BatchApplier applier = destination.applier(Map.of());
-        long stale = 0;
-        for (SinkRecord r : recordsWithTheirIndexes()) {
-            stale += applier.apply(List.of(r)).stale();
-        }
-        assertThat(stale).isZero();
-        assertTheTransactionsOutcome();
+        assertOneRecordPerBatchNoneTakenForStale(recordsWithTheirIndexes());
     }
 
     @Test

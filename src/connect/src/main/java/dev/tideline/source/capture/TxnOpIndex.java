@@ -1,9 +1,7 @@
 package dev.tideline.source.capture;
 
-import java.util.HexFormat;
 import java.util.OptionalInt;
 import org.bson.BsonDocument;
-import org.bson.BsonValue;
 
 /**
  * The {@code txnOpIndex} a MongoDB change event's resume token carries: the event's index among the operations
@@ -32,15 +30,9 @@ public final class TxnOpIndex {
 
     /** The event's {@code txnOpIndex}, or empty when the token is not an event's MongoDB 4.2+ token. */
     public static OptionalInt of(BsonDocument token) {
-        BsonValue data = token == null ? null : token.get("_data");
-        if (data == null || !data.isString()) {
+        byte[] key = TokenBytes.of(token);
+        if (key == null) {
             return OptionalInt.empty();
-        }
-        byte[] key;
-        try {
-            key = HexFormat.of().parseHex(data.asString().getValue());
-        } catch (IllegalArgumentException e) {
-            return OptionalInt.empty(); // not hex: not a KeyString token
         }
         if (key.length <= CLUSTER_TIME_BYTES || (key[0] & 0xFF) != TIMESTAMP_TYPE) {
             return OptionalInt.empty();
