@@ -99,8 +99,9 @@ final class PeerMarkers {
     private void report(MarkerReader.Routed m, String cluster) {
         notApplied++;
         lastAt = System.currentTimeMillis();
-        last = "a drop of " + m.marker().ns() + " (epoch " + ResnapshotMarker.show(m.marker().epoch()) + ") on cluster "
-                + (cluster == null ? "(unnamed)" : cluster) + " is not applied: " + m.destination()
+        last = "a copy of nothing of " + m.marker().ns() + " (epoch " + ResnapshotMarker.show(m.marker().epoch())
+                + ") from cluster " + (cluster == null ? "(unnamed)" : cluster) + ", which is how its source sends a drop (or a "
+                + "rename away, a dropDatabase; or a copy that found nothing new to send), is not applied: " + m.destination()
                 + " keeps its documents from before it";
         log.warn("Peer sink: {}. Peer mode does not apply drops (nor renames away, nor dropDatabase). Drop the collection on "
                         + "every cluster of the link, or set drop.policy=report on the peers' sources to have drops reported "

@@ -63,7 +63,7 @@ class PeerDropMarkersTest {
 
         assertThat(queue.add(drop.subList(3, 4))).isEmpty();
         assertThat(queue.markers().notApplied()).isEqualTo(1);
-        assertThat(queue.markers().last()).contains("a drop of app.docs").contains("on cluster B").contains("is not applied");
+        assertThat(queue.markers().last()).contains("a copy of nothing of app.docs").contains("from cluster B").contains("is not applied");
         assertThat(queue.markers().lastAt()).isPositive();
 
         queue.add(copyOfNothing(DROP, "B")); // the source sends its markers again after a crash
