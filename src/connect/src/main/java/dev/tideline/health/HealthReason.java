@@ -25,11 +25,6 @@ public enum HealthReason {
      * record safety settings): those changes are not applied on this cluster.
      */
     REFUSED_RECORDS(HealthState.DEGRADED, "refused-records"),
-    /**
-     * Peer link: a peer's source sent a drop (of a collection, a rename away, a dropDatabase) that peer mode does not
-     * apply: this cluster keeps the documents from before it.
-     */
-    MARKERS_NOT_APPLIED(HealthState.DEGRADED, "markers-not-applied"),
     /** Peer link: changes arrive late (old records queued, round trips slow). */
     LAG(HealthState.DEGRADED, "lag"),
     /** An event too large to send was skipped by policy (its control record names the document). */

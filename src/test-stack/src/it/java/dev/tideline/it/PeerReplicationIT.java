@@ -38,7 +38,7 @@ import dev.tideline.it.support.Waits;
 class PeerReplicationIT {
     private static final int OPS_PER_CLUSTER = Integer.getInteger("peer.it.ops", 10_000);
     private static final int IDS = Integer.getInteger("peer.it.ids", 500);
-    private static final List<String> COLLS = List.of("docs", "races", "stopped", "held", "heartbeats", "gap", "forged", "dropped");
+    private static final List<String> COLLS = List.of("docs", "races", "stopped", "held", "heartbeats", "gap", "forged");
     private static final Duration CONVERGE = Duration.ofSeconds(240);
 
     private static TestStack stack;
@@ -343,32 +343,6 @@ class PeerReplicationIT {
         assertThat(onB.get(new BsonString("future")).getDocument("_tl").getTimestamp("t").getTime())
                 .as("labelled by A's clock, not the forged time").isNotEqualTo(-1);
         assertThat(onB).as("A's local delete reached B").doesNotContainKey(new BsonString("tomb"));
-    }
-
-    /**
-     * A drop on A reaches B's peer sink as resnapshot markers of a copy of nothing. Peer mode does not apply drops
-     * (docs/peer-replication.md#drops): B reports it (markers-not-applied) instead of ignoring it, and keeps the
-     * documents; A's sink, whose own cluster dropped, reports nothing. Last: B stays degraded for 10 minutes after.
-     */
-    @Test
-    @Order(100)
-    void aDropOnAIsReportedByBsSinkNotIgnored() {
-        for (int i = 0; i < 5; i++) {
-            a.coll("dropped").insertOne(new BsonDocument("_id", new BsonInt32(i)).append("w", new BsonString("A-" + i)));
-        }
-        awaitConverged(stack, List.of(a, b), List.of("dropped"), CONVERGE);
-        long droppedAt = System.nanoTime();
-        a.coll("dropped").drop();
-        BsonDocument onB = awaitStatus(b, "reporting A's drop",
-                s -> s.getArray("reasons").contains(new BsonString("markers-not-applied")));
-        String details = onB.getArray("details").toString();
-        print("B reports A's drop after " + Duration.ofNanos(System.nanoTime() - droppedAt).toMillis() + " ms: "
-                + onB.getString("health").getValue() + " " + onB.getArray("reasons") + " " + details);
-        assertThat(onB.getString("health").getValue()).isNotEqualTo("ok");
-        assertThat(details).contains("a copy of nothing of " + PeerItSupport.DB + ".dropped").contains("from cluster A");
-        assertThat(b.coll("dropped").countDocuments()).as("not applied: B keeps the documents").isEqualTo(5);
-        assertThat(awaitStatus(a, "reporting", s -> true).getArray("reasons"))
-                .as("A's own drop is not reported on A").doesNotContain(new BsonString("markers-not-applied"));
     }
 
     /** The status document of the cluster's current sink task (the latest written) once it satisfies {@code wanted}. */

@@ -19,12 +19,13 @@ import org.slf4j.LoggerFactory;
  * because that sweep cannot be made safe here yet: a marker carries no MAC of the link's key (anyone able to produce
  * to the topic could empty a collection on every peer), and removing documents older than the epoch on this cluster
  * alone lets the peers diverge the other way (a local write older than the drop still on its way to the peer is
- * inserted there after the drop). So each such drop is reported, once per collection, epoch and cluster, when its
- * {@code complete} marker has come on every partition and none of the copy's records (whose version is the epoch) came
- * since its {@code begin}: a WARN naming the collection and what to do, a count, and the link's health
- * ({@code markers-not-applied}). A copy that did copy documents (a first copy, or one after a lost history), a repair
- * of an {@code _id} range, and the markers of this cluster's own source are not reported. One task reads every
- * partition in peer mode, so it sees all of them.
+ * inserted there after the drop). So each copy of nothing is reported, once per collection, epoch and cluster, when
+ * its {@code complete} marker has come on every partition and none of the copy's records (whose version is the epoch)
+ * came since its {@code begin}: a WARN naming the collection and what to do, and a count in the status document. Not
+ * a health reason: the first copy of a collection that is empty at the peer (every new link of empty collections)
+ * looks the same, and the markers do not say which it was. A copy that did copy documents, a repair of an {@code _id}
+ * range, and the markers of this cluster's own source are not reported. One task reads every partition in peer mode,
+ * so it sees all of them.
  */
 final class PeerMarkers {
     private static final Logger log = LoggerFactory.getLogger(PeerMarkers.class);
@@ -101,11 +102,12 @@ final class PeerMarkers {
         lastAt = System.currentTimeMillis();
         last = "a copy of nothing of " + m.marker().ns() + " (epoch " + ResnapshotMarker.show(m.marker().epoch())
                 + ") from cluster " + (cluster == null ? "(unnamed)" : cluster) + ", which is how its source sends a drop (or a "
-                + "rename away, a dropDatabase; or a copy that found nothing new to send), is not applied: " + m.destination()
-                + " keeps its documents from before it";
-        log.warn("Peer sink: {}. Peer mode does not apply drops (nor renames away, nor dropDatabase). Drop the collection on "
-                        + "every cluster of the link, or set drop.policy=report on the peers' sources to have drops reported "
-                        + "only; then compare the clusters with ./verify --peers (docs/peer-replication.md#drops)",
+                + "rename away, a dropDatabase; or the copy of a collection that is empty there, or that sent nothing new), is "
+                + "not applied: " + m.destination() + " keeps its documents from before it";
+        log.warn("Peer sink: {}. Peer mode does not apply drops (nor renames away, nor dropDatabase). If the collection was "
+                        + "dropped there, drop it on every cluster of the link, or set drop.policy=report on the peers' "
+                        + "sources to have drops reported only; compare the clusters with ./verify --peers "
+                        + "(docs/peer-replication.md#drops)",
                 LogText.message(last));
     }
 

@@ -105,12 +105,6 @@ final class PeerStatus {
                     + counters.refusalCounts() + "), not applied here; the last " + (now - counters.lastRefusalAt())
                     + " ms ago: " + counters.lastRefusal());
         }
-        PeerMarkers drops = queue.markers();
-        if (drops.lastAt() >= 0 && now - drops.lastAt() <= REFUSALS_SHOWN_MS) {
-            reasons.add(HealthReason.MARKERS_NOT_APPLIED);
-            details.add(drops.notApplied() + " drop(s) of a peer not applied here since the task started; the last "
-                    + (now - drops.lastAt()) + " ms ago: " + drops.last());
-        }
         long lag = queue.lastRecordTimestamp() < 0 ? 0 : now - queue.lastRecordTimestamp();
         if (queue.queued() > 0 && lag > lagDegradedMs) {
             reasons.add(HealthReason.LAG);
@@ -165,6 +159,9 @@ final class PeerStatus {
         BsonDocument roundTrips = new BsonDocument();
         queue.roundTrips().lastRoundTripMs().forEach((peer, ms) -> roundTrips.append(peer, new BsonInt64(ms)));
         doc.append("roundTripLagMs", roundTrips);
+        // copies of nothing from peers (drops there), which peer mode does not apply: counted, never a health reason,
+        // since a first copy of an empty collection looks the same (docs/peer-replication.md#drops)
+        doc.append("copiesOfNothingNotApplied", new BsonInt64(queue.markers().notApplied()));
         BsonArray peers = new BsonArray();
         queue.roundTrips().peers().forEach(p -> peers.add(new BsonString(p)));
         doc.append("peers", peers);
