@@ -7,6 +7,7 @@ import dev.tideline.event.ResnapshotMarker;
 import dev.tideline.log.LogText;
 import dev.tideline.sink.check.IdRules;
 import dev.tideline.sink.decode.Ids;
+import dev.tideline.sink.front.MarkerReader;
 import dev.tideline.sink.guard.CopyBegins;
 import dev.tideline.sink.guard.SweepRule;
 import dev.tideline.sink.guard.VersionBound;
@@ -20,7 +21,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.bson.BsonValue;
 import org.slf4j.Logger;
@@ -57,19 +57,17 @@ final class ResnapshotSweeper {
         }
     }
 
-    private final NamespaceRouter router;
+    private final MarkerReader markers;
     private final VersionStore store;
     private final SweepWriter writer;
     private final CopyBegins begins;
-    private final VersionBound bound;
 
     /** @param store null when {@code stale.guard=off}: no versions are kept, so nothing can be swept */
     ResnapshotSweeper(NamespaceRouter router, VersionStore store, SweepWriter writer, CopyBegins begins, VersionBound bound) {
-        this.router = router;
+        this.markers = new MarkerReader(router, bound);
         this.store = store;
         this.writer = writer;
         this.begins = begins;
-        this.bound = bound;
     }
 
     /**
@@ -79,22 +77,8 @@ final class ResnapshotSweeper {
      * @throws RefusedRecordException for a marker whose epoch is too far ahead of this worker's clock
      */
     Optional<Pending> read(SinkRecord record) {
-        Optional<ResnapshotMarker> marker = ResnapshotMarker.fromHeaders(name -> {
-            Header h = record.headers().lastWithName(name);
-            return h == null ? null : h.value();
-        });
-        if (marker.isEmpty()) {
-            return Optional.empty();
-        }
-        ResnapshotMarker m = marker.get();
-        Optional<Pending> pending = router.destination(record.topic(), m.ns())
-                .map(d -> new Pending(m, record.topic(), record.kafkaPartition() == null ? 0 : record.kafkaPartition(), d, record));
-        if (pending.isPresent()) {
-            bound.problem(m.epoch(), "the epoch of this " + m.stage().wireName() + " marker of " + m.ns() + ",").ifPresent(p -> {
-                throw new RefusedRecordException(p);
-            });
-        }
-        return pending;
+        return markers.read(record).map(m -> new Pending(m.marker(), record.topic(),
+                record.kafkaPartition() == null ? 0 : record.kafkaPartition(), m.destination(), record));
     }
 
     /**

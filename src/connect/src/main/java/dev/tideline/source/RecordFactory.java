@@ -12,6 +12,7 @@ import dev.tideline.peer.PeerHeaders;
 import dev.tideline.source.capture.Captured;
 import dev.tideline.source.capture.SourceOffset;
 import dev.tideline.source.capture.SourcePartition;
+import dev.tideline.source.capture.TxnOpIndex;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.connect.header.ConnectHeaders;
@@ -156,6 +157,7 @@ public final class RecordFactory {
         }
         if (change.transaction() != null) {
             headers.addString(EventHeaders.TRANSACTION, change.transaction());
+            TxnOpIndex.of(position.token()).ifPresent(i -> headers.addString(EventHeaders.TRANSACTION_OP, Integer.toString(i)));
         }
         if (tagged != null && tagged.version() != null) {
             headers.addString(PeerHeaders.VERSION, tagged.version().toText());

@@ -6,6 +6,7 @@ import static dev.tideline.sink.TestRecords.envelopeRecord;
 import static dev.tideline.sink.TestRecords.event;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tideline.event.EventHeaders;
 import dev.tideline.event.Op;
 import dev.tideline.event.ValueFormat;
 import java.util.ArrayList;
@@ -69,9 +70,13 @@ class TransactionApplyTest {
 
     @Test
     void oneRecordPerBatchNoneTakenForStale() {
+        assertOneRecordPerBatchNoneTakenForStale(records());
+    }
+
+    private void assertOneRecordPerBatchNoneTakenForStale(List<SinkRecord> records) {
         BatchApplier applier = destination.applier(Map.of());
         long stale = 0;
-        for (SinkRecord r : records()) {
+        for (SinkRecord r : records) {
             stale += applier.apply(List.of(r)).stale();
         }
         assertThat(stale).isZero();
@@ -87,5 +92,49 @@ class TransactionApplyTest {
         applier.apply(again.subList(0, 1)); // the delete of 2 alone: equal version, applied again
         applier.apply(again.subList(1, 4));
         assertTheTransactionsOutcome();
+    }
+
+    /** {@link #records()} as the source sends them: the transaction's changes with its identity and each one's index. */
+    private static List<SinkRecord> recordsWithTheirIndexes() {
+        List<SinkRecord> records = records();
+        for (int i = 1; i < records.size(); i++) {
+            records.get(i).headers().addString(EventHeaders.TRANSACTION, "5f0c3a52-3b1e-4d07-9d2e-1c7b3e1f0a11:7")
+                    .addString(EventHeaders.TRANSACTION_OP, Integer.toString(i - 1));
+        }
+        return records;
+    }
+
+    @Test
+    void reDeliveredFromTheMiddleTheEarlierChangeOfADocumentIsRefusedAsStale() {
+        BatchApplier applier = destination.applier(Map.of());
+        applier.apply(recordsWithTheirIndexes());
+        assertThat(find(1)).isEqualTo(doc(1, "d"));
+
+        // Connect re-delivers from inside the transaction: the update of 1 to "b" (index 1) comes back alone first
+        List<SinkRecord> again = recordsWithTheirIndexes().subList(2, 7);
+        BatchOutcome first = applier.apply(again.subList(0, 1));
+        assertThat(first.stale()).isEqualTo(1);
+        assertThat(find(1)).as("the later change (index 4) stays; the re-delivered earlier one must not overwrite it")
+                .isEqualTo(doc(1, "d"));
+        BatchOutcome second = applier.apply(again.subList(1, 3)); // the delete of 2 (index 2) and its re-insert (index 3)
+        assertThat(second.stale()).as("equal indexes apply again").isZero();
+        applier.apply(again.subList(3, 5));
+        assertTheTransactionsOutcome();
+    }
+
+    @Test
+    void withTheirIndexesOneRecordPerBatchNoneTakenForStale() {
+        assertOneRecordPerBatchNoneTakenForStale(recordsWithTheirIndexes());
+    }
+
+    @Test
+    void anIndexThatIsNotOneGoesToTheDeadLetterQueueWithTheReason() {
+        BatchApplier applier = destination.applier(Map.of());
+        SinkRecord forged = change(1, Op.INSERT, 1, "a", COMMIT);
+        forged.headers().addString(EventHeaders.TRANSACTION_OP, "-1");
+        BatchOutcome out = applier.apply(List.of(forged));
+        assertThat(out.failures()).singleElement().satisfies(f -> assertThat(f.reason()).contains(EventHeaders.TRANSACTION_OP)
+                .contains("not a decimal integer from 0 to 2147483647"));
+        assertThat(find(1)).isNull();
     }
 }

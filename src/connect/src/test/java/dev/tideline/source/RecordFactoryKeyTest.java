@@ -23,6 +23,7 @@ import org.apache.kafka.connect.json.JsonConverter;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
+import org.bson.BsonString;
 import org.bson.BsonTimestamp;
 import org.junit.jupiter.api.Test;
 
@@ -77,6 +78,22 @@ class RecordFactoryKeyTest {
         assertThat(out.get(0).headers().lastWithName(EventHeaders.TRANSACTION).value()).isEqualTo("0f8fad5b-d9cb-469f-a165-70867728950e:4");
         assertThat(out.get(1).headers().lastWithName(EventHeaders.TRANSACTION)).as("the tombstone").isNull();
         assertThat(out.get(2).headers().lastWithName(EventHeaders.TRANSACTION)).isNull();
+    }
+
+    @Test
+    void aChangeOfATransactionCarriesItsIndexInTheTransactionWhenTheTokenSaysIt() {
+        RecordFactory factory = new RecordFactory(NS, "t.shop.orders", "t.heartbeats", "t.control", ValueFormat.BSON, "", false, "p1");
+        ChangeEvent insert = new ChangeEvent(Op.INSERT, NS, new BsonInt32(2), new BsonDocument("_id", new BsonInt32(2)),
+                new BsonTimestamp(1_700_000_000, 2), 0, null);
+        // MongoDB's layout: cluster time, token version 2, an event (128), txnOpIndex 3, fromInvalidate false, ...
+        SourceOffset third = SourceOffset.streamAfter(new BsonDocument("_data",
+                new BsonString("82" + "6553F10000000002" + "2B04" + "2C0100" + "2B06" + "6E" + "5A1004" + "0123456789ABCDEF0123456789ABCDEF" + "0004")));
+        List<SourceRecord> out = new ArrayList<>();
+        RecordState state = new RecordState(RepairProgress.NONE);
+        factory.append(new Captured.Change(insert, third, null, "0f8fad5b-d9cb-469f-a165-70867728950e:4"), state, out);
+        factory.append(new Captured.Change(insert, third), state, out);
+        assertThat(out.get(0).headers().lastWithName(EventHeaders.TRANSACTION_OP).value()).isEqualTo("3");
+        assertThat(out.get(1).headers().lastWithName(EventHeaders.TRANSACTION_OP)).as("outside a transaction").isNull();
     }
 
     @Test

@@ -23,6 +23,14 @@ public final class EventHeaders {
      */
     public static final String TRANSACTION = "tl.txn";
     /**
+     * On changes of a multi-document transaction, beside {@link #TRANSACTION}: the operation's index within it
+     * (MongoDB's {@code txnOpIndex}, read from the event's resume token), in decimal, 0 to 2147483647. The sink's
+     * stale-write guard compares it after the cluster time, so a re-delivered earlier change of the transaction
+     * does not overwrite a later one. Absent when the token does not say it (a sink then applies equal versions
+     * in arrival order).
+     */
+    public static final String TRANSACTION_OP = "tl.txn.op";
+    /**
      * Only on marker records ({@link ResnapshotMarker}): which marker. Present on nothing else, so an
      * SMT predicate {@code HasHeaderKey name=tl.marker} singles markers out.
      */

@@ -31,6 +31,7 @@ final class PeerQueue {
     private final TenantScope scope;
     private final Namespace heartbeats;
     private final RoundTripLag roundTrips = new RoundTripLag();
+    private final PeerMarkers markers;
     private final Map<PeerChange.DocKey, Deque<PeerChange>> pending = new LinkedHashMap<>();
     private long lastRecordTimestamp = -1;
     /** the oldest record (by its timestamp: when the change was made) of the last records received, and when they came */
@@ -44,6 +45,7 @@ final class PeerQueue {
         this.counters = counters;
         this.scope = scope;
         this.heartbeats = heartbeats;
+        this.markers = new PeerMarkers(self);
     }
 
     /**
@@ -59,7 +61,13 @@ final class PeerQueue {
         for (SinkRecord r : records) {
             counters.record();
             try {
-                reader.read(r).ifPresent(this::queue);
+                var change = reader.read(r);
+                if (change.isPresent()) {
+                    queue(change.get());
+                } else {
+                    reader.marker(r).ifPresent(m -> markers.received(m.routed(), m.cluster(),
+                            r.kafkaPartition() == null ? 0 : r.kafkaPartition()));
+                }
             } catch (MalformedRecordException e) { // refused and unauthentic records too (subclasses)
                 refused.add(refuse(r, e));
             } catch (RuntimeException | StackOverflowError e) {
@@ -86,6 +94,7 @@ final class PeerQueue {
     }
 
     private void queue(PeerChange c) {
+        markers.changed(c);
         boolean heartbeat = c.destination.equals(heartbeats);
         if (heartbeat) {
             noteHeartbeat(c);
@@ -104,6 +113,11 @@ final class PeerQueue {
                 && c.id.equals(new BsonString(self)) && c.document.isDateTime("at")) {
             roundTrips.echoed(c.incoming.fromCluster(), c.document.getDateTime("at").getValue(), System.currentTimeMillis());
         }
+    }
+
+    /** The drops of peers this sink received and did not apply. */
+    PeerMarkers markers() {
+        return markers;
     }
 
     RoundTripLag roundTrips() {

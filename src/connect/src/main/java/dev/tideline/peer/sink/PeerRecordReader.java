@@ -10,6 +10,7 @@ import dev.tideline.peer.StampKeys;
 import dev.tideline.peer.Version;
 import dev.tideline.sign.Mac128;
 import dev.tideline.sink.decode.SinkChange;
+import dev.tideline.sink.front.MarkerReader;
 import dev.tideline.sink.front.SinkFrontEnd;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
@@ -82,6 +83,23 @@ final class PeerRecordReader {
         return Optional.of(new PeerChange(record, routed.change().destination(), change.id(),
                 new Incoming(origin, cluster, version, base, content, sourceTime), change.document(),
                 header(record, EventHeaders.TENANT), sourceTime));
+    }
+
+    /**
+     * The resnapshot marker of a record {@link #read} found no change in (read by the sink's own marker reader), with
+     * the cluster whose source sent it ({@code tl.cluster}, null when absent).
+     *
+     * @throws MalformedRecordException for a marker with a missing or bad header, {@link dev.tideline.event.RefusedRecordException}
+     *                                  for one whose epoch is too far ahead
+     */
+    Optional<Marker> marker(SinkRecord record) {
+        Optional<MarkerReader.Routed> routed = frontEnd.markers().read(record);
+        routed.ifPresent(m -> frontEnd.authenticate(record)); // read() returns before it for a marker without a value
+        return routed.map(m -> new Marker(m, header(record, PeerHeaders.CLUSTER)));
+    }
+
+    /** A marker and the cluster whose source sent it (null when the record does not say). */
+    record Marker(MarkerReader.Routed routed, String cluster) {
     }
 
     private UnauthenticRecordException notSigned(String cluster, Version version, Mac128 mac) {

@@ -159,6 +159,9 @@ final class PeerStatus {
         BsonDocument roundTrips = new BsonDocument();
         queue.roundTrips().lastRoundTripMs().forEach((peer, ms) -> roundTrips.append(peer, new BsonInt64(ms)));
         doc.append("roundTripLagMs", roundTrips);
+        // copies of nothing from peers (drops there), which peer mode does not apply: counted, never a health reason,
+        // since a first copy of an empty collection looks the same (docs/peer-replication.md#drops)
+        doc.append("copiesOfNothingNotApplied", new BsonInt64(queue.markers().notApplied()));
         BsonArray peers = new BsonArray();
         queue.roundTrips().peers().forEach(p -> peers.add(new BsonString(p)));
         doc.append("peers", peers);

@@ -75,6 +75,7 @@ public final class RecordDecoder {
             ShardKeys.problem(c.shardKey()).ifPresent(p -> {
                 throw new RefusedRecordException("refused: its " + p);
             });
+            c.txnOpIndex(); // a tie-breaker that is not an index is refused here, before anything compares it
             if (c.document() != null) {
                 DocumentRules.replacementProblem(c.document()).ifPresent(p -> {
                     throw new RefusedRecordException("refused: the document of _id " + Ids.show(c.id()) + " " + p);

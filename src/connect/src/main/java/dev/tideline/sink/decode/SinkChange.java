@@ -84,6 +84,16 @@ public record SinkChange(SinkRecord record, Kind kind, Namespace sourceNs, BsonV
         return new SinkChange(record, Kind.WRITE, sourceNs, id, newDocument, version, List.of(), shardKey, List.of());
     }
 
+    /**
+     * The stale-write guard's tie-breaker between changes of one cluster time: the change's index in its transaction
+     * ({@link TxnOpHeader}), null when the record carries none or its version is not a cluster time.
+     *
+     * @throws dev.tideline.event.RefusedRecordException when the header is not a valid index (checked at decoding)
+     */
+    public Long txnOpIndex() {
+        return version != null && version.isTimestamp() ? TxnOpHeader.of(record) : null;
+    }
+
     public boolean isDelete() {
         return kind == Kind.DELETE;
     }

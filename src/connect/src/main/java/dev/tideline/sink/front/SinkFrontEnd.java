@@ -143,6 +143,11 @@ public final class SinkFrontEnd {
         return router;
     }
 
+    /** The resnapshot markers of records {@link #read} skipped, routed and bounded as the sink's sweep reads them. */
+    public MarkerReader markers() {
+        return new MarkerReader(router, versionBound);
+    }
+
     /** How far ahead a version may be: for records read by other means than {@link #read} (resnapshot markers' epochs). */
     public VersionBound versionBound() {
         return versionBound;

@@ -23,6 +23,14 @@ public final class GuardRules {
      * @param stored   what the sidecar holds for the document, if anything
      */
     public static Decision decide(BsonValue version, boolean isDelete, Optional<StoredVersion> stored) {
+        return decide(version, null, isDelete, stored);
+    }
+
+    /**
+     * @param txnOpIndex the change's index in its transaction (compared after the version when the stored one has
+     *                   one too), or null
+     */
+    public static Decision decide(BsonValue version, Long txnOpIndex, boolean isDelete, Optional<StoredVersion> stored) {
         if (stored.isEmpty()) {
             return Decision.APPLY;
         }
@@ -33,9 +41,11 @@ public final class GuardRules {
             // this tombstone stands for, and removing it would be the very bug the guard prevents.
             return isDelete && !stored.get().deleted() ? Decision.SKIP_UNPROVEN_DELETE : Decision.APPLY;
         }
-        Optional<Integer> cmp = VersionOrder.compare(version, stored.get().version());
+        Optional<Integer> cmp = VersionOrder.compare(version, txnOpIndex, stored.get().version(), stored.get().txnOpIndex());
         // Equal applies again: a replay of the same record must land (idempotent, and it repairs a
-        // crash between the sidecar write and the document write). Incomparable kinds apply.
+        // crash between the sidecar write and the document write). Incomparable kinds apply. Within one
+        // cluster time, a change earlier in its transaction than the one applied is stale (a re-delivery
+        // from the middle of the transaction); without an index on both sides, arrival order decides.
         return cmp.isPresent() && cmp.get() < 0 ? Decision.SKIP_STALE : Decision.APPLY;
     }
 }

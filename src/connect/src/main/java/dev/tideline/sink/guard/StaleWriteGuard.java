@@ -48,7 +48,7 @@ public final class StaleWriteGuard implements WriteGuard {
         List<RoutedChange> kept = new ArrayList<>(batch.writes().size());
         for (RoutedChange rc : batch.writes()) {
             var c = rc.change();
-            GuardRules.Decision d = GuardRules.decide(c.version(), c.isDelete(), Optional.ofNullable(stored.versions().get(c.id())));
+            GuardRules.Decision d = GuardRules.decide(c.version(), c.txnOpIndex(), c.isDelete(), Optional.ofNullable(stored.versions().get(c.id())));
             if (d == GuardRules.Decision.APPLY) {
                 kept.add(rc);
             }
@@ -78,7 +78,7 @@ public final class StaleWriteGuard implements WriteGuard {
             var c = rc.change();
             if (c.version() != null) {
                 versions.add(new VersionStore.VersionedWrite(c.id(), c.version(), c.isDelete(), c.record().topic(),
-                        c.record().kafkaPartition(), absent.contains(c.id())));
+                        c.record().kafkaPartition(), absent.contains(c.id()), c.txnOpIndex()));
             }
         }
         return versions;

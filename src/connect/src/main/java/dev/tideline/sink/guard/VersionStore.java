@@ -36,16 +36,21 @@ import org.bson.io.BasicOutputBuffer;
 /**
  * The sidecar collection {@value #COLLECTION} in each destination database: one entry per
  * destination document that a versioned change touched,
- * {@code {_id: {ns: <collection>, id: <_id>}, v: <version>, deleted: <bool>, appliedAt: <date>, t: <topic>, p: <partition>}}.
+ * {@code {_id: {ns: <collection>, id: <_id>}, v: <version>, deleted: <bool>, appliedAt: <date>, t: <topic>, p: <partition>, o: <txnOpIndex>}}.
  * Kept apart so destination documents stay byte-identical to the source. {@code t} and {@code p} say
  * which topic partition carried the change last: a resnapshot's sweep ({@link SweepRule}) removes only
- * documents of the partition its marker arrived on, whose changes this task applies in order.
+ * documents of the partition its marker arrived on, whose changes this task applies in order. {@code o} (an int64,
+ * only on changes of a transaction whose record said it) orders changes of one cluster time; added without changing
+ * {@code v}, so a sink of an older version reads entries as before (it ignores {@code o}, and its whole-entry
+ * replaces drop it: equal versions then apply in arrival order, as they always did).
  */
 public final class VersionStore {
     public static final String COLLECTION = "_tideline_versions";
     private static final int IN_CHUNK = 1000;
     private static final String TOPIC = "t";
     private static final String PARTITION = "p";
+    /** The tie-breaker of the version: the change's index in its transaction (absent when it had none). */
+    private static final String TXN_OP = "o";
     private static final ReplaceOptions UPSERT = new ReplaceOptions().upsert(true);
     private static final BsonValueCodec VALUES = new BsonValueCodec();
     private static final EncoderContext ENCODE = EncoderContext.builder().build();
@@ -69,7 +74,9 @@ public final class VersionStore {
                 withEntry.add(id);
                 BsonValue v = entry.get("v");
                 if (v != null && !v.isNull()) {
-                    found.put(id, new StoredVersion(v, entry.getBoolean("deleted", BsonBoolean.FALSE).getValue()));
+                    BsonValue op = entry.get(TXN_OP);
+                    found.put(id, new StoredVersion(v, entry.getBoolean("deleted", BsonBoolean.FALSE).getValue(),
+                            op != null && op.isInt64() && op.asInt64().getValue() >= 0 ? op.asInt64().getValue() : null));
                 }
             }
         }
@@ -182,6 +189,9 @@ public final class VersionStore {
                 writer.writeString(TOPIC, w.topic());
                 writer.writeInt32(PARTITION, w.partition());
             }
+            if (w.txnOpIndex() != null) {
+                writer.writeInt64(TXN_OP, w.txnOpIndex());
+            }
             writer.writeEndDocument();
         }
         return new RawBsonDocument(out.getInternalBuffer(), 0, out.getPosition());
@@ -204,7 +214,7 @@ public final class VersionStore {
 
     /** Records these documents as deleted at {@code version} (a resnapshot's sweep removed them). */
     public void markDeleted(Namespace ns, List<BsonValue> ids, BsonValue version) {
-        sidecar(ns).updateMany(keysIn(ns, ids), Updates.combine(Updates.set("v", version),
+        sidecar(ns).updateMany(keysIn(ns, ids), Updates.combine(Updates.set("v", version), Updates.unset(TXN_OP),
                 Updates.set("deleted", true), Updates.set("appliedAt", new BsonDateTime(System.currentTimeMillis()))));
     }
 
@@ -225,10 +235,15 @@ public final class VersionStore {
     /**
      * A version to record: the document's id, the change's version, whether the change deletes, the
      * topic partition that carried it (null when unknown: such entries are never swept), and whether
-     * the read found no entry for the document ({@code fresh}: inserted rather than upserted).
+     * the read found no entry for the document ({@code fresh}: inserted rather than upserted), and the change's
+     * index in its transaction (null: none).
      */
     public record VersionedWrite(BsonValue id, BsonValue version, boolean deleted, String topic, Integer partition,
-                                 boolean fresh) {
+                                 boolean fresh, Long txnOpIndex) {
+        /** A version without a tie-breaker. */
+        public VersionedWrite(BsonValue id, BsonValue version, boolean deleted, String topic, Integer partition, boolean fresh) {
+            this(id, version, deleted, topic, partition, fresh, null);
+        }
     }
 
     private MongoCollection<BsonDocument> sidecar(Namespace ns) {

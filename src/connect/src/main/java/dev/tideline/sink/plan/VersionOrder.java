@@ -33,6 +33,19 @@ public final class VersionOrder {
         return Optional.empty();
     }
 
+    /**
+     * As {@link #compare(BsonValue, BsonValue)}, then, for equal versions that both carry one, by their tie-breakers
+     * (a change's index in its transaction: the changes of one transaction share their cluster time). Equal when
+     * either has none: such changes apply in arrival order, as they did before tie-breakers.
+     */
+    public static Optional<Integer> compare(BsonValue a, Long tieA, BsonValue b, Long tieB) {
+        Optional<Integer> byVersion = compare(a, b);
+        if (byVersion.isEmpty() || byVersion.get() != 0 || tieA == null || tieB == null) {
+            return byVersion;
+        }
+        return Optional.of(Long.compare(tieA, tieB));
+    }
+
     private static boolean isNumeric(BsonValue v) {
         if (v.isDouble()) {
             return Double.isFinite(v.asDouble().getValue()); // NaN and infinities have no order to trust

@@ -117,12 +117,12 @@ public final class WritePlanner {
     }
 
     private static boolean isOlder(RoutedChange candidate, RoutedChange current) {
-        BsonValue a = candidate.change().version();
-        BsonValue b = current.change().version();
-        if (a == null || b == null) {
+        SinkChange a = candidate.change();
+        SinkChange b = current.change();
+        if (a.version() == null || b.version() == null) {
             return false;
         }
-        Optional<Integer> cmp = VersionOrder.compare(a, b);
+        Optional<Integer> cmp = VersionOrder.compare(a.version(), a.txnOpIndex(), b.version(), b.txnOpIndex());
         return cmp.isPresent() && cmp.get() < 0;
     }
 }

@@ -1,9 +1,7 @@
 package dev.tideline.source.capture;
 
-import java.util.HexFormat;
 import java.util.OptionalInt;
 import org.bson.BsonDocument;
-import org.bson.BsonValue;
 
 /**
  * Tells the resume token of a {@code $changeStreamSplitLargeEvent} fragment from an event's. Pure.
@@ -36,15 +34,9 @@ public final class FragmentToken {
 
     /** The zero-based fragment number a fragment's token carries; empty for any other token. */
     public static OptionalInt fragmentNumber(BsonDocument token) {
-        BsonValue data = token == null ? null : token.get("_data");
-        if (data == null || !data.isString()) {
+        byte[] key = TokenBytes.of(token);
+        if (key == null) {
             return OptionalInt.empty();
-        }
-        byte[] key;
-        try {
-            key = HexFormat.of().parseHex(data.asString().getValue());
-        } catch (IllegalArgumentException e) {
-            return OptionalInt.empty(); // not hex: not a KeyString token, so not a fragment's either
         }
         int end = key.length - 1;
         if (end <= CLUSTER_TIME_BYTES || (key[end] & 0xFF) != KEY_END) {

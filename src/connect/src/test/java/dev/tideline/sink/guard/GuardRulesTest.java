@@ -66,4 +66,26 @@ class GuardRulesTest {
         // incomparable kinds apply rather than guess
         assertThat(GuardRules.decide(new BsonDateTime(1), false, stored(100, false))).isEqualTo(APPLY);
     }
+
+    @Test
+    void withinOneClusterTimeTheTransactionsOrderDecides() {
+        Optional<StoredVersion> atOp4 = Optional.of(new StoredVersion(ts(100), false, 4L));
+        assertThat(GuardRules.decide(ts(100), 1L, false, atOp4)).as("earlier in the transaction").isEqualTo(SKIP_STALE);
+        assertThat(GuardRules.decide(ts(100), 1L, true, atOp4)).as("an earlier delete").isEqualTo(SKIP_STALE);
+        assertThat(GuardRules.decide(ts(100), 4L, false, atOp4)).as("the same change again").isEqualTo(APPLY);
+        assertThat(GuardRules.decide(ts(100), 5L, false, atOp4)).isEqualTo(APPLY);
+        assertThat(GuardRules.decide(ts(101), 0L, false, atOp4)).as("a later cluster time, whatever its index").isEqualTo(APPLY);
+        assertThat(GuardRules.decide(ts(99), 9L, false, atOp4)).as("an earlier cluster time, whatever its index")
+                .isEqualTo(SKIP_STALE);
+    }
+
+    @Test
+    void withoutATieBreakerOnBothSidesEqualVersionsApplyInArrivalOrder() {
+        assertThat(GuardRules.decide(ts(100), null, false, Optional.of(new StoredVersion(ts(100), false, 4L)))).isEqualTo(APPLY);
+        assertThat(GuardRules.decide(ts(100), 1L, false, stored(100, false))).isEqualTo(APPLY);
+        assertThat(VersionOrder.compare(ts(100), 1L, ts(100), 4L)).contains(-1);
+        assertThat(VersionOrder.compare(ts(100), null, ts(100), 4L)).contains(0);
+        assertThat(VersionOrder.compare(ts(101), 1L, ts(100), 4L)).contains(1);
+        assertThat(VersionOrder.compare(new BsonString("a"), 1L, ts(100), 4L)).isEmpty();
+    }
 }

@@ -110,4 +110,19 @@ class VersionStoreTest {
         assertThat(s.versions()).hasSize(2_500);
         assertThat(s.absent()).isEmpty();
     }
+
+    @Test
+    void theTieBreakerIsStoredBesideTheVersionAndASweepForgetsIt() {
+        store.write(NS, List.of(new VersionStore.VersionedWrite(new BsonInt32(1), ts(10), false, "topic", 2, true, 4L),
+                version(2, 10, true)));
+
+        VersionStore.Snapshot s = store.read(NS, List.of(new BsonInt32(1), new BsonInt32(2)));
+        assertThat(s.versions().get(new BsonInt32(1))).isEqualTo(new StoredVersion(ts(10), false, 4L));
+        assertThat(s.versions().get(new BsonInt32(2))).isEqualTo(new StoredVersion(ts(10), false, null));
+        assertThat(entry(1).get("v")).as("v stays a plain cluster time, as older sinks read it").isEqualTo(ts(10));
+
+        store.markDeleted(NS, List.of(new BsonInt32(1)), ts(20));
+        assertThat(store.read(NS, List.of(new BsonInt32(1))).versions().get(new BsonInt32(1)))
+                .isEqualTo(new StoredVersion(ts(20), true, null));
+    }
 }
