@@ -10,6 +10,7 @@ import dev.tideline.event.ChangeEvent;
 import dev.tideline.event.EventHeaders;
 import dev.tideline.event.Namespace;
 import dev.tideline.event.Op;
+import dev.tideline.event.ResnapshotMarker;
 import dev.tideline.event.ValueFormat;
 import dev.tideline.it.ops.JmxReader;
 import dev.tideline.source.capture.SourceOffset;
@@ -25,7 +26,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.bson.BsonTimestamp;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 import dev.tideline.it.support.Waits;
@@ -54,6 +57,16 @@ class SourceServerBehaviourIT {
             }
         }
         return out;
+    }
+
+    /** The resnapshot markers on {@code topic} by their copy's epoch, oldest first: each copy's stages in topic order. */
+    private static TreeMap<BsonTimestamp, List<ResnapshotMarker.Stage>> markersByEpoch(TestStack stack, String topic) {
+        TreeMap<BsonTimestamp, List<ResnapshotMarker.Stage>> byEpoch = new TreeMap<>();
+        for (ConsumerRecord<byte[], byte[]> r : TopicReader.readAll(stack.bootstrapServers(), topic, Duration.ofSeconds(1))) {
+            ResnapshotMarker.fromHeaders(name -> SourceItSupport.header(r, name))
+                    .ifPresent(m -> byEpoch.computeIfAbsent(m.epoch(), e -> new ArrayList<>()).add(m.stage()));
+        }
+        return byEpoch;
     }
 
     @Test
@@ -177,20 +190,14 @@ class SourceServerBehaviourIT {
                 List<String> control = controls(stack, "dropkill.control", orders.fullName());
                 // markers by epoch: the copy's, then the drop's (drop.policy=apply: a copy of nothing at the drop's time,
                 // sent again when the kill lands before its offset is committed, which the sink takes idempotently)
-                java.util.TreeMap<Long, List<String>> markersByEpoch = new java.util.TreeMap<>();
-                TopicReader.readAll(stack.bootstrapServers(), topic, Duration.ofSeconds(1)).stream()
-                        .filter(r -> r.headers().lastHeader(EventHeaders.MARKER) != null)
-                        .forEach(r -> markersByEpoch.computeIfAbsent(Long.parseLong(new String(
-                                        r.headers().lastHeader(EventHeaders.EPOCH).value(), java.nio.charset.StandardCharsets.UTF_8)),
-                                k -> new java.util.ArrayList<>()).add(new String(r.headers().lastHeader(EventHeaders.MARKER).value(),
-                                java.nio.charset.StandardCharsets.UTF_8)));
+                TreeMap<BsonTimestamp, List<ResnapshotMarker.Stage>> markersByEpoch = markersByEpoch(stack, topic);
                 long markers = markersByEpoch.values().stream().mapToLong(List::size).sum();
                 System.out.printf("DROP + kill -9: %d copies (5 documents existed), %d markers, control records %d (%s)%n", reads,
                         markers, control.size(), control.stream().anyMatch(c -> c.contains("drop")) ? "drop reported" : "no drop");
                 assertThat(reads).as("copied once, never again").isEqualTo(5);
                 assertThat(markersByEpoch).as("two epochs: the copy's and the drop's").hasSize(2);
                 assertThat(markersByEpoch.firstEntry().getValue()).as("one copy: its begin and complete markers").hasSize(2);
-                List<String> drop = markersByEpoch.lastEntry().getValue();
+                List<ResnapshotMarker.Stage> drop = markersByEpoch.lastEntry().getValue();
                 assertThat(drop).as("the drop's begin and complete, once or again after the kill").hasSizeBetween(2, 4);
                 assertThat(drop.size() % 2).as("begin and complete in pairs: " + drop).isZero();
                 assertThat(control).anyMatch(c -> c.contains("drop")).noneMatch(c -> c.contains("history_lost"));

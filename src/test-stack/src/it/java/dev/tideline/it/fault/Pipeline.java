@@ -216,8 +216,12 @@ final class Pipeline {
 
     /** The copy markers on the change topic, in topic order per partition. */
     List<Marker> markers(String bootstrap) {
+        return markers(TopicReader.readAll(bootstrap, topic, Duration.ofSeconds(4)));
+    }
+
+    private static List<Marker> markers(List<ConsumerRecord<byte[], byte[]>> records) {
         List<Marker> markers = new java.util.ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> r : TopicReader.readAll(bootstrap, topic, Duration.ofSeconds(4))) {
+        for (ConsumerRecord<byte[], byte[]> r : records) {
             Header m = r.headers().lastHeader(EventHeaders.MARKER);
             if (m != null) {
                 Header epoch = r.headers().lastHeader(EventHeaders.EPOCH);
@@ -233,8 +237,12 @@ final class Pipeline {
      * have one partition), e.g. {@code [[begin, complete], [begin, complete]]} for two whole copies.
      */
     List<List<String>> copies(String bootstrap) {
+        return copies(markers(bootstrap));
+    }
+
+    private static List<List<String>> copies(List<Marker> markers) {
         Map<Long, List<String>> byEpoch = new java.util.TreeMap<>(Long::compareUnsigned);
-        for (Marker m : markers(bootstrap)) {
+        for (Marker m : markers) {
             byEpoch.computeIfAbsent(m.epoch(), e -> new java.util.ArrayList<>()).add(m.stage());
         }
         return List.copyOf(byEpoch.values());
@@ -246,10 +254,12 @@ final class Pipeline {
      * (a backfill copy re-sent after a restart counts too). Lost in the topic: an id whose last
      * record does not give the state the source ended in. A {@code resnapshot.complete} marker stands
      * for the deletes its copy could not see, as the sink reads it: an id of that partition whose last
-     * change is older than the marker's epoch is gone from then on.
+     * change is older than the marker's epoch is gone from then on. {@code copies} are the copies the
+     * markers of the same records describe ({@link #copies(String)}): the topic is read once, when quiet.
      */
     record Tally(String scenario, String faults, long written, long records, long duplicates, int lostInTopic,
-                 long destinationDocs, int lostAtDestination, int notDeleted, long millis, int sweptInTopic) {
+                 long destinationDocs, int lostAtDestination, int notDeleted, long millis, int sweptInTopic,
+                 List<List<String>> copies) {
         /** Changes lost on the way (topic or destination) and deletes not applied: 0 when nothing was lost. */
         int divergences() {
             return lostInTopic + lostAtDestination + notDeleted;
@@ -321,7 +331,7 @@ final class Pipeline {
         Differences d = differences(dest, expected);
         long docs = dest.getDatabase(destDb).getCollection(COLLECTION).countDocuments();
         return new Tally(scenario, faults, writer.writes(), changes, duplicates, lostInTopic, docs, d.missingOrStale(),
-                d.notDeleted(), Duration.ofNanos(System.nanoTime() - startedNanos).toMillis(), swept.size());
+                d.notDeleted(), Duration.ofNanos(System.nanoTime() - startedNanos).toMillis(), swept.size(), copies(markers(records)));
     }
 
     /**
