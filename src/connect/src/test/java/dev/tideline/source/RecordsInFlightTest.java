@@ -7,12 +7,9 @@ import com.mongodb.client.MongoClients;
 import dev.tideline.standin.AwaitingMemoryBackend;
 import dev.tideline.standin.MongoFixture;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.connect.source.SourceRecord;
-import org.apache.kafka.connect.source.SourceTaskContext;
-import org.apache.kafka.connect.storage.OffsetStorageReader;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -46,7 +43,7 @@ class RecordsInFlightTest {
     @Test
     void aTaskAtTheBoundHandsOverNothingUntilRecordsAreAcknowledged() throws InterruptedException {
         task = new TidelineSourceTask();
-        task.initialize(context());
+        task.initialize(TaskContexts.withOffset(null));
         task.start(Map.of("name", "src", "mongodb.uri", mongo.uri(), "database.include", "shop", "topic.prefix", "t",
                 "initial.sync", "full", "batch.size", "2", "records.in.flight.max", "3", dev.tideline.health.TaskIdentity.TASK_INDEX, "0", TaskOwnership.COUNT, "1"));
         List<SourceRecord> handed = new ArrayList<>();
@@ -67,30 +64,5 @@ class RecordsInFlightTest {
             more = task.poll();
         }
         assertThat(more).as("acknowledged: the copy goes on").isNotEmpty();
-    }
-
-    private static SourceTaskContext context() {
-        OffsetStorageReader none = new OffsetStorageReader() {
-            @Override
-            public <T> Map<String, Object> offset(Map<String, T> partition) {
-                return null;
-            }
-
-            @Override
-            public <T> Map<Map<String, T>, Map<String, Object>> offsets(Collection<Map<String, T>> partitions) {
-                return Map.of();
-            }
-        };
-        return new SourceTaskContext() {
-            @Override
-            public Map<String, String> configs() {
-                return Map.of();
-            }
-
-            @Override
-            public OffsetStorageReader offsetStorageReader() {
-                return none;
-            }
-        };
     }
 }
