@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
 import org.bson.BsonDocument;
@@ -40,12 +41,12 @@ public class TidelineSourceTask extends SourceTask {
     private static final long STOP_WAIT_MS = 1_500;
     private static final long CLOSE_WAIT_MS = 1_500;
 
-    private Running running;
+    private volatile Running running; // read on the producer's thread too (commitRecord)
 
     /** Everything a started task holds; exists only once start() succeeded. */
     /** @param signature signs each record handed over (record.signing.key); empty: records are not signed */
     private record Running(MongoClient client, TaskCapture capture, RecordQueue queue, int maxRecords, SourceTaskMetrics metrics,
-                           Optional<RecordSignature> signature) {
+                           Optional<RecordSignature> signature, InFlightRecords inFlight) {
     }
 
     /** Counts the connections the task's client holds open (JMX MongoConnections). */
@@ -92,7 +93,7 @@ public class TidelineSourceTask extends SourceTask {
                     new TaskThreads(identity.connector() + "-" + identity.task()), connections.open::get, identity.connector());
             capture.start();
             running = new Running(client, capture, queue, config.capture().batchSize() * 2, metrics,
-                    RecordSigningSettings.signature(config));
+                    RecordSigningSettings.signature(config), new InFlightRecords(config.capture().recordsInFlightMax()));
             log.info("Source task {} started: collections whose namespace hashes to {} of {}, producer {}", identity,
                     ownership.index(), ownership.count(), producer);
         } catch (RuntimeException e) {
@@ -107,12 +108,25 @@ public class TidelineSourceTask extends SourceTask {
 
     @Override
     public List<SourceRecord> poll() throws InterruptedException {
+        if (!running.inFlight().awaitRoom(POLL_WAIT_MS)) {
+            return null; // records.in.flight.max unacknowledged: Connect polls again
+        }
         List<SourceRecord> records = running.queue().poll(POLL_WAIT_MS, running.maxRecords());
         if (records != null) {
+            running.inFlight().handedOver(records.size());
             // here, where every record passes once, after the readers made it whole (headers included)
             running.signature().ifPresent(s -> records.forEach(s::sign));
         }
         return records;
+    }
+
+    /** Called by Connect once per record a poll returned (acknowledged, dropped or failed), on the producer's thread. */
+    @Override
+    public void commitRecord(SourceRecord record, RecordMetadata metadata) {
+        Running r = running;
+        if (r != null) {
+            r.inFlight().acknowledged();
+        }
     }
 
     @Override

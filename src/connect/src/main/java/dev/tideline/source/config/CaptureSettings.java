@@ -30,6 +30,7 @@ public final class CaptureSettings {
     public static final String DELETE_TOMBSTONE = "delete.tombstone";
     public static final String HEARTBEAT_INTERVAL_MS = "heartbeat.interval.ms";
     public static final String BATCH_SIZE = "batch.size";
+    public static final String RECORDS_IN_FLIGHT_MAX = "records.in.flight.max";
     public static final String MAX_AWAIT_MS = "change.stream.max.await.ms";
     public static final String STREAM_SCOPE = "change.stream.scope";
     public static final String LARGE_EVENT_POLICY = "large.event.policy";
@@ -69,6 +70,7 @@ public final class CaptureSettings {
     private final boolean deleteTombstone;
     private final long heartbeatIntervalMs;
     private final int batchSize;
+    private final int recordsInFlightMax;
     private final int maxAwaitMs;
     private final StreamScope streamScope;
     private final LargeEventPolicy largeEventPolicy;
@@ -88,6 +90,7 @@ public final class CaptureSettings {
         deleteTombstone = c.getBoolean(DELETE_TOMBSTONE);
         heartbeatIntervalMs = c.getLong(HEARTBEAT_INTERVAL_MS);
         batchSize = c.getInt(BATCH_SIZE);
+        recordsInFlightMax = c.getInt(RECORDS_IN_FLIGHT_MAX);
         maxAwaitMs = c.getInt(MAX_AWAIT_MS);
         streamScope = ConfigChoices.parse(StreamScope.class, STREAM_SCOPE, c.getString(STREAM_SCOPE));
         largeEventPolicy = ConfigChoices.parse(LargeEventPolicy.class, LARGE_EVENT_POLICY, c.getString(LARGE_EVENT_POLICY));
@@ -166,6 +169,14 @@ public final class CaptureSettings {
         def.define(BATCH_SIZE, Type.INT, 1000, ConfigDef.Range.between(1, 100_000), Importance.LOW,
                 "Documents read per round trip by backfills, scans and change streams.",
                 GROUP, ++order, Width.SHORT, "Batch size");
+        def.define(RECORDS_IN_FLIGHT_MAX, Type.INT, 5_000, ConfigDef.Range.between(1, 10_000_000), Importance.LOW,
+                "How many records the task hands to Connect before Kafka has acknowledged them: at this many, the task "
+                        + "waits for acknowledgements before it hands over more (one poll may still take up to 2 x batch.size). "
+                        + "Until acknowledged, a record is held in the worker's heap twice (Connect's record and the producer's "
+                        + "bytes); unbounded, a drain faster than the broker's acknowledgements fills the producer's "
+                        + "buffer.memory (32 MB by default) and the worker's heap with tens of thousands of records "
+                        + "(docs/performance.md). Higher only helps when acknowledgements are slow (a distant broker).",
+                GROUP, ++order, Width.SHORT, "Records in flight (max)");
         def.define(MAX_AWAIT_MS, Type.INT, 1000, ConfigDef.Range.between(10, 60_000), Importance.LOW,
                 "How long the server may hold an empty change-stream getMore (and, against a server that answers at once, "
                         + "the longest back-off between empty polls).",
@@ -277,6 +288,11 @@ public final class CaptureSettings {
 
     public int batchSize() {
         return batchSize;
+    }
+
+    /** Records handed to Connect and not yet acknowledged by Kafka, at most (about: a poll may take 2 batches). */
+    public int recordsInFlightMax() {
+        return recordsInFlightMax;
     }
 
     public int maxAwaitMs() {

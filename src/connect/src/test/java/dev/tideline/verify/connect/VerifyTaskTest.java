@@ -6,10 +6,10 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.model.Filters;
 import de.bwaldvogel.mongo.MongoServer;
+import dev.tideline.source.TaskContexts;
 import dev.tideline.standin.AwaitingMemoryBackend;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +17,6 @@ import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTaskContext;
-import org.apache.kafka.connect.storage.OffsetStorageReader;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.junit.jupiter.api.Test;
@@ -29,28 +28,7 @@ class VerifyTaskTest {
     java.nio.file.Path dir;
 
     private static SourceTaskContext context(Map<String, Object> storedOffset) {
-        OffsetStorageReader reader = new OffsetStorageReader() {
-            @Override
-            public <T> Map<String, Object> offset(Map<String, T> partition) {
-                return storedOffset;
-            }
-
-            @Override
-            public <T> Map<Map<String, T>, Map<String, Object>> offsets(Collection<Map<String, T>> partitions) {
-                throw new UnsupportedOperationException();
-            }
-        };
-        return new SourceTaskContext() {
-            @Override
-            public Map<String, String> configs() {
-                return Map.of();
-            }
-
-            @Override
-            public OffsetStorageReader offsetStorageReader() {
-                return reader;
-            }
-        };
+        return TaskContexts.withOffset(storedOffset);
     }
 
     private static List<SourceRecord> pollUntilSummary(VerifyTask task, long timeoutMs) throws InterruptedException {
