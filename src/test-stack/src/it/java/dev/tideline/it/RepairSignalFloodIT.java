@@ -50,7 +50,8 @@ import org.junit.jupiter.api.Test;
  * committed offset, which lags the task by up to {@code offset.flush.interval.ms} (1 s), while an unhindered repair
  * of 30 chunks takes about 0.6 s once the stream is through the flood. Killed after the first repair had finished and
  * the second had sent its begin marker, uncommitted, the second ran again after the restart under a new epoch, and the
- * topic held a begin marker that no complete marker matched (the clean-clone CI failure). So the stand-in holds the
+ * topic held a begin marker that no complete marker matched: the likely cause of an AssertionFailedError in a
+ * clean-clone CI run (found by reading the code and the worker's log, not reproduced here). So the stand-in holds the
  * first repair after its first chunk (it refuses the repair's third watermark write, retriable, until the kill): the
  * kill always lands where the test says it does.
  */
