@@ -4,39 +4,42 @@ import de.bwaldvogel.mongo.bson.Document;
 import java.util.Locale;
 
 /**
- * A change-stream position, written as MongoDB 4.2+ writes its resume tokens: {@code {_data: "<hex>"}}
- * whose hex starts with the KeyString type byte of a Timestamp ({@code 82}) followed by the cluster
- * time's 8 bytes big-endian, in upper case (https://www.mongodb.com/docs/manual/changeStreams/#resume-tokens).
- * So tokens compare as strings in event order, as MongoDB's do.
- *
- * <p>What follows the cluster time is the stand-in's own, written so that the order holds:
- * <ul>
- *   <li>a high-water-mark token (MongoDB's post-batch resume token of a batch that ended without an
- *       event) is the cluster time alone: a prefix, so it sorts before every event at that time;</li>
- *   <li>an event token adds {@code 2B}, the {@code txnOpIndex} as a KeyString integer (below; the event's place
- *       among the operations of one transaction, which all share the commit's cluster time; 0 outside a transaction), a kind
- *       ({@code 00} the entry's event, {@code 01} the {@code invalidate} that follows it: MongoDB's
- *       {@code fromInvalidate} flag), {@code 00} where MongoDB's token ends the event's identifier document, and
- *       {@code 04}, the end of the KeyString.</li>
- *   <li>a fragment of a split event (https://www.mongodb.com/docs/manual/reference/operator/aggregation/changeStreamSplitLargeEvent/)
- *       has its event's token with a zero-based fragment number before the final {@code 04}, as MongoDB
- *       appends {@code fragmentNum} after the event identifier (https://jira.mongodb.org/browse/SERVER-71825,
- *       SERVER-107526: "the resume token of the original large event suffixed with a 'fragmentNum' field"),
- *       written as a KeyString integer. So a whole event sorts before its fragments, and they in order.</li>
- * </ul>
- * A KeyString integer is written as MongoDB's KeyString writes a small non-negative integer: a type byte, then the
- * value shifted left by one (the low bit flags a fraction) in as few bytes as hold it, big-endian: {@code 29} for 0
- * ({@code kNumericZero}), {@code 2B} and one byte below 128 ({@code kNumericPositive1ByteInt}), {@code 2C} and two
- * bytes below 32768 ({@code kNumericPositive2ByteInt}); {@code CType} in the server's
- * src/mongo/db/storage/key_string/key_string.cpp, where {@code kNumeric} is 30. A longer integer sorts after a shorter
- * one by its type byte, so the strings compare in the integers' order. The fixed-width hex the txnOpIndex was once
- * written as could end like a fragment number (0x2C: {@code 0000002C 00 00 04}), and clients that tell a fragment's
- * token by its ending would take the event for a fragment. Both numbers stop at 32767: a three-byte {@code 2D}
- * integer could end in {@code 00 2C} and look like a fragment again.
- * The fields come in the order MongoDB's resume token data compares them (cluster time, token type,
- * {@code txnOpIndex}, {@code fromInvalidate}, ..., fragment number: {@code resume_token.h} in the server's
- * src/mongo/db/pipeline), so a stream resumed at one event of a transaction gets the transaction's later events.
- * A stream returns the events whose token is greater than its position.
+ * A change-stream position, written as MongoDB 7.0 writes its resume tokens (version 2): {@code {_data: "<hex>"}}, the
+ * upper-case hex of a KeyString (V1, ascending) of the token's fields in this order
+ * (https://www.mongodb.com/docs/manual/changeStreams/#resume-tokens; {@code ResumeToken::ResumeToken(const
+ * ResumeTokenData&)} in the server's src/mongo/db/pipeline/resume_token.cpp):
+ * <ol>
+ *   <li>the cluster time: {@code 82} (KeyString's Timestamp type) and its 8 bytes big-endian;</li>
+ *   <li>the token's version, 2: {@code 2B04};</li>
+ *   <li>the token type: {@code 2C0100} (128) for an event, {@code 29} (0) for a high-water mark, so a high-water mark
+ *       sorts before every event at its cluster time;</li>
+ *   <li>{@code txnOpIndex}: the event's place among the operations of one transaction, which all share the commit's
+ *       cluster time; 0 outside a transaction;</li>
+ *   <li>{@code fromInvalidate}: {@code 6E} (false), {@code 6F} for the {@code invalidate} that follows its event;</li>
+ *   <li>the collection's UUID: MongoDB writes the real one ({@code 5A 10 04} and 16 bytes); the stand-in's collections
+ *       have none, so it writes what version 2 writes for an event without a UUID, null ({@code 14});</li>
+ *   <li>the event identifier, a document: MongoDB 7.0 writes {@code {operationType, documentKey}} for a CRUD event and
+ *       {@code {operationType, operationDescription}} for another (the {@code ResumeTokenData} constructor, same file).
+ *       The stand-in writes an empty document ({@code 46 00}): every event it makes has a cluster time,
+ *       {@code txnOpIndex} and {@code fromInvalidate} of its own (one oplog entry per event; a transaction's by
+ *       {@code txnOpIndex}; the {@code invalidate} by the flag), so the identifier never decides an order, and
+ *       clients must treat {@code _data} as opaque anyway. A high-water mark has no identifier;</li>
+ *   <li>for a fragment of a split event
+ *       (https://www.mongodb.com/docs/manual/reference/operator/aggregation/changeStreamSplitLargeEvent/) its zero-based
+ *       {@code fragmentNum}: MongoDB appends it to its event's token (SERVER-71825; SERVER-107526: "the resume token
+ *       of the original large event suffixed with a 'fragmentNum' field"), so a whole event sorts before its
+ *       fragments, and they in order;</li>
+ *   <li>{@code 04}, the end of the KeyString.</li>
+ * </ol>
+ * So a version 2 high-water mark is {@code 82<time>2B0429296E1404}, as the postBatchResumeToken in MongoDB's manual
+ * (8263515EAC000000022B0429296E1404), and an event's token starts as the manual's insert's
+ * ({@code 82<time>2B042C0100296E}). Each integer is written as KeyString writes a non-negative NumberInt: {@code 29}
+ * for 0 ({@code kNumericZero}), else a type byte {@code 2B} to {@code 2E} ({@code kNumericPositive1ByteInt} and up)
+ * for the number of bytes that hold the value shifted left by one (the low bit flags a fraction), then those bytes
+ * big-endian ({@code _appendPreshiftedIntegerPortion} in src/mongo/db/storage/key_string/key_string.cpp). A longer
+ * integer sorts after a shorter one by its type byte, so the strings compare in the fields' order, up to
+ * {@code txnOpIndex} {@link Integer#MAX_VALUE} ({@code 2EFFFFFFFE}). A stream returns the events whose token is
+ * greater than its position.
  */
 public record ResumeToken(long clusterTime, int txnOpIndex, Kind kind, int fragment) implements Comparable<ResumeToken> {
     /** What a token marks. The declaration order is the sort order at one cluster time. */
@@ -44,20 +47,25 @@ public record ResumeToken(long clusterTime, int txnOpIndex, Kind kind, int fragm
 
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
     private static final String TIMESTAMP_TYPE = "82";
-    private static final String EVENT_MARK = "2B";
-    private static final String IDENTIFIER_END = "00";
+    private static final String VERSION_2 = "2B04";
+    private static final String HIGH_WATER_MARK_TYPE = "29";
+    private static final String EVENT_TYPE = "2C0100";
+    private static final String FALSE = "6E";
+    private static final String TRUE = "6F";
+    /** The UUID the stand-in has not: null, as version 2 writes a missing one. */
+    private static final String NO_UUID = "14";
+    /** The stand-in's event identifier: an empty document (see the class comment). */
+    private static final String EMPTY_IDENTIFIER = "4600";
     private static final String KEY_END = "04";
     private static final String KS_ZERO = "29";
-    private static final String KS_ONE_BYTE = "2B";
-    private static final String KS_TWO_BYTES = "2C";
-    private static final int HWM_LENGTH = 2 + 16;
-    /** The shortest event token: {@code 82}, the time, {@code 2B}, txnOpIndex 0 ({@code 29}), the kind, the identifier's end, the end. */
-    private static final int MIN_EVENT_LENGTH = HWM_LENGTH + 2 + 2 + 2 + 2 + 2;
-    /** The largest KeyString integer the stand-in writes: two bytes of n &lt;&lt; 1. */
-    private static final int MAX_KEY_STRING_INT = (1 << 15) - 1;
-    private static final int MAX_FRAGMENTS = MAX_KEY_STRING_INT + 1;
-    /** The last operation of a transaction whose events a change stream can number. */
-    public static final int MAX_TXN_OP_INDEX = MAX_KEY_STRING_INT;
+    private static final int KS_ONE_BYTE = 0x2B;
+    private static final int KS_FOUR_BYTES = 0x2E;
+    private static final int TIME_LENGTH = 2 + 16;
+    /** The hex of a high-water mark after its cluster time: version, type 0, txnOpIndex 0, false, null, the end. */
+    private static final String HIGH_WATER_MARK_REST = VERSION_2 + HIGH_WATER_MARK_TYPE + KS_ZERO + FALSE + NO_UUID + KEY_END;
+    private static final String EVENT_HEAD = VERSION_2 + EVENT_TYPE;
+    /** The last operation of a transaction whose events a change stream can number: txnOpIndex is a NumberInt. */
+    public static final int MAX_TXN_OP_INDEX = Integer.MAX_VALUE;
 
     public ResumeToken {
         if (kind != Kind.EVENT && fragment != 0) {
@@ -66,11 +74,7 @@ public record ResumeToken(long clusterTime, int txnOpIndex, Kind kind, int fragm
         if (kind == Kind.HIGH_WATER_MARK && txnOpIndex != 0 || txnOpIndex < 0) {
             throw new IllegalArgumentException("a txnOpIndex belongs to an event: " + txnOpIndex);
         }
-        if (txnOpIndex > MAX_TXN_OP_INDEX) {
-            throw new IllegalArgumentException("the stand-in numbers the events of a transaction of at most "
-                    + (MAX_TXN_OP_INDEX + 1) + " operations, got txnOpIndex " + txnOpIndex + ": commit fewer operations at once");
-        }
-        if (fragment < 0 || fragment > MAX_FRAGMENTS) {
+        if (fragment < 0) {
             throw new IllegalArgumentException("fragment out of range: " + fragment);
         }
     }
@@ -117,57 +121,57 @@ public record ResumeToken(long clusterTime, int txnOpIndex, Kind kind, int fragm
     }
 
     public String hex() {
-        StringBuilder hex = new StringBuilder(HWM_LENGTH + 20).append(TIMESTAMP_TYPE);
+        StringBuilder hex = new StringBuilder(TIME_LENGTH + 40).append(TIMESTAMP_TYPE);
         appendHex(hex, clusterTime, 16);
         if (kind == Kind.HIGH_WATER_MARK) {
-            return hex.toString();
+            return hex.append(HIGH_WATER_MARK_REST).toString();
         }
-        appendKeyStringInt(hex.append(EVENT_MARK), txnOpIndex).append(kind == Kind.INVALIDATE ? "01" : "00").append(IDENTIFIER_END);
+        appendKeyStringInt(hex.append(EVENT_HEAD), txnOpIndex);
+        hex.append(kind == Kind.INVALIDATE ? TRUE : FALSE).append(NO_UUID).append(EMPTY_IDENTIFIER);
         if (fragment > 0) {
             appendKeyStringInt(hex, fragment - 1); // MongoDB's fragmentNum counts from 0
         }
         return hex.append(KEY_END).toString();
     }
 
-    /** Writes {@code n} (0 to {@link #MAX_KEY_STRING_INT}) as a KeyString integer (see the class comment). */
+    /** Writes {@code n} (non-negative) as a KeyString integer (see the class comment). */
     private static StringBuilder appendKeyStringInt(StringBuilder hex, int n) {
         if (n == 0) {
             return hex.append(KS_ZERO);
         }
-        return n < 128 ? appendHex(hex.append(KS_ONE_BYTE), (long) n << 1, 2) : appendHex(hex.append(KS_TWO_BYTES), (long) n << 1, 4);
-    }
-
-    /** The length in hex digits of the KeyString integer at {@code at} of {@code h} (upper case), or -1 if none starts there. */
-    private static int keyStringIntLength(String h, int at) {
-        if (h.startsWith(KS_ZERO, at)) {
-            return 2;
-        }
-        if (h.startsWith(KS_ONE_BYTE, at)) {
-            return 4;
-        }
-        return h.startsWith(KS_TWO_BYTES, at) ? 6 : -1;
+        long shifted = (long) n << 1;
+        int bytes = (64 - Long.numberOfLeadingZeros(shifted) + 7) / 8;
+        return appendHex(hex.append(HEX[(KS_ONE_BYTE + bytes - 1) >> 4]).append(HEX[(KS_ONE_BYTE + bytes - 1) & 0xF]), shifted, 2 * bytes);
     }
 
     /**
-     * Reads the KeyString integer that is all of {@code integer} (upper case), as {@link #appendKeyStringInt} writes it.
+     * Reads the KeyString integer at {@code at[0]} of {@code h} (upper case) as {@link #appendKeyStringInt} writes it,
+     * moving {@code at[0]} past it.
      *
-     * @throws IllegalArgumentException when it is not one; the caller answers InvalidResumeToken
+     * @throws IllegalArgumentException when none is there, or not as written (a fraction, a byte too many); the caller
+     *         answers InvalidResumeToken
      */
-    private static int readKeyStringInt(String integer, String hex) {
-        int length = keyStringIntLength(integer, 0);
-        if (length != integer.length()) {
-            throw new IllegalArgumentException("not a resume token of this server: " + hex);
-        }
-        if (length == 2) {
+    private static int readKeyStringInt(String h, int[] at, String hex) {
+        if (h.startsWith(KS_ZERO, at[0])) {
+            at[0] += 2;
             return 0;
         }
-        int shifted = Integer.parseInt(integer.substring(2), 16);
-        int n = shifted >> 1;
-        // as written: an even value in the fewest bytes (2C only from 128 on); anything else is not this server's
-        if ((shifted & 1) != 0 || n == 0 || (length == 6) != (n >= 128)) {
-            throw new IllegalArgumentException("not a resume token of this server: " + hex);
+        int type = at[0] + 2 <= h.length() ? Integer.parseInt(h.substring(at[0], at[0] + 2), 16) : -1;
+        int bytes = type - KS_ONE_BYTE + 1;
+        if (type < KS_ONE_BYTE || type > KS_FOUR_BYTES || at[0] + 2 + 2 * bytes > h.length()) {
+            throw notOurs(hex);
         }
-        return n;
+        long shifted = Long.parseLong(h.substring(at[0] + 2, at[0] + 2 + 2 * bytes), 16);
+        // as written: an even value (no fraction) in the fewest bytes, within a NumberInt
+        if ((shifted & 1) != 0 || shifted >>> (8 * (bytes - 1)) == 0 || (shifted >> 1) > Integer.MAX_VALUE) {
+            throw notOurs(hex);
+        }
+        at[0] += 2 + 2 * bytes;
+        return (int) (shifted >> 1);
+    }
+
+    private static IllegalArgumentException notOurs(String hex) {
+        return new IllegalArgumentException("not a resume token of this server: " + hex);
     }
 
     private static StringBuilder appendHex(StringBuilder out, long value, int digits) {
@@ -192,35 +196,36 @@ public record ResumeToken(long clusterTime, int txnOpIndex, Kind kind, int fragm
             throw new IllegalArgumentException("a resume token is {_data: \"<hex string>\"}, got " + token);
         }
         String h = hex.toUpperCase(Locale.ROOT);
-        if (!h.startsWith(TIMESTAMP_TYPE) || (h.length() != HWM_LENGTH && h.length() < MIN_EVENT_LENGTH)) {
-            throw new IllegalArgumentException("not a resume token of this server: " + hex);
+        if (!h.startsWith(TIMESTAMP_TYPE) || h.length() < TIME_LENGTH + HIGH_WATER_MARK_REST.length()) {
+            throw notOurs(hex);
         }
         try {
-            long time = Long.parseUnsignedLong(h.substring(2, HWM_LENGTH), 16);
-            if (h.length() == HWM_LENGTH) {
+            long time = Long.parseUnsignedLong(h.substring(2, TIME_LENGTH), 16);
+            if (h.startsWith(HIGH_WATER_MARK_REST, TIME_LENGTH) && h.length() == TIME_LENGTH + HIGH_WATER_MARK_REST.length()) {
                 return highWaterMark(time);
             }
-            int opAt = HWM_LENGTH + EVENT_MARK.length();
-            int kindAt = opAt + keyStringIntLength(h, opAt);
-            int fragmentAt = kindAt + 2 + IDENTIFIER_END.length();
-            if (!h.startsWith(EVENT_MARK, HWM_LENGTH) || kindAt < opAt || fragmentAt + KEY_END.length() > h.length()
-                    || !h.startsWith(IDENTIFIER_END, kindAt + 2) || !h.endsWith(KEY_END)) {
-                throw new IllegalArgumentException("not a resume token of this server: " + hex);
+            if (!h.startsWith(EVENT_HEAD, TIME_LENGTH)) {
+                throw notOurs(hex);
             }
-            int txnOpIndex = readKeyStringInt(h.substring(opAt, kindAt), hex);
-            String kind = h.substring(kindAt, kindAt + 2);
-            String fragmentNum = h.substring(fragmentAt, h.length() - KEY_END.length());
-            int fragment = fragmentNum.isEmpty() ? 0 : readKeyStringInt(fragmentNum, hex) + 1; // fragmentNum counts from 0
-            return switch (kind) {
-                case "00" -> new ResumeToken(time, txnOpIndex, Kind.EVENT, fragment);
-                case "01" -> {
-                    if (fragment != 0) {
-                        throw new IllegalArgumentException("not a resume token of this server: " + hex);
-                    }
-                    yield new ResumeToken(time, txnOpIndex, Kind.INVALIDATE, 0);
+            int[] at = {TIME_LENGTH + EVENT_HEAD.length()};
+            int txnOpIndex = readKeyStringInt(h, at, hex);
+            boolean fromInvalidate = h.startsWith(TRUE, at[0]);
+            if (!fromInvalidate && !h.startsWith(FALSE, at[0]) || !h.startsWith(NO_UUID + EMPTY_IDENTIFIER, at[0] + 2)) {
+                throw notOurs(hex);
+            }
+            at[0] += 2 + NO_UUID.length() + EMPTY_IDENTIFIER.length();
+            int fragment = 0;
+            if (at[0] + KEY_END.length() < h.length()) {
+                int fragmentNum = readKeyStringInt(h, at, hex);
+                if (fragmentNum == Integer.MAX_VALUE) {
+                    throw notOurs(hex); // the stand-in numbers fragments from 1 up to Integer.MAX_VALUE
                 }
-                default -> throw new IllegalArgumentException("not a resume token of this server: " + hex);
-            };
+                fragment = fragmentNum + 1; // fragmentNum counts from 0
+            }
+            if (at[0] + KEY_END.length() != h.length() || !h.endsWith(KEY_END) || fromInvalidate && fragment != 0) {
+                throw notOurs(hex);
+            }
+            return new ResumeToken(time, txnOpIndex, fromInvalidate ? Kind.INVALIDATE : Kind.EVENT, fragment);
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("not a resume token of this server: " + hex, e);
         }

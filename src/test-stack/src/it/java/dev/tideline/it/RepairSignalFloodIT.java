@@ -12,10 +12,12 @@ import dev.tideline.it.support.TestStack;
 import dev.tideline.it.support.TopicReader;
 import dev.tideline.it.support.TopicVersions;
 import dev.tideline.it.support.Waits;
+import dev.tideline.mongo.MongoErrors;
 import dev.tideline.source.capture.RepairProgress;
 import dev.tideline.source.capture.SourceOffset;
 import dev.tideline.source.repair.RepairSignals;
 import dev.tideline.source.repair.SignalStatus;
+import dev.tideline.standin.FaultInjectingBackend;
 import dev.tideline.standin.MongoFixture;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -26,6 +28,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import org.bson.BsonDocument;
@@ -42,6 +45,15 @@ import org.junit.jupiter.api.Test;
  * {@code repair.queue.max} wait: exactly that many whole-collection copies reach the topic, each once (one
  * complete marker epoch per repair, the killed one resumed under its own epoch); every other signal is marked
  * refused in its document and none runs at either restart.
+ *
+ * <p>The kill must find the first repair under way, and no later one begun: the test picks its moment from the
+ * committed offset, which lags the task by up to {@code offset.flush.interval.ms} (1 s), while an unhindered repair
+ * of 30 chunks takes about 0.6 s once the stream is through the flood. Killed after the first repair had finished and
+ * the second had sent its begin marker, uncommitted, the second ran again after the restart under a new epoch, and the
+ * topic held a begin marker that no complete marker matched: the likely cause of an AssertionFailedError in a
+ * clean-clone CI run (found by reading the code and the worker's log, not reproduced here). So the stand-in holds the
+ * first repair after its first chunk (it refuses the repair's third watermark write, retriable, until the kill): the
+ * kill always lands where the test says it does.
  */
 class RepairSignalFloodIT {
     private static final String DB = "flood_src";
@@ -60,7 +72,8 @@ class RepairSignalFloodIT {
         ConnectRest rest = stack.rest();
         Namespace ns = new Namespace(DB, COLL);
         boolean killed = false;
-        try (MongoFixture source = MongoFixture.withOplog()) {
+        FaultInjectingBackend backend = new FaultInjectingBackend();
+        try (MongoFixture source = MongoFixture.inProcess(backend, true)) {
             MongoDatabase src = source.client().getDatabase(DB);
             List<BsonDocument> docs = new ArrayList<>();
             for (int i = 0; i < DOCUMENTS; i++) {
@@ -81,13 +94,21 @@ class RepairSignalFloodIT {
                 for (int i = 0; i < SIGNALS; i++) {
                     flood.add(new BsonDocument("_id", new BsonObjectId(new ObjectId())).append("collection", new BsonString(COLL)));
                 }
+                // two chunks' watermarks go through (the repair reads IN_FLIGHT = 2 chunks ahead), so the first chunk
+                // closes and is committed; the next watermark write fails, retriably, until the kill
+                AtomicInteger watermarks = new AtomicInteger();
+                backend.failNext(DB, Set.of("insert"), q -> isWatermarkInsert(q) && watermarks.incrementAndGet() > 2,
+                        MongoErrors.EXCEEDED_TIME_LIMIT, "ExceededTimeLimit", Integer.MAX_VALUE);
                 signals.insertMany(flood);
 
                 // restart 1: kill -9 while an accepted repair is under way (a chunk of it committed, not all)
                 RepairProgress atKill = awaitProgress(rest, ns, p -> p.running() && p.lastId() != null,
                         "a repair under way in the committed offset");
+                Waits.until(Duration.ofSeconds(30), Duration.ofMillis(100), backend::injected, n -> n > 0,
+                        n -> "the first repair did not try its third watermark after its first chunk"); // held there now
                 stack.killWorker();
                 killed = true;
+                backend.disarm();
                 stack.startWorker();
                 killed = false;
                 rest.awaitRunning(CONNECTOR, 1, Duration.ofSeconds(120));
@@ -140,6 +161,13 @@ class RepairSignalFloodIT {
                 rest.deleteConnector(CONNECTOR);
             }
         }
+    }
+
+    /** An insert of a repair's low watermark (its {@code _id} a {@code tidelineWindow} document) into the signals. */
+    private static boolean isWatermarkInsert(de.bwaldvogel.mongo.bson.Document command) {
+        return RepairSignals.COLLECTION.equals(command.get("insert")) && command.get("documents") instanceof List<?> docs
+                && docs.stream().anyMatch(d -> d instanceof de.bwaldvogel.mongo.bson.Document doc
+                        && doc.get("_id") instanceof de.bwaldvogel.mongo.bson.Document id && id.containsKey(RepairSignals.WINDOW_KEY));
     }
 
     private static int count(MongoCollection<BsonDocument> signals, SignalStatus.State state) {

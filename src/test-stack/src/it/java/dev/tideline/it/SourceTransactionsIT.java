@@ -27,6 +27,8 @@ import org.junit.jupiter.api.Test;
  * Two transactions across four collections read by two tasks, the tasks restarted between them, through the real
  * worker and the built plugin: every change of a transaction carries the same {@code tl.txn} and cluster time on
  * every topic, nothing is lost, and what a restart repeats is at most the first transaction's changes of a collection.
+ * Each change carries its operation's index in its transaction ({@code tl.txn.op}, the sink's tie-break between
+ * versions of one cluster time), read from the stand-in's resume tokens, which write {@code txnOpIndex} as MongoDB 7.0.
  */
 class SourceTransactionsIT {
     private static final String CONNECTOR = "source-txn-it";
@@ -70,6 +72,7 @@ class SourceTransactionsIT {
                     });
                 }
                 Map<String, Set<BsonTimestamp>> timesPerTransaction = new HashMap<>();
+                Map<String, Set<Integer>> opsPerTransaction = new HashMap<>();
                 int duplicates = 0;
                 for (String c : COLLECTIONS) {
                     String topic = "txit." + db + "." + c;
@@ -89,6 +92,16 @@ class SourceTransactionsIT {
                         }
                         assertThat(txn).as("%s %s on %s", e.op(), e.id(), topic).isNotNull().matches("[0-9a-f-]{36}:\\d+");
                         timesPerTransaction.computeIfAbsent(txn, t -> new HashSet<>()).add(e.clusterTime());
+                        // the first transaction inserted _id 1..3 into c0..c3 in turn; the second updated then deleted in each
+                        int coll = COLLECTIONS.indexOf(c);
+                        int expectedOp = switch (e.op()) {
+                            case INSERT -> (e.id().asInt32().getValue() - 1) * COLLECTIONS.size() + coll;
+                            case UPDATE -> 2 * coll;
+                            default -> 2 * coll + 1;
+                        };
+                        assertThat(SourceItSupport.header(r, EventHeaders.TRANSACTION_OP)).as("%s %s on %s: its txnOpIndex", e.op(), e.id(), topic)
+                                .isEqualTo(Integer.toString(expectedOp));
+                        opsPerTransaction.computeIfAbsent(txn, t -> new HashSet<>()).add(expectedOp);
                         seen.add(txn + " " + e.op() + " " + e.id().asInt32().getValue());
                     }
                     Set<String> distinct = new HashSet<>(seen);
@@ -99,6 +112,8 @@ class SourceTransactionsIT {
                 }
                 System.out.printf("SourceTransactionsIT: 2 transactions, 20 changes on 4 topics, %d repeated after the restart%n", duplicates);
                 assertThat(timesPerTransaction).hasSize(2);
+                assertThat(opsPerTransaction.values()).extracting(Set::size).as("12 inserts, then 4 updates and 4 deletes")
+                        .containsExactlyInAnyOrder(12, 8);
                 assertThat(timesPerTransaction.values()).as("one cluster time per transaction").allSatisfy(t -> assertThat(t).hasSize(1));
             } finally {
                 stack.rest().deleteConnector(CONNECTOR);

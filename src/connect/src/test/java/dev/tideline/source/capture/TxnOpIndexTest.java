@@ -30,11 +30,15 @@ class TxnOpIndexTest {
         assertThat(TxnOpIndex.of(event("2B04", "2D0222E0"))).hasValue(70000);
         assertThat(TxnOpIndex.of(event("2B04", "2EFFFFFFFE"))).hasValue(Integer.MAX_VALUE);
         assertThat(TxnOpIndex.of(token((CLUSTER_TIME + "2B042C01002B0A" + REST).toLowerCase()))).hasValue(5);
+        assertThat(TxnOpIndex.of(token(FragmentTokenTest.MANUAL_INSERT))).as("the manual's insert").hasValue(0);
     }
 
     @Test
     void saysNothingForOtherTokens() {
         assertThat(TxnOpIndex.of(token(CLUSTER_TIME + "2B0229296E04"))).as("a high-water mark").isEmpty();
+        assertThat(TxnOpIndex.of(token(FragmentTokenTest.MANUAL_HIGH_WATER_MARK))).as("the manual's high-water mark").isEmpty();
+        assertThat(TxnOpIndex.of(event("2B04", "2C0058"))).as("not in the fewest bytes").isEmpty();
+        assertThat(TxnOpIndex.of(event("2B06", "29"))).as("version 3").isEmpty();
         assertThat(TxnOpIndex.of(event("2B04", "2B0B"))).as("a fraction").isEqualTo(OptionalInt.empty());
         assertThat(TxnOpIndex.of(event("2B04", "2F"))).as("an integer wider than an index").isEmpty();
         assertThat(TxnOpIndex.of(token(CLUSTER_TIME + "2B042C01002C02"))).as("cut short").isEmpty();

@@ -8,14 +8,23 @@ import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoChangeStreamCursor;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.changestream.ChangeStreamDocument;
+import dev.tideline.event.EventHeaders;
+import dev.tideline.event.Namespace;
+import dev.tideline.event.ValueFormat;
+import dev.tideline.source.RecordFactory;
+import dev.tideline.source.RecordState;
 import dev.tideline.source.capture.Captured;
+import dev.tideline.source.capture.RepairProgress;
 import dev.tideline.source.capture.StreamPosition;
+import dev.tideline.source.capture.TxnOpIndex;
 import dev.tideline.source.config.CaptureSettings.LargeEventPolicy;
 import dev.tideline.standin.AwaitingMemoryBackend;
 import dev.tideline.standin.MongoFixture;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.source.SourceRecord;
 import org.bson.BsonBinary;
 import org.bson.BsonDocument;
 import org.bson.BsonTimestamp;
@@ -29,7 +38,9 @@ import org.junit.jupiter.api.Test;
  * time (https://www.mongodb.com/docs/manual/reference/change-events/) and differ only in their resume tokens: each
  * collection gets exactly the events after its position, whether the collections share one stream (one task) or
  * have a stream each (two tasks), and whether the position is an event of its own collection or of another. The
- * ordering within one cluster time is {@link StreamPosition#covers}'s tie-break on the tokens.
+ * ordering within one cluster time is {@link StreamPosition#covers}'s tie-break on the tokens. Each change's record
+ * carries the operation's index in the transaction ({@code tl.txn.op}, the sink's tie-break between versions of one
+ * cluster time) read from the stand-in's token, which writes {@code txnOpIndex} where MongoDB 7.0 does.
  */
 class TransactionResumeTest {
     private static final String DB = "txr";
@@ -68,6 +79,24 @@ class TransactionResumeTest {
             transaction = id.asUuid() + ":" + session.getServerSession().getTransactionNumber();
         }
         assertThat(events).extracting(e -> e.getClusterTime()).containsOnly(events.get(0).getClusterTime());
+        for (int i = 0; i < events.size(); i++) {
+            assertThat(TxnOpIndex.of(events.get(i).getResumeToken())).as("event %d's token", i).hasValue(i);
+        }
+    }
+
+    /** The {@code tl.txn.op} headers of the records the source makes of {@code coll}'s changes, in order. */
+    private static List<String> txnOpHeaders(String coll, List<Captured.Change> changes) {
+        RecordFactory factory = new RecordFactory(new Namespace(DB, coll), "t." + DB + "." + coll, "t.heartbeats", "t.control",
+                ValueFormat.BSON, "", false, "p1");
+        RecordState state = new RecordState(RepairProgress.NONE);
+        List<SourceRecord> records = new ArrayList<>();
+        changes.forEach(c -> factory.append(c, state, records));
+        List<String> headers = new ArrayList<>();
+        for (SourceRecord r : records) {
+            Header h = r.headers().lastWithName(EventHeaders.TRANSACTION_OP);
+            headers.add(h == null ? null : String.valueOf(h.value()));
+        }
+        return headers;
     }
 
     @AfterEach
@@ -106,6 +135,9 @@ class TransactionResumeTest {
         assertThat(ids(out.changes("b"), c -> true)).containsExactly(2, 3);
         assertThat(out.changes("a")).extracting(Captured.Change::transaction).containsOnly(transaction);
         assertThat(out.changes("b")).extracting(Captured.Change::transaction).containsOnly(transaction);
+        // a1 b1 a2 b2 a3 b3 are operations 0 to 5 of the transaction
+        assertThat(txnOpHeaders("a", out.changes("a"))).containsExactly("2", "4");
+        assertThat(txnOpHeaders("b", out.changes("b"))).containsExactly("3", "5");
         assertThat(out.failures).isEmpty();
     }
 
@@ -128,6 +160,9 @@ class TransactionResumeTest {
         Thread.sleep(300);
         assertThat(ids(restarted.changes("a"), c -> true)).containsExactly(3);
         assertThat(ids(second.changes("b"), c -> true)).containsExactly(3);
+        assertThat(txnOpHeaders("a", restarted.changes("a"))).as("a3 again, as the first time").containsExactly("4")
+                .isEqualTo(txnOpHeaders("a", first.changes("a")).subList(1, 2));
+        assertThat(txnOpHeaders("b", second.changes("b"))).containsExactly("5");
     }
 
     @Test
@@ -139,6 +174,7 @@ class TransactionResumeTest {
         await("b1..b3", () -> out.changes("b").size() >= 3);
         Thread.sleep(300);
         assertThat(ids(out.changes("b"), c -> true)).containsExactly(1, 2, 3);
+        assertThat(txnOpHeaders("b", out.changes("b"))).containsExactly("1", "3", "5");
     }
 
     @Test
