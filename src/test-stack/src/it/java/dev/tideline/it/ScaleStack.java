@@ -41,6 +41,12 @@ final class ScaleStack {
     /** Polls until {@code done} says so (it sees each change record once, decoded), or fails after {@code deadline}. */
     static void readChanges(KafkaConsumer<byte[], byte[]> consumer, Consumer<ChangeEvent> each, java.util.function.BooleanSupplier done,
                             String what, Duration deadline) {
+        readChanges(consumer, (e, r) -> each.accept(e), done, what, deadline);
+    }
+
+    /** As above, with the record each change came in (its timestamp, its topic). */
+    static void readChanges(KafkaConsumer<byte[], byte[]> consumer, java.util.function.BiConsumer<ChangeEvent, ConsumerRecord<byte[], byte[]>> each,
+                            java.util.function.BooleanSupplier done, String what, Duration deadline) {
         // the consumer's poll waits up to 200 ms itself: poll again at once
         Waits.until(deadline, Duration.ofMillis(1), () -> {
             if (done.getAsBoolean()) {
@@ -48,7 +54,7 @@ final class ScaleStack {
             }
             for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                 if (isChange(r)) {
-                    each.accept(EnvelopeCodec.fromBson(EnvelopeCodec.readDocument(r.value())));
+                    each.accept(EnvelopeCodec.fromBson(EnvelopeCodec.readDocument(r.value())), r);
                 }
             }
             return false;

@@ -45,13 +45,19 @@ final class HeartbeatPacer {
             budget = Math.min(MAX_PER_SECOND, budget + (nowMs - lastMs) * MAX_PER_SECOND / 1000.0);
         }
         lastMs = nowMs;
+        int allowed = (int) Math.floor(budget);
+        if (allowed == 0) {
+            // Called after every batch: under a steady trickle that is hundreds of times a second, and a look at every
+            // collection each time (2,000 position checks) would cost the stream's thread more than the events do.
+            // The budget refills 20 a second, so the collections are looked at about that often, whatever the batch rate.
+            return List.of();
+        }
         List<T> overdue = new ArrayList<>();
         for (T c : candidates) {
             if (nowMs - lastRecordMs.applyAsLong(c) >= intervalMs && moved.test(c)) {
                 overdue.add(c);
             }
         }
-        int allowed = (int) Math.floor(budget);
         if (overdue.size() > allowed) {
             overdue.sort(Comparator.comparingLong(lastRecordMs));
             overdue = new ArrayList<>(overdue.subList(0, allowed));

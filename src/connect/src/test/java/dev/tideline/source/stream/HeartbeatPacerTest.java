@@ -50,6 +50,27 @@ class HeartbeatPacerTest {
     }
 
     @Test
+    void batchesInQuickSuccessionDoNotLookAtEveryCollectionEachTime() {
+        HeartbeatPacer pacer = new HeartbeatPacer(2_000);
+        List<Integer> collections = new ArrayList<>();
+        for (int i = 0; i < 2_000; i++) {
+            collections.add(i);
+        }
+        int[] looked = {0};
+        long sent = 0;
+        // one batch a millisecond for 10 s, as under 1,000 writes/s spread over the collections, all of them quiet for longer
+        // than the interval: their positions are checked when the budget allows a heartbeat, not after every batch
+        for (long now = 10_000; now < 20_000; now++) {
+            sent += pacer.due(collections, c -> 0L, c -> {
+                looked[0]++;
+                return true;
+            }, now).size();
+        }
+        assertThat(sent).isBetween(190L, 220L);
+        assertThat(looked[0]).isLessThanOrEqualTo(2_000 * 220);
+    }
+
+    @Test
     void zeroDisablesHeartbeats() {
         assertThat(new HeartbeatPacer(0).due(List.of("a"), c -> 0L, c -> true, 1_000_000)).isEmpty();
     }
