@@ -38,7 +38,8 @@ class ConnectorBenchmarkSmokeIT {
         assertThat(rows.values()).as("no figure failed:%n%s", text).allSatisfy(row -> assertThat(row.failures()).isEmpty());
         List<Contender> connectors = List.of(Contender.TIDELINE, Contender.OFFICIAL);
         for (Metric metric : List.of(measurements.drainRate, measurements.drainCpu, measurements.drainStandInCpu,
-                measurements.backfillSmall, measurements.backfillLarge, measurements.sinkRate, measurements.sinkCpu,
+                measurements.backfillSmall, measurements.backfillLarge, measurements.backfillCpu, measurements.backfillAlloc,
+                measurements.backfillStandInCpu, measurements.sinkRate, measurements.sinkCpu,
                 measurements.sinkStandInCpu, measurements.latencyP50, measurements.latencyP99, measurements.heapMax,
                 measurements.heapGrowth)) {
             assertThat(rows).as("the table has %s:%n%s", metric.label(), text).containsKey(metric);
