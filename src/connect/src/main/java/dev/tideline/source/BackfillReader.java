@@ -86,7 +86,7 @@ final class BackfillReader implements CollectionReader {
         this.client = client;
         this.threads = threads;
         this.collection = client.getDatabase(ns.db()).getCollection(ns.coll(), RawBsonDocument.class)
-                .withReadConcern(ReadConcern.MAJORITY);
+                .withReadConcern(ReadConcern.MAJORITY).withCodecRegistry(ExactRawDocuments.REGISTRY);
         this.ns = ns;
         this.filter = filter;
         this.batchSize = batchSize;
