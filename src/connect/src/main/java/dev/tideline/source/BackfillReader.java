@@ -115,7 +115,7 @@ final class BackfillReader implements CollectionReader {
         List<Captured> out = new ArrayList<>(batch.items().size() + 2);
         long now = System.currentTimeMillis();
         for (RawBsonDocument doc : batch.items()) {
-            BsonValue id = doc.get("_id");
+            BsonValue id = DocumentIds.idOf(doc);
             out.add(new Captured.Change(ChangeEvent.read(ns, id, doc, streamStart, now),
                     SourceOffset.backfill(streamStart, id)));
             lastId = id;
