@@ -23,6 +23,8 @@ final class Measurements {
     final Metric backfillSmall;
     final Metric backfillLarge;
     final Metric findInIdOrderLarge;
+    final Metric backfillLimit;
+    final Metric producerCopyRecords;
     final Metric backfillCpu;
     final Metric backfillAlloc;
     final Metric backfillStandInCpu;
@@ -50,6 +52,8 @@ final class Measurements {
         backfillSmall = new Metric(String.format("backfill of %,d docs", sizes.backfillSmall()), "docs/s", true);
         backfillLarge = new Metric(String.format("backfill of %,d docs", sizes.backfillLarge()), "docs/s", true);
         findInIdOrderLarge = new Metric("  raw: find of as many in _id order, as a resumable copy reads", "docs/s", true);
+        producerCopyRecords = new Metric(String.format("  raw: Kafka producer, as many records as a copy sends them (key, headers)"), "records/s", true);
+        backfillLimit = new Metric("  the copy against its limit, min(find in _id order, producer)", "docs/s", true);
         backfillCpu = new Metric("  worker CPU per 1,000 docs of that copy", "CPU-ms", false);
         backfillAlloc = new Metric("  worker allocation per 1,000 docs of that copy", "MB", false);
         backfillStandInCpu = new Metric("  stand-in CPU for that copy", "CPU-s", false);
@@ -145,8 +149,17 @@ final class Measurements {
         for (int run = 1; run <= sizes.runs(); run++) {
             BenchContext.log("backfill of " + sizes.backfillLarge() + ", run " + run + " of " + sizes.runs());
             measure(backfillLarge, Contender.RAW, () -> RawLimits.findRead(sizes.backfillLarge()));
-            measure(findInIdOrderLarge, Contender.RAW, () -> RawLimits.findRead(sizes.backfillLarge(), true));
-            largeCopy(run, Contender.TIDELINE);
+            Double find = measure(findInIdOrderLarge, Contender.RAW, () -> RawLimits.findRead(sizes.backfillLarge(), true));
+            String topic = ctx.unique("copy-records");
+            Double produce = measure(producerCopyRecords, Contender.RAW,
+                    () -> RawLimits.kafkaProduce(ctx.stack.bootstrapServers(), topic, sizes.backfillLarge(), true));
+            if (find != null && produce != null) {
+                table.add(backfillLimit, Contender.RAW, Math.min(find, produce));
+            }
+            Double copy = largeCopy(run, Contender.TIDELINE);
+            if (copy != null) {
+                table.add(backfillLimit, Contender.TIDELINE, copy);
+            }
             if (run == 1) {
                 // Once: where it fails it fails the same way each time (docs/mongodb-stand-in.md), and a stall costs a minute.
                 largeCopy(run, Contender.OFFICIAL);
@@ -155,15 +168,17 @@ final class Measurements {
     }
 
     /** The large copy's rate with the worker's CPU and allocation per 1,000 docs (load-independent) and the stand-in's CPU. */
-    private void largeCopy(int run, Contender who) {
+    private Double largeCopy(int run, Contender who) {
         try {
             SourceRuns.Copy c = SourceRuns.backfill(ctx, who, sizes.backfillLarge());
             table.add(backfillLarge, who, c.rate());
             table.add(backfillCpu, who, 1e6 * c.cpuSeconds() / sizes.backfillLarge());
             table.add(backfillAlloc, who, 1000 * c.allocatedMb() / sizes.backfillLarge());
             standIn(backfillLarge, backfillStandInCpu, who, run, c.standIn());
+            return c.rate();
         } catch (RuntimeException e) {
             failed(backfillLarge, who, e);
+            return null;
         }
     }
 

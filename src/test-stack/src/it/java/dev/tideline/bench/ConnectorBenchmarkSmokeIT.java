@@ -51,7 +51,7 @@ class ConnectorBenchmarkSmokeIT {
             assertThat(rows.get(metric).medians()).as("%s:%n%s", metric.label(), text).containsKey(Contender.TIDELINE);
         }
         for (Metric metric : List.of(measurements.drainRate, measurements.backfillSmall, measurements.backfillLarge,
-                measurements.findInIdOrderLarge, measurements.sinkRate, measurements.latencyP99, measurements.producer)) {
+                measurements.findInIdOrderLarge, measurements.producerCopyRecords, measurements.backfillLimit, measurements.sinkRate, measurements.latencyP99, measurements.producer)) {
             assertThat(rows.get(metric).medians()).as("the raw limit of %s:%n%s", metric.label(), text).containsKey(Contender.RAW);
         }
         assertThat(text).contains("Tideline/official").contains("stand-in CPU for that sink run");
