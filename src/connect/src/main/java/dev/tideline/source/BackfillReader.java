@@ -86,7 +86,7 @@ final class BackfillReader implements CollectionReader {
         this.client = client;
         this.threads = threads;
         this.collection = client.getDatabase(ns.db()).getCollection(ns.coll(), RawBsonDocument.class)
-                .withReadConcern(ReadConcern.MAJORITY);
+                .withReadConcern(ReadConcern.MAJORITY).withCodecRegistry(ExactRawDocuments.REGISTRY);
         this.ns = ns;
         this.filter = filter;
         this.batchSize = batchSize;
@@ -115,7 +115,7 @@ final class BackfillReader implements CollectionReader {
         List<Captured> out = new ArrayList<>(batch.items().size() + 2);
         long now = System.currentTimeMillis();
         for (RawBsonDocument doc : batch.items()) {
-            BsonValue id = doc.get("_id");
+            BsonValue id = DocumentIds.idOf(doc);
             out.add(new Captured.Change(ChangeEvent.read(ns, id, doc, streamStart, now),
                     SourceOffset.backfill(streamStart, id)));
             lastId = id;

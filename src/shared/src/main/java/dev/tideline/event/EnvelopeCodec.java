@@ -135,12 +135,24 @@ public final class EnvelopeCodec {
 
     /** The record value of an event in the given form: a {@code Map} (json) or {@code byte[]} (bson). */
     public static Object toValue(ChangeEvent e, ValueFormat format) {
+        if (format == ValueFormat.BSON) {
+            byte[] direct = EnvelopeWriter.envelope(e);
+            if (direct != null) {
+                return direct;
+            }
+        }
         BsonDocument d = toBson(e);
         return format == ValueFormat.JSON ? ExtendedJson.toMap(d) : toBytes(d);
     }
 
     /** The record key of a document id in the given form. */
     public static Object toKey(BsonValue id, ValueFormat format) {
+        if (format == ValueFormat.BSON) {
+            byte[] direct = EnvelopeWriter.key(id);
+            if (direct != null) {
+                return direct;
+            }
+        }
         BsonDocument d = new BsonDocument(KEY_ID, id);
         return format == ValueFormat.JSON ? ExtendedJson.toMap(d) : toBytes(d);
     }

@@ -23,6 +23,11 @@ final class Measurements {
     final Metric backfillSmall;
     final Metric backfillLarge;
     final Metric findInIdOrderLarge;
+    final Metric backfillLimit;
+    final Metric producerCopyRecords;
+    final Metric backfillCpu;
+    final Metric backfillAlloc;
+    final Metric backfillStandInCpu;
     final Metric sinkRate;
     final Metric sinkCpu;
     final Metric sinkStandInCpu;
@@ -47,6 +52,11 @@ final class Measurements {
         backfillSmall = new Metric(String.format("backfill of %,d docs", sizes.backfillSmall()), "docs/s", true);
         backfillLarge = new Metric(String.format("backfill of %,d docs", sizes.backfillLarge()), "docs/s", true);
         findInIdOrderLarge = new Metric("  raw: find of as many in _id order, as a resumable copy reads", "docs/s", true);
+        producerCopyRecords = new Metric(String.format("  raw: Kafka producer, as many records as a copy sends them (key, headers)"), "records/s", true);
+        backfillLimit = new Metric("  the copy against its limit, min(find in _id order, producer)", "docs/s", true);
+        backfillCpu = new Metric("  worker CPU per 1,000 docs of that copy", "CPU-ms", false);
+        backfillAlloc = new Metric("  worker allocation per 1,000 docs of that copy", "MB", false);
+        backfillStandInCpu = new Metric("  stand-in CPU for that copy", "CPU-s", false);
         sinkRate = new Metric(String.format("sink applying %,d change records", sizes.sinkRecords()), "docs/s", true);
         sinkCpu = new Metric("  worker CPU for that sink run", "CPU-s", false);
         sinkStandInCpu = new Metric("  stand-in CPU for that sink run", "CPU-s", false);
@@ -133,18 +143,42 @@ final class Measurements {
             BenchContext.log("backfill of " + sizes.backfillSmall() + ", run " + run + " of " + sizes.runs());
             measure(backfillSmall, Contender.RAW, () -> RawLimits.findRead(sizes.backfillSmall()));
             for (Contender who : connectorsInTurn(run)) {
-                measure(backfillSmall, who, () -> SourceRuns.backfill(ctx, who, sizes.backfillSmall()));
+                measure(backfillSmall, who, () -> SourceRuns.backfill(ctx, who, sizes.backfillSmall()).rate());
             }
         }
         for (int run = 1; run <= sizes.runs(); run++) {
             BenchContext.log("backfill of " + sizes.backfillLarge() + ", run " + run + " of " + sizes.runs());
             measure(backfillLarge, Contender.RAW, () -> RawLimits.findRead(sizes.backfillLarge()));
-            measure(findInIdOrderLarge, Contender.RAW, () -> RawLimits.findRead(sizes.backfillLarge(), true));
-            measure(backfillLarge, Contender.TIDELINE, () -> SourceRuns.backfill(ctx, Contender.TIDELINE, sizes.backfillLarge()));
+            Double find = measure(findInIdOrderLarge, Contender.RAW, () -> RawLimits.findRead(sizes.backfillLarge(), true));
+            String topic = ctx.unique("copy-records");
+            Double produce = measure(producerCopyRecords, Contender.RAW,
+                    () -> RawLimits.kafkaProduce(ctx.stack.bootstrapServers(), topic, sizes.backfillLarge(), true));
+            if (find != null && produce != null) {
+                table.add(backfillLimit, Contender.RAW, Math.min(find, produce));
+            }
+            Double copy = largeCopy(run, Contender.TIDELINE);
+            if (copy != null) {
+                table.add(backfillLimit, Contender.TIDELINE, copy);
+            }
             if (run == 1) {
                 // Once: where it fails it fails the same way each time (docs/mongodb-stand-in.md), and a stall costs a minute.
-                measure(backfillLarge, Contender.OFFICIAL, () -> SourceRuns.backfill(ctx, Contender.OFFICIAL, sizes.backfillLarge()));
+                largeCopy(run, Contender.OFFICIAL);
             }
+        }
+    }
+
+    /** The large copy's rate with the worker's CPU and allocation per 1,000 docs (load-independent) and the stand-in's CPU. */
+    private Double largeCopy(int run, Contender who) {
+        try {
+            SourceRuns.Copy c = SourceRuns.backfill(ctx, who, sizes.backfillLarge());
+            table.add(backfillLarge, who, c.rate());
+            table.add(backfillCpu, who, 1e6 * c.cpuSeconds() / sizes.backfillLarge());
+            table.add(backfillAlloc, who, 1000 * c.allocatedMb() / sizes.backfillLarge());
+            standIn(backfillLarge, backfillStandInCpu, who, run, c.standIn());
+            return c.rate();
+        } catch (RuntimeException e) {
+            failed(backfillLarge, who, e);
+            return null;
         }
     }
 

@@ -72,12 +72,15 @@ final class SourceRuns {
      * docs/s from the connector's first read of the collection to its last document in Kafka.
      * Throws {@link Progress.Stalled} when the connector fails or stops making progress.
      */
-    static double backfill(BenchContext ctx, Contender who, int n) {
+    static Copy backfill(BenchContext ctx, Contender who, int n) {
         FirstReadBackend backend = new FirstReadBackend();
         try (MongoFixture mongo = MongoFixture.inProcessOplogAfter(backend, client -> BenchContext.fill(client, n))) {
             String name = ctx.unique("backfill-" + who.label().toLowerCase());
             String topic = ConnectorConfigs.topic(name);
             Path jfr = ctx.startJfr(name, true);
+            double cpu0 = ctx.worker.cpuSeconds();
+            long allocated0 = ctx.worker.allocatedBytes();
+            StandInCpu standInCpu = StandInCpu.start();
             long start = System.nanoTime();
             ctx.rest.putConnector(name, ConnectorConfigs.source(who, mongo.uri(), name, new ConnectorConfigs.CopyExisting()));
             try {
@@ -88,16 +91,31 @@ final class SourceRuns {
                     throw new IllegalStateException(who.label() + " copied " + n + " documents without a find or aggregate on "
                             + ConnectorConfigs.NAMESPACE + " seen by the stand-in");
                 }
+                double cpu = ctx.worker.cpuSeconds() - cpu0;
+                double allocatedMb = (ctx.worker.allocatedBytes() - allocated0) / (1024.0 * 1024.0);
+                StandInCpu.Share standIn = standInCpu.stop();
                 double rate = Stats.perSecond(r.endCount(), r.endNanos() - firstRead);
                 BenchContext.log(String.format("%s copied %,d documents in %d ms (first read after %d ms, first record after %d ms): "
-                                + "%.0f docs/s from the first read (%.0f docs/s from the first record)", who.label(), r.endCount(),
-                        r.elapsed().toMillis(), (firstRead - start) / 1_000_000, (r.firstNanos() - start) / 1_000_000, rate, r.rate()));
-                return rate;
+                                + "%.0f docs/s from the first read (%.0f docs/s from the first record); worker %.2f CPU-s and %.0f MB "
+                                + "allocated (%.1f ms and %.2f MB per 1,000 docs), stand-in %.2f CPU-s (%.0f%% of a core)", who.label(),
+                        r.endCount(), r.elapsed().toMillis(), (firstRead - start) / 1_000_000, (r.firstNanos() - start) / 1_000_000, rate,
+                        r.rate(), cpu, allocatedMb, 1e6 * cpu / r.endCount(), 1000 * allocatedMb / r.endCount(), standIn.cpuSeconds(),
+                        100 * standIn.ofOneCore()));
+                return new Copy(rate, cpu, allocatedMb, standIn);
             } finally {
                 ctx.stopJfr(name, jfr);
                 ctx.deleteAndSettle(name);
             }
         }
+    }
+
+    /**
+     * @param rate        docs/s from the first read to the last document in Kafka
+     * @param cpuSeconds  worker CPU from connector creation to the last document
+     * @param allocatedMb what the worker's threads allocated over the same span
+     * @param standIn     the source stand-in's CPU over the same span
+     */
+    record Copy(double rate, double cpuSeconds, double allocatedMb, StandInCpu.Share standIn) {
     }
 
     static String rounded(List<Double> values) {

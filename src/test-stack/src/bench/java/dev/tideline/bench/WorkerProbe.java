@@ -24,6 +24,7 @@ final class WorkerProbe implements AutoCloseable {
     private final MBeanServerConnection mbeans;
     private final MemoryMXBean memory;
     private final com.sun.management.OperatingSystemMXBean os;
+    private final com.sun.management.ThreadMXBean threads;
 
     private WorkerProbe(long pid, JMXConnector connector) throws IOException {
         this.pid = pid;
@@ -32,6 +33,8 @@ final class WorkerProbe implements AutoCloseable {
         this.memory = ManagementFactory.newPlatformMXBeanProxy(mbeans, ManagementFactory.MEMORY_MXBEAN_NAME, MemoryMXBean.class);
         this.os = ManagementFactory.newPlatformMXBeanProxy(mbeans, ManagementFactory.OPERATING_SYSTEM_MXBEAN_NAME,
                 com.sun.management.OperatingSystemMXBean.class);
+        this.threads = ManagementFactory.newPlatformMXBeanProxy(mbeans, ManagementFactory.THREAD_MXBEAN_NAME,
+                com.sun.management.ThreadMXBean.class);
     }
 
     /** Attaches to worker 0 of the stack in {@code workDir}. */
@@ -59,6 +62,19 @@ final class WorkerProbe implements AutoCloseable {
     /** CPU time of the whole worker process (all threads, user + system), in seconds. */
     double cpuSeconds() {
         return os.getProcessCpuTime() / 1e9;
+    }
+
+    /**
+     * Bytes the worker's live threads have allocated since each started, summed: the difference of two
+     * readings is what a run allocated, less what threads that ended in between had allocated (a
+     * source task's thread ends only when its connector is deleted, after the second reading).
+     */
+    long allocatedBytes() {
+        long sum = 0;
+        for (long bytes : threads.getThreadAllocatedBytes(threads.getAllThreadIds())) {
+            sum += Math.max(0, bytes); // -1: the thread ended between the two calls
+        }
+        return sum;
     }
 
     /** Runs a full GC in the worker and returns the heap then in use, in MB. */

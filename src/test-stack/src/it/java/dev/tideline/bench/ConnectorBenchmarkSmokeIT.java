@@ -38,7 +38,8 @@ class ConnectorBenchmarkSmokeIT {
         assertThat(rows.values()).as("no figure failed:%n%s", text).allSatisfy(row -> assertThat(row.failures()).isEmpty());
         List<Contender> connectors = List.of(Contender.TIDELINE, Contender.OFFICIAL);
         for (Metric metric : List.of(measurements.drainRate, measurements.drainCpu, measurements.drainStandInCpu,
-                measurements.backfillSmall, measurements.backfillLarge, measurements.sinkRate, measurements.sinkCpu,
+                measurements.backfillSmall, measurements.backfillLarge, measurements.backfillCpu, measurements.backfillAlloc,
+                measurements.backfillStandInCpu, measurements.sinkRate, measurements.sinkCpu,
                 measurements.sinkStandInCpu, measurements.latencyP50, measurements.latencyP99, measurements.heapMax,
                 measurements.heapGrowth)) {
             assertThat(rows).as("the table has %s:%n%s", metric.label(), text).containsKey(metric);
@@ -50,7 +51,7 @@ class ConnectorBenchmarkSmokeIT {
             assertThat(rows.get(metric).medians()).as("%s:%n%s", metric.label(), text).containsKey(Contender.TIDELINE);
         }
         for (Metric metric : List.of(measurements.drainRate, measurements.backfillSmall, measurements.backfillLarge,
-                measurements.findInIdOrderLarge, measurements.sinkRate, measurements.latencyP99, measurements.producer)) {
+                measurements.findInIdOrderLarge, measurements.producerCopyRecords, measurements.backfillLimit, measurements.sinkRate, measurements.latencyP99, measurements.producer)) {
             assertThat(rows.get(metric).medians()).as("the raw limit of %s:%n%s", metric.label(), text).containsKey(Contender.RAW);
         }
         assertThat(text).contains("Tideline/official").contains("stand-in CPU for that sink run");
