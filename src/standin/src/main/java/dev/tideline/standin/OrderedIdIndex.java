@@ -40,6 +40,11 @@ final class OrderedIdIndex {
         }
     }
 
+    /** The position of the document with this {@code _id} (in the index's order, equal ids are one key), or null. */
+    Integer position(Object id) {
+        return id == null ? null : positions.get(id);
+    }
+
     void remove(Object id) {
         if (id != null) {
             positions.remove(id);
