@@ -101,15 +101,17 @@ public final class BatchApplier {
             stale += admitted.stale();
             PartialUpdates.Resolved resolved = partials.resolve(admitted.batch(), padding);
             failures.addAll(resolved.refused());
+            WriteGuard.Recorded recorded;
             try {
-                guard.record(admitted, resolved.batch());
+                recorded = guard.record(admitted, resolved.batch());
             } catch (MongoException e) {
                 throw WriteFailures.translate(e, "recording versions for " + planned.destination()
                         + " in the " + VersionStore.COLLECTION + " collection");
             }
-            List<RecordFailure> refused = executor.execute(resolved.batch(), chunkSize);
+            stale += recorded.stale();
+            List<RecordFailure> refused = executor.execute(recorded.batch(), chunkSize);
             failures.addAll(refused);
-            written += resolved.batch().writes().size() - refused.size();
+            written += recorded.batch().writes().size() - refused.size();
         }
         if (!markers.isEmpty()) {
             failures.addAll(sweeper.apply(markers));

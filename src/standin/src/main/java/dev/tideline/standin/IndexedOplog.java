@@ -81,7 +81,7 @@ public final class IndexedOplog implements Oplog {
         // the stand-in hands over every document of the command, also those it refused (a duplicate key):
         // MongoDB's oplog holds only the writes that happened, so only the stored ones are logged
         for (Document d : documents) {
-            if (current(namespace, d.get("_id")) != d) {
+            if (!stored(namespace, d)) {
                 continue;
             }
             Document copy = d.cloneDeeply();
@@ -378,6 +378,14 @@ public final class IndexedOplog implements Oplog {
     /** Entries held now. */
     public int size() {
         return entries.size();
+    }
+
+    /** Whether this very document is stored in its collection now (an insert the server kept). */
+    private boolean stored(String namespace, Document document) {
+        if (collectionOf(namespace) instanceof StandInDatabase.IdCheckingCollection standIn) {
+            return standIn.stores(document);
+        }
+        return current(namespace, document.get("_id")) == document;
     }
 
     /** The document as it is now, through the {@code _id} index; null once it is gone, as MongoDB answers. */

@@ -1,6 +1,5 @@
 package dev.tideline.standin;
 
-import de.bwaldvogel.mongo.backend.ValueComparator;
 import de.bwaldvogel.mongo.bson.Document;
 import java.util.NavigableMap;
 import java.util.Set;
@@ -27,7 +26,7 @@ final class OrderedIdIndex {
     private static final Set<String> RANGE_OPERATORS = Set.of("$gt", "$gte", "$lt", "$lte");
 
     /** {@code _id} to the document's position in its collection. */
-    private final TreeMap<Object, Integer> positions = new TreeMap<>(ValueComparator.asc());
+    private final TreeMap<Object, Integer> positions = new TreeMap<>(IdOrder.INSTANCE);
     private final LongAdder keysExamined;
 
     /** @param keysExamined where the keys this index walks are counted (the server's total) */
@@ -39,6 +38,11 @@ final class OrderedIdIndex {
         if (id != null) {
             positions.put(id, position);
         }
+    }
+
+    /** The position of the document with this {@code _id} (in the index's order, equal ids are one key), or null. */
+    Integer position(Object id) {
+        return id == null ? null : positions.get(id);
     }
 
     void remove(Object id) {
@@ -72,7 +76,7 @@ final class OrderedIdIndex {
 
     /** The keys between the range's tightest lower and upper bounds. */
     private NavigableMap<Object, Integer> keys(Document range) {
-        ValueComparator order = ValueComparator.asc();
+        IdOrder order = IdOrder.INSTANCE;
         Object low = null;
         boolean lowInclusive = false;
         Object high = null;

@@ -145,6 +145,20 @@ public final class StandInDatabase extends MemoryDatabase {
             return positions.isEmpty() ? null : getDocument(positions.iterator().next());
         }
 
+        /**
+         * Whether this very document is stored (not one refused as a duplicate): from the ordered {@code _id} index,
+         * one lookup of a key already extracted, where mongo-java-server's index extracts the key from the document
+         * again. MongoDB's oplog needs no such check (it logs what it wrote); it stands in for that knowledge. When
+         * the ordered index does not hand back this document, {@link #documentWithId} decides, as it always did.
+         */
+        synchronized boolean stores(Document document) {
+            Integer position = ids.position(document.get(ID));
+            if (position != null && getDocument(position) == document) {
+                return true;
+            }
+            return documentWithId(document.get(ID)) == document;
+        }
+
         private static Set<Integer> positionsOf(List<Object> ids, Index<Integer> idIndex) {
             Set<Integer> positions = new LinkedHashSet<>();
             for (Object id : ids) {

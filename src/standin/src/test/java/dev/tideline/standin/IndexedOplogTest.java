@@ -38,6 +38,26 @@ class IndexedOplogTest {
     }
 
     @Test
+    void anInsertRefusedAsADuplicateIsNotLogged() {
+        MongoCollection<Document> c = mongo.client().getDatabase("oplogtest").getCollection("dups");
+        c.insertOne(new Document("_id", new Document("ns", "a").append("id", 1)).append("v", "first"));
+        try (MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor = c.watch().cursor()) {
+            assertThatThrownBy(() -> c.insertMany(List.of(
+                    new Document("_id", new Document("ns", "a").append("id", 1)).append("v", "refused"),
+                    new Document("_id", new Document("ns", "a").append("id", 2)).append("v", "kept"),
+                    new Document("_id", new Document("ns", "a").append("id", 1L)).append("v", "refused too")),
+                    new com.mongodb.client.model.InsertManyOptions().ordered(false)))
+                    .isInstanceOf(com.mongodb.MongoBulkWriteException.class);
+            c.insertOne(new Document("_id", 3));
+
+            List<ChangeStreamDocument<Document>> events = take(cursor, 2);
+
+            assertThat(events).extracting(e -> e.getFullDocument().get("v", Object.class)).containsExactly("kept", null);
+            assertThat(events.get(1).getDocumentKey().getInt32("_id").getValue()).isEqualTo(3);
+        }
+    }
+
+    @Test
     void eventsFollowTheWritesWithDocumentKeysAndLookups() {
         MongoCollection<Document> c = mongo.client().getDatabase("oplogtest").getCollection("a");
         MongoCollection<Document> other = mongo.client().getDatabase("oplogtest").getCollection("b");

@@ -1,9 +1,14 @@
 package dev.tideline.sink.guard;
 
+import dev.tideline.event.Namespace;
+import dev.tideline.sink.decode.SinkChange;
 import dev.tideline.sink.plan.NamespaceBatch;
 import dev.tideline.sink.route.RoutedChange;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.bson.BsonValue;
@@ -27,10 +32,23 @@ import org.bson.BsonValue;
  * version (plain documents) bypass the guard; a backfill {@code read} carries as cluster time the
  * stream start captured before the backfill, so any change streamed after the copy compares newer.
  *
+ * <p>Insert first, read only on a clash: once a batch of a destination collection found no entry for any of its
+ * documents (a copy, a stream of inserts), the next batch's whole-document writes skip the read. Their entries are
+ * inserted ({@link VersionStore#insertUnlessPresent}); an insert that succeeds proves there was no entry, so the change
+ * applies, as the read would have decided. An insert refused because the entry exists writes nothing; that entry is
+ * then read and decided exactly as above (stale: the document is not written; else the entry is replaced), and the
+ * collection's next batch reads first again. One round trip per batch instead of two while documents are new; one
+ * more for a batch that guessed wrong. Deletes and partial updates are always read first (their documents exist).
+ *
  * <p>Records with the same key share a partition and so one task; no two tasks race on an entry.
  */
 public final class StaleWriteGuard implements WriteGuard {
+    /** Collections remembered as "new documents" at most: beyond it, the whole set is forgotten (read first). */
+    private static final int MAX_REMEMBERED = 10_000;
+
     private final VersionStore store;
+    /** Destination collections whose last batch found no entry for any document: their next batch inserts first. */
+    private final Set<Namespace> insertFirst = new HashSet<>();
 
     public StaleWriteGuard(VersionStore store) {
         this.store = store;
@@ -38,22 +56,32 @@ public final class StaleWriteGuard implements WriteGuard {
 
     @Override
     public Admitted admit(NamespaceBatch batch) {
-        List<BsonValue> guardedIds = batch.writes().stream().map(RoutedChange::change)
-                .filter(c -> c.version() != null || c.isDelete())
-                .map(c -> c.id()).toList();
-        if (guardedIds.isEmpty()) {
-            return new Admitted(batch, 0, Set.of());
+        boolean guessNew = insertFirst.contains(batch.destination());
+        List<BsonValue> readIds = new ArrayList<>();
+        Set<BsonValue> unread = new HashSet<>();
+        for (RoutedChange rc : batch.writes()) {
+            SinkChange c = rc.change();
+            if (guessNew && c.version() != null && c.kind() == SinkChange.Kind.WRITE) {
+                unread.add(c.id());
+            } else if (c.version() != null || c.isDelete()) {
+                readIds.add(c.id());
+            }
         }
-        VersionStore.Snapshot stored = store.read(batch.destination(), guardedIds);
+        if (readIds.isEmpty()) {
+            return new Admitted(batch, 0, Set.of(), unread);
+        }
+        VersionStore.Snapshot stored = store.read(batch.destination(), readIds);
+        if (!guessNew && unread.isEmpty() && stored.absent().size() == new HashSet<>(readIds).size()) {
+            remember(batch.destination());
+        }
         List<RoutedChange> kept = new ArrayList<>(batch.writes().size());
         for (RoutedChange rc : batch.writes()) {
             var c = rc.change();
-            GuardRules.Decision d = GuardRules.decide(c.version(), c.txnOpIndex(), c.isDelete(), Optional.ofNullable(stored.versions().get(c.id())));
-            if (d == GuardRules.Decision.APPLY) {
+            if (unread.contains(c.id()) || decide(c, stored.versions().get(c.id())) == GuardRules.Decision.APPLY) {
                 kept.add(rc);
             }
         }
-        return new Admitted(batch.withWrites(kept), batch.writes().size() - kept.size(), stored.absent());
+        return new Admitted(batch.withWrites(kept), batch.writes().size() - kept.size(), stored.absent(), unread);
     }
 
     /**
@@ -61,11 +89,60 @@ public final class StaleWriteGuard implements WriteGuard {
      * absent at the destination) leaves no version behind for a document that was never written.
      */
     @Override
-    public void record(Admitted admitted, NamespaceBatch toWrite) {
-        List<VersionStore.VersionedWrite> versions = versionsToRecord(toWrite.writes(), admitted.absent());
-        if (!versions.isEmpty()) {
-            store.write(toWrite.destination(), versions);
+    public Recorded record(Admitted admitted, NamespaceBatch toWrite) {
+        Namespace ns = toWrite.destination();
+        List<RoutedChange> guessed = new ArrayList<>();
+        List<RoutedChange> read = new ArrayList<>();
+        for (RoutedChange rc : toWrite.writes()) {
+            (admitted.unread().contains(rc.change().id()) ? guessed : read).add(rc);
         }
+        List<VersionStore.VersionedWrite> versions = versionsToRecord(read, admitted.absent());
+        if (!versions.isEmpty()) {
+            store.write(ns, versions);
+        }
+        if (guessed.isEmpty()) {
+            return new Recorded(toWrite, 0);
+        }
+        List<VersionStore.VersionedWrite> present = store.insertUnlessPresent(ns, versionsToRecord(guessed, Set.of()));
+        if (present.isEmpty()) {
+            return new Recorded(toWrite, 0);
+        }
+        insertFirst.remove(ns);
+        return decidePresent(ns, toWrite, present);
+    }
+
+    /** The guessed writes whose entry exists after all: read, decided as {@link #admit} decides, entries of the applied replaced. */
+    private Recorded decidePresent(Namespace ns, NamespaceBatch toWrite, List<VersionStore.VersionedWrite> present) {
+        Map<BsonValue, VersionStore.VersionedWrite> byId = new HashMap<>();
+        present.forEach(w -> byId.put(w.id(), w));
+        VersionStore.Snapshot stored = store.read(ns, new ArrayList<>(byId.keySet()));
+        List<RoutedChange> kept = new ArrayList<>(toWrite.writes().size());
+        List<VersionStore.VersionedWrite> replaces = new ArrayList<>();
+        for (RoutedChange rc : toWrite.writes()) {
+            VersionStore.VersionedWrite w = byId.get(rc.change().id());
+            if (w == null) {
+                kept.add(rc);
+            } else if (decide(rc.change(), stored.versions().get(w.id())) == GuardRules.Decision.APPLY) {
+                kept.add(rc);
+                replaces.add(new VersionStore.VersionedWrite(w.id(), w.version(), w.deleted(), w.topic(), w.partition(),
+                        false, w.txnOpIndex()));
+            }
+        }
+        if (!replaces.isEmpty()) {
+            store.write(ns, replaces);
+        }
+        return new Recorded(toWrite.withWrites(kept), toWrite.writes().size() - kept.size());
+    }
+
+    private static GuardRules.Decision decide(SinkChange c, StoredVersion stored) {
+        return GuardRules.decide(c.version(), c.txnOpIndex(), c.isDelete(), Optional.ofNullable(stored));
+    }
+
+    private void remember(Namespace ns) {
+        if (insertFirst.size() >= MAX_REMEMBERED) {
+            insertFirst.clear(); // a bound, not a cache policy: forgetting only costs a read
+        }
+        insertFirst.add(ns);
     }
 
     /**

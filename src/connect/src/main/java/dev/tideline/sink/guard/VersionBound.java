@@ -39,15 +39,10 @@ public final class VersionBound {
             return Optional.empty();
         }
         long atMs;
-        String shown;
         if (version.isTimestamp()) {
-            long seconds = Integer.toUnsignedLong(version.asTimestamp().getTime());
-            atMs = seconds * 1000;
-            shown = "Timestamp(" + seconds + ", " + version.asTimestamp().getInc() + ") (a cluster time, "
-                    + Instant.ofEpochSecond(seconds) + ")";
+            atMs = Integer.toUnsignedLong(version.asTimestamp().getTime()) * 1000;
         } else if (version.isDateTime()) {
             atMs = version.asDateTime().getValue();
-            shown = "date " + Instant.ofEpochMilli(atMs);
         } else {
             return Optional.empty();
         }
@@ -55,6 +50,11 @@ public final class VersionBound {
         if (aheadMs <= maxAheadMs) {
             return Optional.empty();
         }
+        // shown only for a refusal: formatting the instant for every record cost about a tenth of decoding it
+        String shown = version.isTimestamp()
+                ? "Timestamp(" + atMs / 1000 + ", " + version.asTimestamp().getInc() + ") (a cluster time, "
+                        + Instant.ofEpochSecond(atMs / 1000) + ")"
+                : "date " + Instant.ofEpochMilli(atMs);
         return Optional.of("refused: " + what + " " + shown + " is " + aheadMs / 1000 + " s ahead of this worker's clock, more "
                 + "than " + RecordSafetySettings.VERSION_MAX_AHEAD_MS + " (" + maxAheadMs + " ms) allows: a version from the "
                 + "future would make every later change of its documents look stale. Check the clocks of the source "

@@ -113,6 +113,39 @@ public final class VersionStore {
         }
     }
 
+    /**
+     * Inserts the entries of writes whose entry was not read first, in one unordered bulk write per 1,000; returns the
+     * writes refused because their document has an entry already (duplicate key, 11000), for which nothing was
+     * written: the caller reads those, decides, and replaces the entries of the changes it applies. Any other error
+     * throws. The refused are the cost of guessing "new": a read and a replace more for each.
+     */
+    public List<VersionedWrite> insertUnlessPresent(Namespace ns, List<VersionedWrite> writes) {
+        MongoCollection<BsonDocument> sidecar = sidecar(ns);
+        long now = System.currentTimeMillis();
+        List<VersionedWrite> present = new ArrayList<>();
+        for (int i = 0; i < writes.size(); i += IN_CHUNK) {
+            List<VersionedWrite> chunk = writes.subList(i, Math.min(writes.size(), i + IN_CHUNK));
+            List<WriteModel<BsonDocument>> models = new ArrayList<>(chunk.size());
+            for (VersionedWrite w : chunk) {
+                models.add(new InsertOneModel<>(entry(ns, w, now)));
+            }
+            try {
+                sidecar.bulkWrite(models, new BulkWriteOptions().ordered(false));
+            } catch (MongoBulkWriteException e) {
+                if (e.getWriteConcernError() != null) {
+                    throw e;
+                }
+                for (BulkWriteError err : e.getWriteErrors()) {
+                    if (err.getCode() != MongoErrors.DUPLICATE_KEY) {
+                        throw e;
+                    }
+                    present.add(chunk.get(err.getIndex()));
+                }
+            }
+        }
+        return present;
+    }
+
     /** Writes the models; returns, as upserting replaces, the inserts refused because their entry exists by now. */
     private static List<WriteModel<BsonDocument>> writeReturningRaces(MongoCollection<BsonDocument> sidecar,
                                                                       List<WriteModel<BsonDocument>> models) {
