@@ -56,12 +56,17 @@ final class FrameBuffer {
      * buffer; this one starts empty again, sized for as much.
      */
     ByteBuf take(byte[] prefix, byte[] suffix) {
-        if (prefix.length > HEADROOM) {
-            throw new IllegalArgumentException("a prefix of " + prefix.length + " bytes does not fit the " + HEADROOM + " kept for it");
+        return take(prefix, prefix.length, suffix);
+    }
+
+    /** {@link #take(byte[], byte[])} with the first {@code prefixLength} bytes of {@code prefix}. */
+    ByteBuf take(byte[] prefix, int prefixLength, byte[] suffix) {
+        if (prefixLength > HEADROOM) {
+            throw new IllegalArgumentException("a prefix of " + prefixLength + " bytes does not fit the " + HEADROOM + " kept for it");
         }
         bytes(suffix);
-        int start = HEADROOM - prefix.length;
-        System.arraycopy(prefix, 0, bytes, start, prefix.length);
+        int start = HEADROOM - prefixLength;
+        System.arraycopy(prefix, 0, bytes, start, prefixLength);
         ByteBuf out = Unpooled.wrappedBuffer(bytes, start, end - start);
         bytes = new byte[HEADROOM + Math.max(MIN_CAPACITY, end - HEADROOM)];
         end = HEADROOM;

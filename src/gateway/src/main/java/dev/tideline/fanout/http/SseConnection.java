@@ -22,6 +22,10 @@ final class SseConnection extends Connection {
     private static final byte[] DATA = "\ndata: ".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] END = "\n\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] CRLF = {'\r', '\n'};
+    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+
+    /** The chunk size line of the batch being taken: at most 8 hex digits and CRLF. */
+    private final byte[] sizeLine = new byte[FrameBuffer.HEADROOM];
 
     /** The HTTP codec's context: what is written there goes to the socket unencoded. */
     private final ChannelOutboundInvoker out;
@@ -48,8 +52,21 @@ final class SseConnection extends Connection {
     /** One chunk of the response (RFC 9112 7.1): its size in hex, CRLF, the frames, CRLF. */
     @Override
     protected ByteBuf takeBatch(FrameBuffer frames) {
-        byte[] size = (Integer.toHexString(frames.size()) + "\r\n").getBytes(StandardCharsets.US_ASCII);
-        return frames.take(size, CRLF);
+        return frames.take(sizeLine, chunkSizeLine(frames.size()), CRLF);
+    }
+
+    /**
+     * Writes {@code <size in lower-case hex>\r\n} into this connection's own array (its lock guards it,
+     * so nothing is allocated per write) and returns its length.
+     */
+    private int chunkSizeLine(int size) {
+        int digits = Math.max(1, (Integer.SIZE - Integer.numberOfLeadingZeros(size) + 3) / 4);
+        for (int i = digits - 1, v = size; i >= 0; i--, v >>>= 4) {
+            sizeLine[i] = HEX[v & 0xf];
+        }
+        sizeLine[digits] = '\r';
+        sizeLine[digits + 1] = '\n';
+        return digits + 2;
     }
 
     @Override
