@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.function.IntPredicate;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -129,18 +130,8 @@ public final class VersionStore {
             for (VersionedWrite w : chunk) {
                 models.add(new InsertOneModel<>(entry(ns, w, now)));
             }
-            try {
-                sidecar.bulkWrite(models, new BulkWriteOptions().ordered(false));
-            } catch (MongoBulkWriteException e) {
-                if (e.getWriteConcernError() != null) {
-                    throw e;
-                }
-                for (BulkWriteError err : e.getWriteErrors()) {
-                    if (err.getCode() != MongoErrors.DUPLICATE_KEY) {
-                        throw e;
-                    }
-                    present.add(chunk.get(err.getIndex()));
-                }
+            for (int refused : writeRefusingDuplicates(sidecar, models, index -> true)) {
+                present.add(chunk.get(refused));
             }
         }
         return present;
@@ -149,6 +140,19 @@ public final class VersionStore {
     /** Writes the models; returns, as upserting replaces, the inserts refused because their entry exists by now. */
     private static List<WriteModel<BsonDocument>> writeReturningRaces(MongoCollection<BsonDocument> sidecar,
                                                                       List<WriteModel<BsonDocument>> models) {
+        List<WriteModel<BsonDocument>> raced = new ArrayList<>();
+        for (int refused : writeRefusingDuplicates(sidecar, models, index -> models.get(index) instanceof InsertOneModel)) {
+            raced.add(replace(((InsertOneModel<BsonDocument>) models.get(refused)).getDocument()));
+        }
+        return raced;
+    }
+
+    /**
+     * Writes the models unordered; returns the indexes of those refused with duplicate key (11000) that
+     * {@code mayClash} accepts. Any other refusal, or a write concern error, throws the bulk write's exception.
+     */
+    private static List<Integer> writeRefusingDuplicates(MongoCollection<BsonDocument> sidecar, List<WriteModel<BsonDocument>> models,
+                                                         IntPredicate mayClash) {
         try {
             sidecar.bulkWrite(models, new BulkWriteOptions().ordered(false));
             return List.of();
@@ -156,15 +160,14 @@ public final class VersionStore {
             if (e.getWriteConcernError() != null) {
                 throw e;
             }
-            List<WriteModel<BsonDocument>> raced = new ArrayList<>();
+            List<Integer> refused = new ArrayList<>();
             for (BulkWriteError err : e.getWriteErrors()) {
-                if (err.getCode() != MongoErrors.DUPLICATE_KEY
-                        || !(models.get(err.getIndex()) instanceof InsertOneModel<BsonDocument> insert)) {
+                if (err.getCode() != MongoErrors.DUPLICATE_KEY || !mayClash.test(err.getIndex())) {
                     throw e;
                 }
-                raced.add(replace(insert.getDocument()));
+                refused.add(err.getIndex());
             }
-            return raced;
+            return refused;
         }
     }
 
