@@ -24,9 +24,6 @@ import org.bson.BsonDocument;
  */
 public final class FragmentToken {
     private static final long VERSION_2 = 2;
-    private static final long EVENT_TOKEN = 128;
-    private static final int BIN_DATA = 0x5A;
-    private static final int DOCUMENT = 0x46;
 
     private FragmentToken() {
     }
@@ -34,10 +31,10 @@ public final class FragmentToken {
     /** The zero-based fragment number a fragment's token carries; empty for any other token. */
     public static OptionalInt fragmentNumber(BsonDocument token) {
         TokenBytes key = TokenBytes.afterClusterTime(token);
-        if (key == null || key.readInt() != VERSION_2 || key.readInt() != EVENT_TOKEN || key.readInt() < 0 || key.readBool() < 0) {
+        if (key == null || key.readInt() != VERSION_2 || key.readInt() != TokenBytes.EVENT_TOKEN || key.readInt() < 0 || key.readBool() < 0) {
             return OptionalInt.empty();
         }
-        if (!key.skipNull() && !key.skipValue(BIN_DATA) || !key.skipValue(DOCUMENT)) {
+        if (!key.skipNull() && !key.skipValue(TokenBytes.BIN_DATA) || !key.skipValue(TokenBytes.DOCUMENT)) {
             return OptionalInt.empty();
         }
         long fragmentNum = key.readInt();

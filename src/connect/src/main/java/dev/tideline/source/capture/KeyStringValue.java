@@ -32,11 +32,11 @@ final class KeyStringValue {
         int type = key[at] & 0xFF;
         int from = at + 1;
         return switch (type) {
-            case 0x0A, 0x0F, 0x14, 0x1E, 0x29, 0x6E, 0x6F, 0xF0 -> from; // MinKey, undefined, null, NaN, 0, false, true, MaxKey
+            case 0x0A, 0x0F, TokenBytes.NULL, 0x1E, TokenBytes.ZERO, TokenBytes.FALSE, TokenBytes.TRUE, 0xF0 -> from; // MinKey, undefined, null, NaN, 0, false, true, MaxKey
             case 0x3C, 0xA0 -> stringEnd(key, from); // string or symbol, code
-            case 0x46 -> fieldsEnd(key, from, depth);
+            case TokenBytes.DOCUMENT -> fieldsEnd(key, from, depth);
             case 0x50 -> valuesEnd(key, from, depth);
-            case 0x5A -> binDataEnd(key, from);
+            case TokenBytes.BIN_DATA -> binDataEnd(key, from);
             case 0x64 -> within(key, from + 12); // ObjectId
             case 0x78, 0x82 -> within(key, from + 8); // date, timestamp
             case 0x8C -> cStringEnd(key, cStringEnd(key, from)); // regex: pattern, flags

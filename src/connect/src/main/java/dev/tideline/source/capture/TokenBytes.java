@@ -23,13 +23,17 @@ import org.bson.BsonValue;
  */
 final class TokenBytes {
     static final int KEY_END = 0x04;
+    static final int NULL = 0x14;
+    static final int ZERO = 0x29;
+    static final int DOCUMENT = 0x46;
+    static final int BIN_DATA = 0x5A;
+    static final int FALSE = 0x6E;
+    static final int TRUE = 0x6F;
+    /** The token type of an event's token (a high-water mark's is 0). */
+    static final long EVENT_TOKEN = 128;
     private static final int TIMESTAMP = 0x82;
-    private static final int NULL = 0x14;
-    private static final int ZERO = 0x29;
     private static final int POSITIVE_1_BYTE = 0x2B;
     private static final int POSITIVE_4_BYTES = 0x2E;
-    private static final int FALSE = 0x6E;
-    private static final int TRUE = 0x6F;
 
     private final byte[] key;
     private int at;

@@ -15,7 +15,6 @@ import org.bson.BsonDocument;
  * another layout) says nothing: empty.
  */
 public final class TxnOpIndex {
-    private static final long EVENT_TOKEN = 128;
 
     private TxnOpIndex() {
     }
@@ -27,7 +26,7 @@ public final class TxnOpIndex {
             return OptionalInt.empty();
         }
         long version = key.readInt();
-        if (version != 1 && version != 2 || key.readInt() != EVENT_TOKEN) {
+        if (version != 1 && version != 2 || key.readInt() != TokenBytes.EVENT_TOKEN) {
             return OptionalInt.empty();
         }
         long index = key.readInt();
