@@ -57,6 +57,7 @@ public final class EnvelopeCodec {
     private EnvelopeCodec() {
     }
 
+    // EnvelopeWriter writes these fields, in this order, straight to bytes for the common shapes: a field added here goes there too
     public static BsonDocument toBson(ChangeEvent e) {
         BsonDocument d = new BsonDocument();
         d.append(F_VERSION, new BsonInt32(VERSION));
