@@ -117,7 +117,7 @@ class RepairSignalFloodIT {
                                 + states(signals));
 
                 // restart 2: the task restarts with every signal done or refused; then a probe signal runs after it
-                rest.restartConnector(CONNECTOR, true);
+                rest.stopAndResume(CONNECTOR, Duration.ofSeconds(60)); // a restart's status may still show the old task RUNNING
                 rest.awaitRunning(CONNECTOR, 1, Duration.ofSeconds(120));
                 BsonObjectId probe = new BsonObjectId(new ObjectId());
                 signals.insertOne(new BsonDocument("_id", probe).append("collection", new BsonString(COLL)));

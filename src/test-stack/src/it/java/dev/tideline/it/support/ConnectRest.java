@@ -140,6 +140,20 @@ public final class ConnectRest {
         send("PUT", "/connectors/" + enc(name) + "/stop", null, Set.of(202, 204));
     }
 
+    /**
+     * Stop (KIP-875), wait until the status says STOPPED with no task, then resume: the task is certainly a new
+     * one when {@link #awaitRunning} next sees RUNNING. A plain restart gives no such barrier: the status topic
+     * may still show the old task RUNNING right after the restart request.
+     */
+    public void stopAndResume(String name, Duration timeout) {
+        stop(name);
+        Waits.until(timeout, Duration.ofMillis(200), () -> statusOrEmpty(name),
+                status -> "STOPPED".equals(status.path("connector").path("state").asText()) && status.path("tasks").isEmpty(),
+                status -> "connector " + name + " not STOPPED without tasks within " + timeout + "; last status:\n"
+                        + status.toPrettyString());
+        resume(name);
+    }
+
     /** GET /connectors/{name}/tasks: each task's config as the connector generated it, in task order. */
     public List<Map<String, String>> taskConfigs(String name) {
         JsonNode answer = parse(send("GET", "/connectors/" + enc(name) + "/tasks", null, Set.of(200)).body());
