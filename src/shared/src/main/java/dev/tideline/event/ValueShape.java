@@ -72,19 +72,35 @@ public final class ValueShape {
         if (rootEnd < 5 || rootEnd > b.length) {
             return Optional.of(NOT_BSON + ": its length field says " + rootEnd + " bytes, it has " + b.length);
         }
+        return Optional.ofNullable(walk(b, 0, rootEnd, false));
+    }
+
+    /**
+     * Whether the document at {@code b[offset, end)} is one the driver's decoder reads without error: the walk of
+     * {@link #bsonProblem} plus the checks its reader makes on values (a string's length positive and its last byte
+     * NUL, a boolean 0 or 1, a binary's length not negative and an old binary's two lengths agreeing). It may refuse
+     * more than the decoder, never less: a caller that gets false decodes the bytes to learn why.
+     */
+    static boolean decodes(byte[] b, int offset, int end) {
+        return end - offset >= 5 && offset >= 0 && end <= b.length && int32(b, offset) == end - offset
+                && walk(b, offset, end, true) == null;
+    }
+
+    /** @return the first problem of the document at {@code b[offset, rootEnd)}, or null */
+    private static String walk(byte[] b, int offset, int rootEnd, boolean strict) {
         int[] ends = new int[MAX_DEPTH + 1]; // end (exclusive) of each open document
         int depth = 1;
         ends[0] = rootEnd;
-        int pos = 4;
+        int pos = offset + 4;
         while (depth > 0) {
             int end = ends[depth - 1];
             if (pos >= end) {
-                return Optional.of(malformed(pos));
+                return malformed(pos);
             }
             int type = b[pos++] & 0xFF;
             if (type == 0) {
                 if (pos != end) {
-                    return Optional.of(malformed(pos - 1));
+                    return malformed(pos - 1);
                 }
                 depth--;
                 continue;
@@ -93,6 +109,9 @@ public final class ValueShape {
                 pos++;
             }
             pos++;
+            if (strict && !valueDecodes(b, type, pos, end)) {
+                return malformed(pos);
+            }
             int next;
             switch (type) {
                 case 0x01, 0x09, 0x11, 0x12 -> next = pos + 8;
@@ -100,10 +119,10 @@ public final class ValueShape {
                 case 0x03, 0x04 -> {
                     int len = pos > end - 5 ? -1 : int32(b, pos);
                     if (len < 5 || pos + len > end) {
-                        return Optional.of(malformed(pos));
+                        return malformed(pos);
                     }
                     if (depth == MAX_DEPTH) {
-                        return Optional.of(tooDeep());
+                        return tooDeep();
                     }
                     ends[depth++] = pos + len;
                     pos += 4;
@@ -130,10 +149,10 @@ public final class ValueShape {
                     long scope = (long) pos + 8 + codeLen;
                     if (total < 14 || codeLen < 1 || (long) pos + total > end || scope > end - 5
                             || scope + int32(b, (int) scope) != (long) pos + total) {
-                        return Optional.of(malformed(pos));
+                        return malformed(pos);
                     }
                     if (depth == MAX_DEPTH) {
-                        return Optional.of(tooDeep());
+                        return tooDeep();
                     }
                     ends[depth++] = pos + total;
                     pos = (int) scope + 4;
@@ -142,16 +161,41 @@ public final class ValueShape {
                 case 0x10 -> next = pos + 4;
                 case 0x13 -> next = pos + 16;
                 default -> {
-                    return Optional.of(NOT_BSON + ": unknown element type 0x" + Integer.toHexString(type)
-                            + " at byte " + (pos - 1));
+                    return NOT_BSON + ": unknown element type 0x" + Integer.toHexString(type) + " at byte " + (pos - 1);
                 }
             }
             if (next < pos || next > end) {
-                return Optional.of(malformed(pos));
+                return malformed(pos);
             }
             pos = next;
         }
-        return Optional.empty();
+        return null;
+    }
+
+    /** What the driver's BsonBinaryReader checks in a value at {@code pos} beyond its length (bson 5.x). */
+    private static boolean valueDecodes(byte[] b, int type, int pos, int end) {
+        return switch (type) {
+            case 0x02, 0x0C, 0x0D, 0x0E -> terminatedString(b, pos, end);
+            case 0x08 -> pos < end && (b[pos] == 0 || b[pos] == 1);
+            case 0x05 -> {
+                if (pos > end - 5) {
+                    yield false;
+                }
+                int len = int32(b, pos);
+                yield len >= 0 && (b[pos + 4] != 2 || (len >= 4 && pos <= end - 9 && int32(b, pos + 5) == len - 4));
+            }
+            case 0x0F -> pos <= end - 8 && terminatedString(b, pos + 4, end);
+            default -> true;
+        };
+    }
+
+    /** A string value: a positive length, inside the document, ending with NUL. */
+    private static boolean terminatedString(byte[] b, int pos, int end) {
+        if (pos > end - 4) {
+            return false;
+        }
+        long len = int32(b, pos);
+        return len >= 1 && pos + 4 + len <= end && b[(int) (pos + 3 + len)] == 0;
     }
 
     private static String malformed(int pos) {

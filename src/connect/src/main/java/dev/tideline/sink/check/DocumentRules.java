@@ -1,7 +1,12 @@
 package dev.tideline.sink.check;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import org.bson.BsonBinaryReader;
 import org.bson.BsonDocument;
+import org.bson.BsonType;
+import org.bson.RawBsonDocument;
 
 /**
  * What a document must be for the sink to write it as a replacement. Pure.
@@ -18,7 +23,7 @@ public final class DocumentRules {
 
     /** @return why this document cannot be written as a replacement (phrased after "the document"), or empty */
     public static Optional<String> replacementProblem(BsonDocument doc) {
-        for (String name : doc.keySet()) {
+        for (String name : topLevelNames(doc)) {
             if (name.startsWith("$")) {
                 return Optional.of("has the top-level field '" + name + "': MongoDB does not allow $-prefixed top-level "
                         + "fields in a replacement");
@@ -28,5 +33,24 @@ public final class DocumentRules {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * The field names, in order. Of a raw document, read from its bytes without its values: its keySet would
+     * decode the whole document, and a sink's documents are raw views of the record's bytes.
+     */
+    private static Iterable<String> topLevelNames(BsonDocument doc) {
+        if (!(doc instanceof RawBsonDocument raw)) {
+            return doc.keySet();
+        }
+        List<String> names = new ArrayList<>();
+        try (BsonBinaryReader reader = new BsonBinaryReader(raw.getByteBuffer().asNIO())) {
+            reader.readStartDocument();
+            while (reader.readBsonType() != BsonType.END_OF_DOCUMENT) {
+                names.add(reader.readName());
+                reader.skipValue();
+            }
+        }
+        return names;
     }
 }

@@ -100,14 +100,16 @@ public final class RecordDecoder {
         BsonDocument doc;
         if (value instanceof Struct struct) {
             if (EnvelopeStruct.isEnvelope(struct)) {
-                return envelope(record, EnvelopeCodec.fromBson(EnvelopeStruct.toEnvelope(struct)), struct);
+                return envelope(record, EnvelopeCodec.fromBson(EnvelopeStruct.toEnvelope(struct)));
             }
             doc = StructConverter.toDocument(struct);
+        } else if (rawDocuments && value instanceof byte[] bytes) {
+            doc = EnvelopeCodec.fromBytesKeepingDocument(bytes); // an envelope's document stays a checked view of the bytes
         } else {
             doc = EnvelopeCodec.readDocument(value);
         }
         if (EnvelopeCodec.looksLikeEnvelope(doc)) {
-            return envelope(record, EnvelopeCodec.fromBson(doc), value);
+            return envelope(record, EnvelopeCodec.fromBson(doc));
         }
         if (OfficialChangeEvent.matches(doc)) {
             return withVersion(OfficialChangeEvent.decode(record, doc));
@@ -135,8 +137,7 @@ public final class RecordDecoder {
         return new SinkChange(record, SinkChange.Kind.DELETE, headerNamespace(record), id, null, null);
     }
 
-    /** @param value the record value the envelope was read from */
-    private Decoded envelope(SinkRecord record, ChangeEvent e, Object value) {
+    private Decoded envelope(SinkRecord record, ChangeEvent e) {
         if (e.op() == Op.DELETE) {
             return new SinkChange(record, SinkChange.Kind.DELETE, e.ns(), e.id(), null, e.clusterTime()).withShardKey(e.shardKey());
         }
@@ -153,9 +154,8 @@ public final class RecordDecoder {
             throw new MalformedRecordException("the document's _id " + Ids.show(doc.get(ID)) + " differs from the change's id " + Ids.show(e.id()));
         }
         BsonValue version = e.clusterTime() != null ? e.clusterTime() : versionOf(doc);
-        // BSON bytes (ByteArrayConverter): the document is written as the bytes it came in, not encoded again
-        BsonDocument written = rawDocuments && value instanceof byte[] bytes ? EnvelopeCodec.rawDocument(bytes) : doc;
-        return new SinkChange(record, SinkChange.Kind.WRITE, e.ns(), e.id(), written, version).withShardKey(e.shardKey());
+        // from BSON bytes with raw documents, doc is a view of the record's bytes: written as they came, not encoded again
+        return new SinkChange(record, SinkChange.Kind.WRITE, e.ns(), e.id(), doc, version).withShardKey(e.shardKey());
     }
 
     private Decoded plainDocument(SinkRecord record, BsonDocument doc) {
