@@ -4,6 +4,7 @@ import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
 import de.bwaldvogel.mongo.backend.Index;
+import de.bwaldvogel.mongo.backend.IndexKey;
 import de.bwaldvogel.mongo.backend.QueryResult;
 import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
 import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
@@ -49,6 +50,15 @@ public final class StandInDatabase extends MemoryDatabase {
     @Override
     protected MemoryCollection openOrCreateCollection(String collectionName, CollectionOptions options) {
         return new IdCheckingCollection(this, collectionName, options, cursorRegistry);
+    }
+
+    /** The unique index on {@code _id} alone reads its key directly ({@link IdUniqueIndex}); others are mongo-java-server's. */
+    @Override
+    protected Index<Integer> openOrCreateUniqueIndex(String collectionName, String indexName, List<IndexKey> keys, boolean sparse) {
+        if (!sparse && keys.size() == 1 && ID.equals(keys.get(0).getKey())) {
+            return new IdUniqueIndex(indexName, keys.get(0));
+        }
+        return super.openOrCreateUniqueIndex(collectionName, indexName, keys, sparse);
     }
 
     /** Throws MongoDB's error for an {@code _id} it would not store. */
