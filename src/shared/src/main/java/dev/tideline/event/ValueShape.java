@@ -79,7 +79,8 @@ public final class ValueShape {
      * Whether the document at {@code b[offset, end)} is one the driver's decoder reads without error: the walk of
      * {@link #bsonProblem} plus the checks its reader makes on values (a string's length positive and its last byte
      * NUL, a boolean 0 or 1, a binary's length not negative and an old binary's two lengths agreeing). It may refuse
-     * more than the decoder, never less: a caller that gets false decodes the bytes to learn why.
+     * more than the decoder, never less: a caller that gets false decodes the bytes to learn why. It also says no to a
+     * second top-level {@code _id}: decoded, the last one counts, while a view of the bytes reads the first.
      */
     static boolean decodes(byte[] b, int offset, int end) {
         return end - offset >= 5 && offset >= 0 && end <= b.length && int32(b, offset) == end - offset
@@ -92,6 +93,7 @@ public final class ValueShape {
         int depth = 1;
         ends[0] = rootEnd;
         int pos = offset + 4;
+        int topLevelIds = 0;
         while (depth > 0) {
             int end = ends[depth - 1];
             if (pos >= end) {
@@ -105,8 +107,12 @@ public final class ValueShape {
                 depth--;
                 continue;
             }
+            int nameStart = pos;
             while (pos < end && b[pos] != 0) { // the element's name
                 pos++;
+            }
+            if (strict && depth == 1 && isId(b, nameStart, pos) && ++topLevelIds > 1) {
+                return DUPLICATE_ID;
             }
             pos++;
             if (strict && !valueDecodes(b, type, pos, end)) {
@@ -172,7 +178,12 @@ public final class ValueShape {
         return null;
     }
 
-    /** What the driver's BsonBinaryReader checks in a value at {@code pos} beyond its length (bson 5.x). */
+    /** Whether the name at {@code b[start, end)} is {@code _id}. */
+    private static boolean isId(byte[] b, int start, int end) {
+        return end - start == 3 && b[start] == '_' && b[start + 1] == 'i' && b[start + 2] == 'd';
+    }
+
+        /** What the driver's BsonBinaryReader checks in a value at {@code pos} beyond its length (bson 5.x). */
     private static boolean valueDecodes(byte[] b, int type, int pos, int end) {
         return switch (type) {
             case 0x02, 0x0C, 0x0D, 0x0E -> terminatedString(b, pos, end);
@@ -197,6 +208,9 @@ public final class ValueShape {
         long len = int32(b, pos);
         return len >= 1 && pos + 4 + len <= end && b[(int) (pos + 3 + len)] == 0;
     }
+
+    /** Not a problem the decoder names: only the reason {@link #decodes} says no to a view of the bytes. */
+    private static final String DUPLICATE_ID = "a second top-level _id";
 
     private static String malformed(int pos) {
         return NOT_BSON + ": its structure breaks at byte " + pos;

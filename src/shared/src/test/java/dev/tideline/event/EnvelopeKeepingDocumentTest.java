@@ -115,6 +115,21 @@ class EnvelopeKeepingDocumentTest {
         assertThat(plain.get(EnvelopeCodec.F_DOCUMENT)).isNotInstanceOf(RawBsonDocument.class);
     }
 
+    @Test
+    void aDocumentWithTwoTopLevelIdsIsDecodedAsBeforeNotViewed() {
+        // {_id: 7, _iX: 8} with X patched to 'd': two top-level _id fields. Decoded, the last counts; a view of the
+        // bytes would answer the first, so the _id checked would not be the one decoding saw.
+        BsonDocument env = EnvelopeCodec.toBson(new ChangeEvent(Op.INSERT, NS, new BsonInt32(7),
+                new BsonDocument("_id", new BsonInt32(7)).append("_iX", new BsonInt32(8)), null, 1L, null));
+        byte[] b = bytes(env);
+        int at = indexOf(b, "_iX".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        b[at + 2] = 'd';
+        BsonDocument kept = EnvelopeCodec.fromBytesKeepingDocument(b);
+        assertThat(kept.get(EnvelopeCodec.F_DOCUMENT)).isNotInstanceOf(RawBsonDocument.class);
+        assertThat(kept.getDocument(EnvelopeCodec.F_DOCUMENT).get("_id")).isEqualTo(new BsonInt32(8));
+        assertSame(b);
+    }
+
     /** Both readers give equal documents, and equal events or the same refusal from them; or the same refusal. */
     private static void assertSame(byte[] b) {
         Object old = outcome(b);
