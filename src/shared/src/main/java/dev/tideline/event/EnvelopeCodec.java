@@ -323,7 +323,7 @@ public final class EnvelopeCodec {
         }
         ValueShape.requireBson(bytes, what); // the codec below recurses once per level
         try (BsonBinaryReader reader = new BsonBinaryReader(ByteBuffer.wrap(bytes))) {
-            return DOCUMENT_CODEC.decode(reader, DecoderContext.builder().build());
+            return DOCUMENT_CODEC.decode(reader, DECODE);
         } catch (BsonSerializationException | BsonInvalidOperationException | IllegalStateException ex) {
             throw new MalformedRecordException(what + " is not a valid BSON document: " + ex.getMessage(), ex);
         }

@@ -54,6 +54,8 @@ public final class ValueShape {
     }
 
     private static final String NOT_BSON = "is not a valid BSON document";
+    /** Not a problem the decoder names: only the reason {@link #decodes} says no to a view of the bytes. */
+    private static final String DUPLICATE_ID = "a second top-level _id";
 
     private static String tooDeep() {
         return "nests deeper than " + MAX_DEPTH + " levels (MongoDB stores documents at most " + MONGODB_MAX_DOCUMENT_DEPTH
@@ -183,7 +185,7 @@ public final class ValueShape {
         return end - start == 3 && b[start] == '_' && b[start + 1] == 'i' && b[start + 2] == 'd';
     }
 
-        /** What the driver's BsonBinaryReader checks in a value at {@code pos} beyond its length (bson 5.x). */
+    /** What the driver's BsonBinaryReader checks in a value at {@code pos} beyond its length (bson 5.x). */
     private static boolean valueDecodes(byte[] b, int type, int pos, int end) {
         return switch (type) {
             case 0x02, 0x0C, 0x0D, 0x0E -> terminatedString(b, pos, end);
@@ -208,9 +210,6 @@ public final class ValueShape {
         long len = int32(b, pos);
         return len >= 1 && pos + 4 + len <= end && b[(int) (pos + 3 + len)] == 0;
     }
-
-    /** Not a problem the decoder names: only the reason {@link #decodes} says no to a view of the bytes. */
-    private static final String DUPLICATE_ID = "a second top-level _id";
 
     private static String malformed(int pos) {
         return NOT_BSON + ": its structure breaks at byte " + pos;
