@@ -160,6 +160,31 @@ class HostileRecordsTest {
         assertThat(find(2)).isEqualTo(doc(2, "two"));
     }
 
+    /**
+     * A partial update that would give the document a top-level {@code $}-prefixed field (MongoDB refuses one in a
+     * replacement): every record folded into that change is refused with the reason, no version is recorded for it,
+     * and the rest of the batch is applied.
+     */
+    @Test
+    void aPartialUpdateThatWouldLeaveADollarPrefixedTopLevelFieldIsRefusedBeforeItsVersionIsRecorded() {
+        BatchApplier a = applier(Map.of());
+        a.apply(List.of(envelope(Op.INSERT, 1, doc(1, "one"), now() - 100), envelope(Op.INSERT, 2, doc(2, "two"), now() - 100)));
+        BsonDocument versionBefore = versionEntry(1);
+        SinkRecord dollar = partialUpdate(1, new BsonDocument("$where", new BsonString("1")), List.of());
+        SinkRecord honest = partialUpdate(2, new BsonDocument("name", new BsonString("TWO")), List.of());
+
+        BatchOutcome out = a.apply(List.of(dollar, honest));
+
+        assertThat(out.failures()).singleElement().satisfies(f -> {
+            assertThat(f.record()).isSameAs(dollar);
+            assertThat(f.reason()).contains("_id 1").contains("'$where'").contains("$-prefixed top-level");
+        });
+        assertThat(out.written()).isEqualTo(1);
+        assertThat(find(1)).isEqualTo(doc(1, "one"));
+        assertThat(versionEntry(1)).as("the refused change's version is not recorded").isEqualTo(versionBefore);
+        assertThat(find(2)).isEqualTo(doc(2, "TWO"));
+    }
+
     /** A record whose headers throw, as a decoder or codec overflowing its stack or the heap on this record would. */
     private SinkRecord throwing(Error error) {
         return new SinkRecord(TOPIC, 0, null, null, null, new byte[0], offset++) {

@@ -10,7 +10,6 @@ import com.mongodb.client.model.WriteModel;
 import dev.tideline.mongo.ErrorClass;
 import dev.tideline.mongo.MongoErrors;
 import dev.tideline.sink.config.WriteMode;
-import dev.tideline.sink.check.DocumentRules;
 import dev.tideline.sink.check.RecordFaults;
 import dev.tideline.sink.decode.Ids;
 import dev.tideline.sink.decode.SinkChange;
@@ -92,11 +91,12 @@ public final class BulkWriteExecutor {
     }
 
     /**
-     * What makes a document unwritable whatever the server: a top-level $-prefixed field (a partial update may
-     * have set one), a shard key field holding an array.
+     * What makes a document unwritable whatever the server: a shard key field holding an array. Its top-level field
+     * names were checked where the document came from ({@code RecordDecoder} for a record's, {@link PartialUpdates}
+     * for one a partial update made whole), before its version was recorded.
      */
     private Optional<String> unwritable(SinkChange c) {
-        return DocumentRules.replacementProblem(c.document()).or(() -> filter.problem(c).map(p -> "cannot be matched: " + p));
+        return filter.problem(c).map(p -> "cannot be matched: " + p);
     }
 
     private static void write(MongoCollection<BsonDocument> coll, NamespaceBatch batch, List<RoutedChange> sent,

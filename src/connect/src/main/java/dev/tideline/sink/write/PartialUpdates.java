@@ -3,6 +3,7 @@ package dev.tideline.sink.write;
 import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
 import dev.tideline.sink.check.ExactMatch;
+import dev.tideline.sink.check.DocumentRules;
 import dev.tideline.sink.check.RecordFaults;
 import dev.tideline.sink.decode.Ids;
 import dev.tideline.sink.decode.SinkChange;
@@ -87,7 +88,16 @@ public final class PartialUpdates {
                 continue;
             }
             Optional<BsonDocument> doc = applyWithin(c, base, batch, padding, refused);
-            doc.ifPresent(d -> writes.add(new RoutedChange(c.asWrite(d), rc.destination())));
+            if (doc.isPresent()) {
+                // the decoder checked the documents records carry; one made here is checked here, before its version is recorded
+                Optional<String> problem = DocumentRules.replacementProblem(doc.get());
+                if (problem.isPresent()) {
+                    refuseAll(c, "the update of _id " + Ids.show(c.id()) + " would leave the document at " + batch.destination()
+                            + " unwritable: it " + problem.get(), null, refused);
+                } else {
+                    writes.add(new RoutedChange(c.asWrite(doc.get()), rc.destination()));
+                }
+            }
         }
         return new Resolved(batch.withWrites(writes), refused);
     }
