@@ -42,18 +42,34 @@ final class LatencyRuns {
     record Latency(double p50Ms, double p99Ms, double maxMs, double achievedRate) {
     }
 
-    /** @param guardOff Tideline's sink with {@code stale.guard=off} (no version sidecar writes) */
-    static Latency run(BenchContext ctx, Contender who, int rate, int seconds, boolean guardOff) {
+    /**
+     * How a connector chain is set up besides its defaults.
+     *
+     * @param guardOff   Tideline's sink with {@code stale.guard=off} (no version sidecar writes)
+     * @param lingerZero both sources' producers with {@code linger.ms=0} ({@code producer.override.linger.ms}):
+     *                   since Kafka 4.0 a producer waits up to 5 ms by default for a batch to fill, which a
+     *                   deployment that wants latency turns off
+     */
+    record Variant(boolean guardOff, boolean lingerZero) {
+        static final Variant DEFAULTS = new Variant(false, false);
+
+        String label() {
+            return (guardOff ? " (stale.guard=off)" : "") + (lingerZero ? " (linger.ms=0)" : "");
+        }
+    }
+
+    static Latency run(BenchContext ctx, Contender who, int rate, int seconds, Variant variant) {
         try (MongoFixture source = MongoFixture.withOplog(); Destination dest = Destination.start()) {
             Instant from = Instant.now().minusSeconds(1).truncatedTo(ChronoUnit.SECONDS);
-            String name = ctx.unique("e2e-" + who.label().toLowerCase() + (guardOff ? "-noguard" : ""));
+            String name = ctx.unique("e2e-" + who.label().toLowerCase() + (variant.guardOff() ? "-noguard" : "")
+                    + (variant.lingerZero() ? "-linger0" : ""));
             // The collection and the topic exist before the connectors, as in production: neither waits
             // for a discovery round or a metadata refresh to find them.
             source.client().getDatabase(ConnectorConfigs.DB).createCollection(ConnectorConfigs.COLL);
             if (who != Contender.RAW) {
                 ctx.stack.createTopic(ConnectorConfigs.topic(name), 1);
             }
-            Chain chain = who == Contender.RAW ? new RawChain(source, dest) : new ConnectorChain(ctx, who, name, source, dest, from, guardOff);
+            Chain chain = who == Contender.RAW ? new RawChain(source, dest) : new ConnectorChain(ctx, who, name, source, dest, from, variant);
             try {
                 MongoCollection<Document> coll = RawLimits.collection(source.client(), Document.class);
                 awaitLive(coll, dest, chain);
@@ -87,7 +103,7 @@ final class LatencyRuns {
                 Latency l = new Latency(Stats.percentile(latencies, 50), Stats.percentile(latencies, 99),
                         Stats.percentile(latencies, 100), achieved);
                 BenchContext.log(String.format("%s%s end-to-end at %.0f changes/s: p50 %.1f ms, p99 %.1f ms, max %.1f ms",
-                        who.label(), guardOff ? " (stale.guard=off)" : "", achieved, l.p50Ms(), l.p99Ms(), l.maxMs()));
+                        who.label(), variant.label(), achieved, l.p50Ms(), l.p99Ms(), l.maxMs()));
                 return l;
             } finally {
                 chain.close();
@@ -136,13 +152,17 @@ final class LatencyRuns {
         private final String sinkName;
 
         ConnectorChain(BenchContext ctx, Contender who, String name, MongoFixture source, Destination dest, Instant from,
-                       boolean guardOff) {
+                       Variant variant) {
             this.ctx = ctx;
             this.sourceName = name + "-source";
             this.sinkName = name + "-sink";
-            ctx.rest.putConnector(sourceName, ConnectorConfigs.source(who, source.uri(), name, new ConnectorConfigs.StreamFrom(from)));
+            Map<String, String> sourceConfig = ConnectorConfigs.source(who, source.uri(), name, new ConnectorConfigs.StreamFrom(from));
+            if (variant.lingerZero()) {
+                sourceConfig.put("producer.override.linger.ms", "0");
+            }
+            ctx.rest.putConnector(sourceName, sourceConfig);
             Map<String, String> sink = ConnectorConfigs.sink(who, dest.uri(), ConnectorConfigs.topic(name));
-            if (guardOff) {
+            if (variant.guardOff()) {
                 sink.put("stale.guard", "off");
             }
             ctx.rest.putConnector(sinkName, sink);

@@ -40,7 +40,8 @@ class ConnectorBenchmarkSmokeIT {
         for (Metric metric : List.of(measurements.drainRate, measurements.drainCpu, measurements.drainStandInCpu,
                 measurements.backfillSmall, measurements.backfillLarge, measurements.backfillCpu, measurements.backfillAlloc,
                 measurements.backfillStandInCpu, measurements.sinkRate, measurements.sinkCpu,
-                measurements.sinkStandInCpu, measurements.latencyP50, measurements.latencyP99, measurements.heapMax,
+                measurements.sinkStandInCpu, measurements.latencyP50, measurements.latencyP99, measurements.latencyLingerZeroP50,
+                measurements.latencyLingerZeroP99, measurements.heapMax,
                 measurements.heapGrowth)) {
             assertThat(rows).as("the table has %s:%n%s", metric.label(), text).containsKey(metric);
             assertThat(rows.get(metric).medians().keySet()).as("%s measured for both connectors", metric.label())
