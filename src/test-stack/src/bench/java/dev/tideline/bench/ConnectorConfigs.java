@@ -45,6 +45,7 @@ final class ConnectorConfigs {
             c.put("topic.prefix", prefix);
             c.put("output.format", "bson");
             c.put("initial.sync", start instanceof StreamFrom s ? s.operationTime().toString() : "full");
+            settings(c, "", System.getProperty("bench.tideline.source", ""));
         } else if (who == Contender.OFFICIAL) {
             c.put("connector.class", "com.mongodb.kafka.connect.MongoSourceConnector");
             c.put("connection.uri", uri);
@@ -102,11 +103,22 @@ final class ConnectorConfigs {
         Map<String, String> c = new LinkedHashMap<>();
         c.put("key.converter", BYTES);
         c.put("value.converter", BYTES);
-        for (String kv : System.getProperty("bench.producer", "").split(",")) {
+        settings(c, "producer.override.", System.getProperty("bench.producer", ""));
+        return c;
+    }
+
+    /**
+     * Puts {@code key=value,...} into the config, each key prefixed. {@code -Dbench.tideline.source} sets Tideline's
+     * source settings this way (e.g. {@code records.in.flight.max=2000}), to see what a setting does to a figure.
+     */
+    private static void settings(Map<String, String> c, String prefix, String list) {
+        for (String kv : list.split(",")) {
             if (!kv.isBlank()) {
-                c.put("producer.override." + kv.substring(0, kv.indexOf('=')).trim(), kv.substring(kv.indexOf('=') + 1).trim());
+                if (kv.indexOf('=') < 1) {
+                    throw new IllegalArgumentException("not key=value: '" + kv + "' in '" + list + "'");
+                }
+                c.put(prefix + kv.substring(0, kv.indexOf('=')).trim(), kv.substring(kv.indexOf('=') + 1).trim());
             }
         }
-        return c;
     }
 }
