@@ -51,6 +51,23 @@ public final class ChangeStreams {
         this.splitStageSupported = supported;
     }
 
+    /** The client's stages; a leading {@code $match} also compiled ({@link EventMatch}) when its grammar allows. */
+    private EventPipeline pipeline(ChangeStreamSpec spec) {
+        List<Document> given = spec.stages();
+        if (given.isEmpty()) {
+            return new EventPipeline(null, spec.split(), maxEventBytes);
+        }
+        Aggregation all = Aggregation.fromPipeline(given, databases, null, null, oplog);
+        Object first = given.get(0).get("$match");
+        EventMatch match = given.get(0).size() == 1 && first instanceof Document filter ? EventMatch.compile(filter) : null;
+        if (match == null) {
+            return new EventPipeline(all, spec.split(), maxEventBytes);
+        }
+        List<Document> rest = given.subList(1, given.size());
+        Aggregation afterMatch = rest.isEmpty() ? null : Aggregation.fromPipeline(rest, databases, null, null, oplog);
+        return new EventPipeline(all, match, afterMatch, spec.split(), maxEventBytes);
+    }
+
     /** Answers an {@code aggregate} whose pipeline starts with {@code $changeStream}. */
     public Document open(String database, Document aggregate) {
         ChangeStreamSpec spec = ChangeStreamSpec.parse(database, aggregate, splitStageSupported);
@@ -62,10 +79,7 @@ public final class ChangeStreams {
             throw ServerErrors.invalidResumeToken("Attempting to resume a change stream using 'resumeAfter' is not allowed from "
                     + "an invalidate notification.");
         }
-        Aggregation stages = spec.stages().isEmpty() ? null
-                : Aggregation.fromPipeline(spec.stages(), databases, null, null, oplog);
-        ChangeStreamCursor cursor = new ChangeStreamCursor(cursors.generateCursorId(), spec, oplog,
-                new EventPipeline(stages, spec.split(), maxEventBytes), start(spec));
+        ChangeStreamCursor cursor = new ChangeStreamCursor(cursors.generateCursorId(), spec, oplog, pipeline(spec), start(spec));
         ChangeStreamCursor.Batch batch;
         if (spec.firstBatch() == 0) {
             cursor.checkHistory(); // an empty first batch still finds out whether the resume point is there

@@ -22,6 +22,8 @@ import java.util.stream.Stream;
  */
 final class EventPipeline {
     private final Aggregation stages;
+    private final EventMatch match;
+    private final Aggregation afterMatch;
     private final boolean split;
     private final long maxEventBytes;
 
@@ -30,7 +32,18 @@ final class EventPipeline {
      * @param maxEventBytes the largest event the server returns (MongoDB: 16 MiB)
      */
     EventPipeline(Aggregation stages, boolean split, long maxEventBytes) {
+        this(stages, null, null, split, maxEventBytes);
+    }
+
+    /**
+     * @param match      the client's leading {@code $match}, compiled ({@link EventMatch}), or null
+     * @param afterMatch the client's stages after that {@code $match} (null: none), run on the events it matches;
+     *                   {@code stages} (all of them) decides the events the compiled match leaves to the generic matcher
+     */
+    EventPipeline(Aggregation stages, EventMatch match, Aggregation afterMatch, boolean split, long maxEventBytes) {
         this.stages = stages;
+        this.match = match;
+        this.afterMatch = afterMatch;
         this.split = split;
         this.maxEventBytes = maxEventBytes;
     }
@@ -46,8 +59,18 @@ final class EventPipeline {
             return List.of(new Output(event, resumeToken, BsonSize.of(event)));
         }
         Document out = event;
-        if (stages != null) {
-            List<Document> result = stages.runStages(Stream.of(event));
+        Aggregation run = stages;
+        if (match != null) {
+            EventMatch.Verdict v = match.test(event);
+            if (v == EventMatch.Verdict.NO_MATCH) {
+                return List.of();
+            }
+            if (v == EventMatch.Verdict.MATCH) {
+                run = afterMatch;
+            }
+        }
+        if (run != null) {
+            List<Document> result = run.runStages(Stream.of(event));
             if (result.isEmpty()) {
                 return List.of();
             }
