@@ -34,6 +34,17 @@ final class BenchContext {
         this.jfr = jfr;
     }
 
+    /**
+     * A full GC in this JVM (the stand-ins') and in the worker right before a timed run, so that what the previous run
+     * left behind is collected now and not billed to whoever runs next: in two runs of 2026-12-04 the second connector
+     * of each round drained slower than the first in 5 of 6 rounds, and its stand-in used up to 4x the CPU, whichever
+     * connector it was.
+     */
+    void quiesce() {
+        System.gc();
+        worker.heapAfterGcMb();
+    }
+
     /** A connector name / topic prefix used once in this run. */
     String unique(String what) {
         return "b" + names.incrementAndGet() + "-" + what;

@@ -73,6 +73,7 @@ final class LatencyRuns {
             try {
                 MongoCollection<Document> coll = RawLimits.collection(source.client(), Document.class);
                 awaitLive(coll, dest, chain);
+                ctx.quiesce();
                 int total = rate * (seconds + WARM_UP_SECONDS);
                 long[] written = new long[total];
                 long t0 = System.nanoTime();

@@ -325,6 +325,7 @@ final class Measurements {
     /** Runs one measurement into the table; its value, or null when it failed (recorded as such). */
     private Double measure(Metric metric, Contender who, DoubleSupplier run) {
         try {
+            ctx.quiesce();
             double value = run.getAsDouble();
             table.add(metric, who, value);
             BenchContext.log(String.format("%s, %s: %s %s", metric.label().trim(), who.label(), ResultTable.number(value), metric.unit()));

@@ -87,6 +87,7 @@ final class SinkRuns {
     static Apply apply(BenchContext ctx, Contender who, String topic, int n, boolean guardOff) {
         try (Destination dest = Destination.start()) {
             String name = ctx.unique("sink-" + who.label().toLowerCase() + (guardOff ? "-noguard" : ""));
+            ctx.quiesce();
             Path jfr = ctx.startJfr(name, who == Contender.TIDELINE);
             double cpu0 = ctx.worker.cpuSeconds();
             StandInCpu standInCpu = StandInCpu.start();

@@ -41,6 +41,7 @@ final class SourceRuns {
             String name = ctx.unique((sampleHeap ? "heap-" : "drain-") + who.label().toLowerCase());
             String topic = ConnectorConfigs.topic(name);
             List<Double> heap = new ArrayList<>();
+            ctx.quiesce();
             if (sampleHeap) {
                 heap.add(ctx.worker.heapAfterGcMb());
             }
@@ -77,6 +78,7 @@ final class SourceRuns {
         try (MongoFixture mongo = MongoFixture.inProcessOplogAfter(backend, client -> BenchContext.fill(client, n))) {
             String name = ctx.unique("backfill-" + who.label().toLowerCase());
             String topic = ConnectorConfigs.topic(name);
+            ctx.quiesce();
             Path jfr = ctx.startJfr(name, true);
             double cpu0 = ctx.worker.cpuSeconds();
             long allocated0 = ctx.worker.allocatedBytes();
