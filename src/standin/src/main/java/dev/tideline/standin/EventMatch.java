@@ -85,32 +85,26 @@ final class EventMatch {
     }
 
     private static Node and(List<Node> children) {
-        Node[] c = children.toArray(new Node[0]);
-        return event -> {
-            boolean unknown = false;
-            for (Node n : c) {
-                Verdict v = n.test(event);
-                if (v == Verdict.NO_MATCH) {
-                    return Verdict.NO_MATCH;
-                }
-                unknown |= v == Verdict.UNKNOWN;
-            }
-            return unknown ? Verdict.UNKNOWN : Verdict.MATCH;
-        };
+        return decidedByAny(children, Verdict.NO_MATCH, Verdict.MATCH);
     }
 
     private static Node or(List<Node> children) {
+        return decidedByAny(children, Verdict.MATCH, Verdict.NO_MATCH);
+    }
+
+    /** {@code decisive} as soon as one child answers it; else UNKNOWN when a child could not decide, else {@code otherwise}. */
+    private static Node decidedByAny(List<Node> children, Verdict decisive, Verdict otherwise) {
         Node[] c = children.toArray(new Node[0]);
         return event -> {
             boolean unknown = false;
             for (Node n : c) {
                 Verdict v = n.test(event);
-                if (v == Verdict.MATCH) {
-                    return Verdict.MATCH;
+                if (v == decisive) {
+                    return decisive;
                 }
                 unknown |= v == Verdict.UNKNOWN;
             }
-            return unknown ? Verdict.UNKNOWN : Verdict.NO_MATCH;
+            return unknown ? Verdict.UNKNOWN : otherwise;
         };
     }
 
