@@ -100,13 +100,27 @@ public final class LastWriterWins {
      *                   cluster back to an older state of its own: it waits for that record instead.
      */
     public static Decision decide(String self, DocState current, Incoming in, boolean released, BsonTimestamp revealedAt) {
+        return decide(self, current, in, released, revealedAt, null);
+    }
+
+    /**
+     * @param writtenLater the cluster time of a write of the document on this cluster later than this record's event
+     *                     that no own record has reached yet (this cluster's change stream shows it), null when none.
+     *                     An own record carrying the unstamped content here then waits instead of stamping it: an
+     *                     update's document is looked up when its event is read, so the content may be that later
+     *                     write's, and stamped with this earlier version it would lose to a peer's write made between
+     *                     the two. The later write's own record stamps it with its real version.
+     */
+    public static Decision decide(String self, DocState current, Incoming in, boolean released, BsonTimestamp revealedAt,
+                                  BsonTimestamp writtenLater) {
         if (in.origin().equals(self)) {
             if (!in.fromCluster().equals(self)) {
                 return Decision.of(Action.SKIP_ECHO, "our own write, echoed by " + in.fromCluster());
             }
             boolean stampedEarly = !released && revealedAt != null && in.sourceTime() != null
                     && in.sourceTime().compareTo(revealedAt) > 0;
-            return in.isDelete() ? ownDelete(self, current, in, stampedEarly) : ownWrite(current, in, released, stampedEarly);
+            return in.isDelete() ? ownDelete(self, current, in, stampedEarly)
+                    : ownWrite(current, in, released, stampedEarly, writtenLater);
         }
         return remote(current, in);
     }
@@ -125,12 +139,18 @@ public final class LastWriterWins {
                 && in.sourceTime().compareTo(revealedAt) > 0 && p.content().equals(in.content()) && in.version().newerThan(p.version());
     }
 
-    private static Decision ownWrite(DocState current, Incoming in, boolean released, boolean stampedEarly) {
+    private static Decision ownWrite(DocState current, Incoming in, boolean released, boolean stampedEarly,
+                                     BsonTimestamp writtenLater) {
         if (current instanceof DocState.Present p) {
             if (p.version() == null) {
                 if (!p.content().equals(in.content())) {
                     return Decision.of(Action.WAIT_OWN, "written again here since this local write " + in.version()
                             + "; waits for this cluster's record of that write");
+                }
+                if (writtenLater != null) {
+                    return Decision.of(Action.WAIT_OWN, "written again here at " + writtenLater + " (this cluster's change "
+                            + "stream shows it), after local write " + in.version() + ", whose record carries the content "
+                            + "looked up later; waits for this cluster's record of that write to stamp it");
                 }
                 if (p.tombstone() != null && p.tombstone().newerThan(in.version())) {
                     return new Decision(Action.LOCAL_WRITE_LOSES, !p.tombstone().origin().equals(in.origin()),

@@ -39,6 +39,24 @@ class LastWriterWinsTest {
         assertThat(decideA(new DocState.Absent(v(11, "B")), write("A", "A", v(10, "A"), null, "c1")).action()).isEqualTo(NOTHING);
     }
 
+    /**
+     * An own record carrying the unstamped content here, while this cluster's change stream shows a later local write
+     * of the document that no own record has reached: the content may be that write's (an update looked up late), so
+     * the record waits for that write's record instead of stamping it with its own, earlier version.
+     */
+    @Test
+    void anOwnRecordWaitsInsteadOfStampingWhileALaterLocalWriteIsKnown() {
+        DocState local = new DocState.Present("c2", null, null);
+        Incoming e1 = ownAt(10, 1, null, "c2");
+        Decision waits = LastWriterWins.decide("A", local, e1, false, null, new BsonTimestamp(20, 1));
+        assertThat(waits.action()).isEqualTo(WAIT_OWN);
+        assertThat(waits.reason()).contains("written again here at " + new BsonTimestamp(20, 1));
+        assertThat(LastWriterWins.decide("A", local, e1, false, null, null).action()).as("no later write known")
+                .isEqualTo(STAMP_LOCAL);
+        assertThat(LastWriterWins.decide("A", new DocState.Present("c2", v(5, "B"), null), e1, false, null,
+                new BsonTimestamp(20, 1)).action()).as("only the unstamped content is held back").isEqualTo(STAMP_LOCAL);
+    }
+
     private static Incoming ownAt(int secs, int inc, Version base, String content) {
         return new Incoming("A", "A", new Version(new BsonTimestamp(secs, inc), "A"), base, content, new BsonTimestamp(secs, inc));
     }

@@ -73,10 +73,10 @@ final class DocumentFold {
      * @param current    the document as read, null when absent
      * @param revealedAt when the document is still as this task stamped it: the time of the own record that revealed
      *                   that version (else null)
-     * @param barrier    the local deletes peer changes wait on (only read)
+     * @param barrier    the local deletes peer changes wait on, and the local writes own records wait on (only read)
      */
     Outcome fold(PeerChange.DocKey key, Collection<PeerChange> queue, DocState start, BsonDocument current,
-                 BsonTimestamp revealedAt, LocalDeleteBarrier barrier) {
+                 BsonTimestamp revealedAt, LocalChangeBarrier barrier) {
         DocState state = start;
         BsonDocument doc = current;
         boolean blocked = false;
@@ -129,7 +129,8 @@ final class DocumentFold {
                 keep.add(c);
                 continue;
             }
-            Decision d = LastWriterWins.decide(self, state, c.incoming, false, revealedAt);
+            BsonTimestamp writtenLater = ownCluster ? barrier.writtenAfter(key, c.sourceTime, ownSince) : null;
+            Decision d = LastWriterWins.decide(self, state, c.incoming, false, revealedAt, writtenLater);
             if (d.waits()) {
                 blocked = true;
                 holds.add(new Hold(c, d.reason(), false, d.action(), false));

@@ -31,20 +31,20 @@ final class PeerApplier {
     private final PeerQueue queue;
     private final PeerStore store;
     private final PeerCounters counters;
-    private final LocalDeleteWatcher localDeletes;
+    private final LocalChangeWatcher localChanges;
     private final StampTrust trust;
     private final DocumentFold decisions;
-    private final LocalDeleteBarrier barrier = new LocalDeleteBarrier();
+    private final LocalChangeBarrier barrier = new LocalChangeBarrier();
     private final LastLeftPresent leftPresent = new LastLeftPresent();
 
-    /** @param localDeletes this cluster's deletes, read after each read of the documents (the barrier's input) */
-    PeerApplier(String self, PeerQueue queue, PeerStore store, PeerCounters counters, LocalDeleteWatcher localDeletes,
+    /** @param localChanges this cluster's deletes and writes, read after each read of the documents (the barrier's input) */
+    PeerApplier(String self, PeerQueue queue, PeerStore store, PeerCounters counters, LocalChangeWatcher localChanges,
                 StampTrust trust, long maxAheadMs) {
         this.self = self;
         this.queue = queue;
         this.store = store;
         this.counters = counters;
-        this.localDeletes = localDeletes;
+        this.localChanges = localChanges;
         this.trust = trust;
         this.decisions = new DocumentFold(self, maxAheadMs / 1000, System::currentTimeMillis);
     }
@@ -57,7 +57,7 @@ final class PeerApplier {
                 List<BsonValue> ids = keys.stream().map(PeerChange.DocKey::id).toList();
                 Map<BsonValue, PeerStore.Held> held = store.read(e.getKey(), ids);
                 // after the read: every local delete the read could have missed is known now
-                localDeletes.catchUp(e.getKey(), barrier);
+                localChanges.catchUp(e.getKey(), barrier);
                 List<PeerChange.DocKey> again = new ArrayList<>();
                 for (PeerChange.DocKey k : keys) {
                     if (!settle(k, held.get(k.id()))) {
@@ -89,7 +89,7 @@ final class PeerApplier {
         if (fold.needsWrite()) {
             if (current == null && fold.end() instanceof DocState.Present) {
                 // about to create the document: a local delete since the round's read would be resurrected by it
-                localDeletes.catchUp(key.ns(), barrier);
+                localChanges.catchUp(key.ns(), barrier);
                 if (barrier.waitingFor(key, fold.ownSince()) != null) {
                     counters.retried();
                     return false;

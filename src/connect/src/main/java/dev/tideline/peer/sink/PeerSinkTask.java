@@ -63,7 +63,7 @@ public class PeerSinkTask extends ConfiguredSinkTask {
     private Namespace heartbeats;
     private long heartbeatIntervalMs;
     private long nextHeartbeat;
-    private LocalDeleteWatcher localDeletes;
+    private LocalChangeWatcher localChanges;
     private FailedRecordHandler failedRecords;
     /** whether the peers this sink's earlier runs saw have been read back (once, from the destination) */
     private boolean earlierRunsRead;
@@ -96,10 +96,10 @@ public class PeerSinkTask extends ConfiguredSinkTask {
             store = new PeerStore(c, config.peer().tombstoneTtlMs());
             StampTrust trust = new StampTrust(self, config.peer().keys(), config.peer().unsignedBeforeSeconds());
             store.trust(trust);
-            localDeletes = new LocalDeleteWatcher(c);
+            localChanges = new LocalChangeWatcher(c);
             queue = new PeerQueue(self, reader, counters, scope, heartbeats);
             failedRecords = new FailedRecordHandler(context, config.tolerateAll());
-            applier = new PeerApplier(self, queue, store, counters, localDeletes, trust, config.peer().clockMaxAheadMs());
+            applier = new PeerApplier(self, queue, store, counters, localChanges, trust, config.peer().clockMaxAheadMs());
             // peer mode runs one task per connector (validate() refuses more): the connector's name identifies it, so a
             // restarted task rewrites the same status document instead of leaving a stale one behind
             String taskId = props.getOrDefault("name", "peer-sink");
@@ -190,8 +190,8 @@ public class PeerSinkTask extends ConfiguredSinkTask {
         if (status != null && queue != null) {
             status.report(queue, counters, true);
         }
-        if (localDeletes != null) {
-            localDeletes.close();
+        if (localChanges != null) {
+            localChanges.close();
         }
         if (client != null) {
             client.close();

@@ -65,7 +65,7 @@ final class PeerStore {
 
     Map<BsonValue, Held> read(Namespace ns, Collection<BsonValue> ids) {
         Map<BsonValue, BsonDocument> docs = new HashMap<>();
-        // majority: a delete this read reflects is one the change streams (LocalDeleteWatcher) can already show
+        // majority: a delete this read reflects is one the change streams (LocalChangeWatcher) can already show
         for (BsonDocument d : documents(ns).withReadConcern(ReadConcern.MAJORITY).find(Filters.in("_id", ids))) {
             docs.put(d.get("_id"), d);
         }

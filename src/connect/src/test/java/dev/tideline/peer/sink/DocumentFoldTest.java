@@ -23,7 +23,7 @@ class DocumentFoldTest {
 
     private final long[] clock = {NOW_MS};
     private final DocumentFold fold = new DocumentFold(SELF, 300, () -> clock[0]);
-    private final LocalDeleteBarrier barrier = new LocalDeleteBarrier();
+    private final LocalChangeBarrier barrier = new LocalChangeBarrier();
 
     private static BsonTimestamp t(int secs) {
         return new BsonTimestamp(secs, 1);
@@ -232,6 +232,44 @@ class DocumentFoldTest {
         assertThat(decided.ownSince()).isEqualTo(t(50));
         assertThat(decided.keep()).isEmpty();
         assertThat(barrier.waitingFor(KEY, null)).as("the fold only reads the barrier").isEqualTo(t(50));
+    }
+
+    /**
+     * Updates at 10 and 20 on this cluster, the record of 10 read late: its lookup shows the content of 20 (c2). A
+     * peer's write at 15 is queued behind it. Stamped with 10, c2 would lose to the peer's 15 until the record of 20
+     * wrote it back (an own record applied: a stale write over a newer one for a moment). The change stream shows the
+     * write at 20, so the record of 10 waits, the peer's write waits behind it, and the record
+     * of 20 stamps c2 with its real version, against which the peer's write loses.
+     */
+    @Test
+    void anOwnRecordCarryingALaterLocalWritesContentWaitsForThatWritesRecord() {
+        barrier.writtenHere(KEY, t(10));
+        barrier.writtenHere(KEY, t(20));
+        DocState unstamped = new DocState.Present("c2", null, null);
+        PeerChange early = own(v(10, "A"), null, "c2");
+        PeerChange between = peer(v(15, "B"), null, "p");
+
+        DocumentFold.Outcome first = run(unstamped, HERE, early, between);
+        assertThat(first.steps()).as("nothing stamped, nothing applied").isEmpty();
+        assertThat(first.holds()).singleElement().satisfies(h -> {
+            assertThat(h.change()).isSameAs(early);
+            assertThat(h.why()).isEqualTo(WAIT_OWN);
+            assertThat(h.reason()).contains("written again here at " + t(20));
+        });
+        assertThat(first.keep()).as("the peer's write waits behind it").containsExactly(early, between);
+        assertThat(first.needsWrite()).isFalse();
+
+        PeerChange later = own(v(20, "A"), v(10, "A"), "c2");
+        DocumentFold.Outcome second = run(unstamped, HERE, early, between, later);
+        assertThat(second.steps()).extracting(DocumentFold.Step::change).containsExactly(later, early);
+        assertThat(actions(second)).containsExactly(STAMP_LOCAL, NOTHING);
+        assertThat(second.keep()).as("the peer's write is decided against the real version next round").containsExactly(between);
+        assertThat(second.end()).isEqualTo(new DocState.Present("c2", v(20, "A"), v(10, "A")));
+        barrier.ownRecordProcessed(KEY, second.ownSince());
+
+        DocumentFold.Outcome third = run(second.end(), HERE, between);
+        assertThat(actions(third)).containsExactly(STALE);
+        assertThat(third.end()).isEqualTo(second.end());
     }
 
     @Test

@@ -7,6 +7,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCursor;
 import com.mongodb.client.model.Aggregates;
 import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Projections;
 import dev.tideline.event.Namespace;
 import dev.tideline.log.LogText;
 import dev.tideline.mongo.ErrorClass;
@@ -16,38 +17,43 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
+import org.bson.BsonString;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads the deletes of this cluster's destination collections from their change streams, so the
- * {@link LocalDeleteBarrier} knows of a local delete as soon as the sink's read could miss it: a
- * {@link #catchUp} AFTER the read of the documents returns every delete committed before that read.
- * One stream per destination collection, opened the first time the sink writes to it (deletes before
- * that are not seen: after a restart the barrier starts from there).
+ * Reads the changes of this cluster's destination collections from their change streams, so the
+ * {@link LocalChangeBarrier} knows of a local delete or write as soon as the sink's read could miss it or
+ * reflect it: a {@link #catchUp} AFTER the read of the documents returns every change committed before that
+ * read. One stream per destination collection, opened the first time the sink writes to it (changes before
+ * that are not seen: after a restart the barrier starts from there). The events are projected to their key,
+ * type and time: the documents themselves are not needed.
  */
-final class LocalDeleteWatcher implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(LocalDeleteWatcher.class);
+final class LocalChangeWatcher implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(LocalChangeWatcher.class);
     /** a getMore that finds nothing new answers after this long: the watcher wants what is there now, not to wait */
     private static final long AWAIT_MS = 1;
+    private static final BsonString DELETE = new BsonString("delete");
+    /** the events that change one document; the others (drop, rename, invalidate...) name no document */
+    private static final List<String> DOCUMENT_CHANGES = List.of("insert", "update", "replace", "delete");
 
     private final MongoClient client;
     private final Map<Namespace, MongoChangeStreamCursor<BsonDocument>> streams = new HashMap<>();
     /** where a stream that failed resumes */
     private final Map<Namespace, BsonDocument> resumeTokens = new HashMap<>();
 
-    LocalDeleteWatcher(MongoClient client) {
+    LocalChangeWatcher(MongoClient client) {
         this.client = client;
     }
 
     /**
-     * Feeds every delete of {@code ns} committed so far into the barrier.
+     * Feeds every delete and write of {@code ns} committed so far into the barrier.
      *
      * @throws MongoException when the stream fails (it is reopened from its last position on the next call)
      */
-    void catchUp(Namespace ns, LocalDeleteBarrier barrier) {
+    void catchUp(Namespace ns, LocalChangeBarrier barrier) {
         MongoChangeStreamCursor<BsonDocument> cursor = streams.get(ns);
         if (cursor == null) {
             cursor = open(ns, resumeTokens.get(ns));
@@ -58,7 +64,12 @@ final class LocalDeleteWatcher implements AutoCloseable {
                 BsonValue key = event.get("documentKey");
                 BsonValue time = event.get("clusterTime");
                 if (key != null && key.isDocument() && key.asDocument().containsKey("_id") && time != null && time.isTimestamp()) {
-                    barrier.deletedHere(new PeerChange.DocKey(ns, key.asDocument().get("_id")), time.asTimestamp());
+                    PeerChange.DocKey doc = new PeerChange.DocKey(ns, key.asDocument().get("_id"));
+                    if (DELETE.equals(event.get("operationType"))) {
+                        barrier.deletedHere(doc, time.asTimestamp());
+                    } else {
+                        barrier.writtenHere(doc, time.asTimestamp());
+                    }
                 }
             }
         } catch (MongoException e) {
@@ -78,8 +89,8 @@ final class LocalDeleteWatcher implements AutoCloseable {
             if (resumeToken == null || MongoErrors.classify(e) != ErrorClass.HISTORY_LOST) {
                 throw e;
             }
-            // the deletes between are not known: peer changes of documents deleted then are not held for them
-            log.warn("The change stream of {} cannot resume where it stopped (code {}): deletes since then are not seen by "
+            // the changes between are not known: peer changes of documents deleted then are not held for them
+            log.warn("The change stream of {} cannot resume where it stopped (code {}): changes since then are not seen by "
                     + "the barrier; watching from now", LogText.escape(ns), e.getCode());
             resumeTokens.remove(ns);
             return openAt(ns, null);
@@ -88,14 +99,15 @@ final class LocalDeleteWatcher implements AutoCloseable {
 
     private MongoChangeStreamCursor<BsonDocument> openAt(Namespace ns, BsonDocument resumeToken) {
         ChangeStreamIterable<BsonDocument> it = client.getDatabase(ns.db()).getCollection(ns.coll(), BsonDocument.class)
-                .watch(List.of(Aggregates.match(Filters.eq("operationType", "delete"))), BsonDocument.class)
+                .watch(List.of(Aggregates.match(Filters.in("operationType", DOCUMENT_CHANGES)),
+                        Aggregates.project(Projections.include("operationType", "documentKey", "clusterTime"))), BsonDocument.class)
                 .maxAwaitTime(AWAIT_MS, TimeUnit.MILLISECONDS);
         if (resumeToken != null) {
             it = it.resumeAfter(resumeToken);
         }
         MongoCursor<BsonDocument> raw = it.withDocumentClass(BsonDocument.class).cursor();
         if (raw instanceof MongoChangeStreamCursor<BsonDocument> stream) {
-            log.debug("Watching the deletes of {}", LogText.escape(ns));
+            log.debug("Watching the changes of {}", LogText.escape(ns));
             return stream;
         }
         raw.close();

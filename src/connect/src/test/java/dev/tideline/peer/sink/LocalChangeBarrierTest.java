@@ -7,7 +7,7 @@ import org.bson.BsonString;
 import org.bson.BsonTimestamp;
 import org.junit.jupiter.api.Test;
 
-class LocalDeleteBarrierTest {
+class LocalChangeBarrierTest {
     private static final PeerChange.DocKey X = new PeerChange.DocKey(Namespace.parse("db.docs"), new BsonString("x"));
     private static final PeerChange.DocKey Y = new PeerChange.DocKey(Namespace.parse("db.docs"), new BsonString("y"));
 
@@ -17,7 +17,7 @@ class LocalDeleteBarrierTest {
 
     @Test
     void aLocalDeleteHoldsPeerChangesOfThatDocumentUntilItsOwnRecordIsProcessed() {
-        LocalDeleteBarrier barrier = new LocalDeleteBarrier();
+        LocalChangeBarrier barrier = new LocalChangeBarrier();
         barrier.deletedHere(X, t(10));
 
         assertThat(barrier.waitingFor(X, null)).isEqualTo(t(10));
@@ -33,7 +33,7 @@ class LocalDeleteBarrierTest {
 
     @Test
     void ownRecordsEarlierInTheSameFoldCountBeforeTheyAreCommitted() {
-        LocalDeleteBarrier barrier = new LocalDeleteBarrier();
+        LocalChangeBarrier barrier = new LocalChangeBarrier();
         barrier.deletedHere(X, t(10));
 
         assertThat(barrier.waitingFor(X, t(9))).isEqualTo(t(10));
@@ -46,7 +46,7 @@ class LocalDeleteBarrierTest {
     void aDeleteWhoseRecordWasAlreadyProcessedHoldsNothing() {
         // the change stream is read after the read of the documents, so it can report a delete whose own record
         // came through Kafka first
-        LocalDeleteBarrier barrier = new LocalDeleteBarrier();
+        LocalChangeBarrier barrier = new LocalChangeBarrier();
         barrier.ownRecordProcessed(X, t(12));
         barrier.deletedHere(X, t(12));
         barrier.deletedHere(X, t(11));
@@ -56,7 +56,7 @@ class LocalDeleteBarrierTest {
 
     @Test
     void theLatestOfSeveralLocalDeletesIsWaitedFor() {
-        LocalDeleteBarrier barrier = new LocalDeleteBarrier();
+        LocalChangeBarrier barrier = new LocalChangeBarrier();
         barrier.deletedHere(X, t(10));
         barrier.deletedHere(X, t(14));
         barrier.deletedHere(X, t(12));
@@ -68,11 +68,29 @@ class LocalDeleteBarrierTest {
     }
 
     @Test
+    void aLocalWriteIsKnownToOwnRecordsOfEarlierEventsUntilItsOwnRecordIsProcessed() {
+        LocalChangeBarrier barrier = new LocalChangeBarrier();
+        barrier.writtenHere(X, t(10));
+        barrier.writtenHere(X, t(20));
+
+        assertThat(barrier.writtenAfter(X, t(10), null)).isEqualTo(t(20));
+        assertThat(barrier.writtenAfter(X, t(20), null)).as("nothing written after the record's own event").isNull();
+        assertThat(barrier.writtenAfter(Y, t(10), null)).isNull();
+        assertThat(barrier.writtenAfter(X, t(10), t(20))).as("the record of 20 earlier in the same fold").isNull();
+        assertThat(barrier.waitingFor(X, null)).as("a write holds no peer change").isNull();
+
+        barrier.ownRecordProcessed(X, t(20));
+        assertThat(barrier.writtenAfter(X, t(10), null)).isNull();
+        barrier.writtenHere(X, t(15));
+        assertThat(barrier.writtenAfter(X, t(10), null)).as("its record was processed already").isNull();
+    }
+
+    @Test
     void memoryIsBounded() {
-        LocalDeleteBarrier barrier = new LocalDeleteBarrier();
-        for (int i = 0; i < LocalDeleteBarrier.MEMORY + 10; i++) {
+        LocalChangeBarrier barrier = new LocalChangeBarrier();
+        for (int i = 0; i < LocalChangeBarrier.MEMORY + 10; i++) {
             barrier.deletedHere(new PeerChange.DocKey(Namespace.parse("db.docs"), new BsonString("d" + i)), t(10));
         }
-        assertThat(barrier.waiting()).isEqualTo(LocalDeleteBarrier.MEMORY);
+        assertThat(barrier.waiting()).isEqualTo(LocalChangeBarrier.MEMORY);
     }
 }
