@@ -74,14 +74,18 @@ final class ConnectorConfigs {
     /**
      * A sink applying {@code topic} onto {@code bench.c}. Tideline reads its own envelopes; the
      * official sink reads change-stream documents with its ChangeStreamHandler (what its source emits).
+     * {@code -Dbench.consumer} ({@code key=value,...}, e.g. {@code max.poll.records=1000}) sets both sinks' consumer
+     * ({@code consumer.override.*}); {@code -Dbench.tideline.sink} sets Tideline's sink settings.
      */
     static Map<String, String> sink(Contender who, String uri, String topic) {
         Map<String, String> c = converters();
         c.put("tasks.max", "1");
         c.put("topics", topic);
+        settings(c, "consumer.override.", System.getProperty("bench.consumer", ""));
         if (who == Contender.TIDELINE) {
             c.put("connector.class", "dev.tideline.sink.TidelineSinkConnector");
             c.put("mongodb.uri", uri);
+            settings(c, "", System.getProperty("bench.tideline.sink", ""));
         } else if (who == Contender.OFFICIAL) {
             c.put("connector.class", "com.mongodb.kafka.connect.MongoSinkConnector");
             c.put("connection.uri", uri);
