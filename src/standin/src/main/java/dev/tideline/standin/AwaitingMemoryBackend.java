@@ -333,6 +333,12 @@ public class AwaitingMemoryBackend extends MemoryBackend {
                 return throughView;
             }
         }
+        if (name.equals("aggregate")) {
+            Document fromIdIndex = IdMatchAggregate.answer(resolveDatabase(databaseName), query, this::resolveDatabase);
+            if (fromIdIndex != null) {
+                return fromIdIndex;
+            }
+        }
         if (name.equals("connectionstatus")) {
             return ConnectionStatus.reply(query);
         }

@@ -3,11 +3,13 @@ package dev.tideline.standin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Aggregates;
 import com.mongodb.client.model.DeleteManyModel;
 import com.mongodb.client.model.DeleteOneModel;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.FindOneAndReplaceOptions;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
+import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.ReplaceOneModel;
 import com.mongodb.client.model.ReplaceOptions;
 import com.mongodb.client.model.ReturnDocument;
@@ -76,6 +78,9 @@ class IdIndexLookupTest {
         List<Arguments> forms = idEqualities().toList();
         List<Operation> operations = List.of(
                 new Operation("find", (c, f) -> (long) c.find(f).into(new ArrayList<>()).size()),
+                new Operation("countDocuments", MongoCollection::countDocuments),
+                new Operation("aggregate", (c, f) -> (long) c.aggregate(List.of(Aggregates.match(f), Aggregates.project(
+                        Projections.include("v")))).into(new ArrayList<>()).size()),
                 new Operation("updateOne", (c, f) -> c.updateOne(f, Updates.set("v", 1)).getModifiedCount()),
                 new Operation("updateOne upsert", (c, f) -> c.updateOne(f, Updates.set("v", 1), new UpdateOptions().upsert(true))
                         .getModifiedCount()),
@@ -152,6 +157,28 @@ class IdIndexLookupTest {
         assertThat(c.find(Filters.eq("_id", "replaced")).first()).isEqualTo(new Document("_id", "replaced").append("v", 1));
     }
 
+    /**
+     * A pipeline after a leading {@code $match} on {@code _id} runs on the documents the index found, with the answer
+     * of the scan; a result larger than the first batch goes through a cursor as before.
+     */
+    @Test
+    void anAggregateAfterAnIdMatchAnswersAsTheScanDid() {
+        long before = backend.documentsExamined();
+        List<Document> grouped = c.aggregate(List.of(Aggregates.match(BsonDocument.parse("{_id: {$in: [1, 2, 11, 5000]}}")),
+                Aggregates.group("$shard", com.mongodb.client.model.Accumulators.sum("n", 1)), Aggregates.sort(new Document("_id", 1))))
+                .into(new ArrayList<>());
+        assertThat(grouped).containsExactly(new Document("_id", 1).append("n", 2), new Document("_id", 2).append("n", 1));
+        assertThat(c.countDocuments(BsonDocument.parse("{_id: {$eq: 3}, shard: 4}"))).as("the rest of the filter decides").isZero();
+        assertThat(backend.documentsExamined() - before).isEqualTo(3 + 1);
+
+        List<Integer> many = IntStream.range(0, 300).boxed().toList();
+        before = backend.documentsExamined();
+        assertThat(c.aggregate(List.of(Aggregates.match(Filters.in("_id", many)))).batchSize(50).into(new ArrayList<>()))
+                .hasSize(300);
+        assertThat(backend.documentsExamined() - before).as("more than a batch: read by the generic path, a scan")
+                .isGreaterThanOrEqualTo(300);
+    }
+
     @Test
     void numbersAndDocumentsCompareAsTheMatcherComparesThem() {
         c.insertOne(new Document("_id", new Document("a", 1).append("b", 2)));
@@ -173,6 +200,7 @@ class IdIndexLookupTest {
         List<java.util.Map.Entry<Long, java.util.function.Supplier<Long>>> scans = List.of(
                 java.util.Map.entry(100L, () -> (long) c.find(Filters.eq("shard", 5)).into(new ArrayList<>()).size()),
                 java.util.Map.entry(1000L, () -> c.updateMany(Filters.eq("v", 0), Updates.set("w", 1)).getModifiedCount()),
+                java.util.Map.entry(100L, () -> c.countDocuments(Filters.eq("shard", 7))),
                 java.util.Map.entry(100L, () -> c.deleteMany(Filters.eq("shard", 6)).getDeletedCount()));
         long documents = DOCUMENTS;
         for (var scan : scans) {
