@@ -35,6 +35,8 @@ final class Measurements {
     final Metric sinkCpu;
     final Metric sinkStandInCpu;
     final Metric sinkRateNoGuard;
+    final Metric sinkRateBigPoll;
+    final Metric sinkRateBigPollNoGuard;
     final Metric sinkCpuNoGuard;
     final Metric sinkStandInCpuNoGuard;
     final Metric latencyP50;
@@ -68,6 +70,8 @@ final class Measurements {
         sinkRateNoGuard = new Metric("  the same, Tideline with stale.guard=off", "docs/s", true);
         sinkCpuNoGuard = new Metric("  worker CPU, Tideline with stale.guard=off", "CPU-s", false);
         sinkStandInCpuNoGuard = new Metric("  stand-in CPU, Tideline with stale.guard=off", "CPU-s", false);
+        sinkRateBigPoll = new Metric("  both sinks' consumers with max.poll.records=" + RawLimits.BULK + " (raw's bulk)", "docs/s", true);
+        sinkRateBigPollNoGuard = new Metric("  those polls, Tideline with stale.guard=off", "docs/s", true);
         latencyP50 = new Metric(String.format("end-to-end latency p50 at %,d changes/s", sizes.latencyRate()), "ms", false);
         latencyP99 = new Metric(String.format("end-to-end latency p99 at %,d changes/s", sizes.latencyRate()), "ms", false);
         latencyNoGuardP50 = new Metric("  p50, Tideline with stale.guard=off", "ms", false);
@@ -118,7 +122,7 @@ final class Measurements {
             try {
                 SourceRuns.drain(ctx, who, n, false);
                 SourceRuns.backfill(ctx, who, n);
-                SinkRuns.apply(ctx, who, SinkRuns.produceTopic(ctx, who, n), n, false);
+                SinkRuns.apply(ctx, who, SinkRuns.produceTopic(ctx, who, n), n, SinkRuns.Variant.DEFAULTS);
             } catch (RuntimeException e) {
                 table.note("Warm-up of " + who.label() + " failed (its first measured run may include JIT warm-up): " + e.getMessage());
             }
@@ -201,7 +205,7 @@ final class Measurements {
             for (Contender who : connectorsInTurn(run)) {
                 try {
                     SinkRuns.Apply a = SinkRuns.apply(ctx, who, who == Contender.TIDELINE ? tidelineTopic : officialTopic,
-                            sizes.sinkRecords(), false);
+                            sizes.sinkRecords(), SinkRuns.Variant.DEFAULTS);
                     table.add(sinkRate, who, a.rate());
                     table.add(sinkCpu, who, a.cpuSeconds());
                     standIn(sinkRate, sinkStandInCpu, who, run, a.standIn());
@@ -216,13 +220,33 @@ final class Measurements {
             // The default keeps a version per document in a sidecar collection (a second write per
             // change); this row shows what that costs against the same raw limit.
             try {
-                SinkRuns.Apply a = SinkRuns.apply(ctx, Contender.TIDELINE, tidelineTopic, sizes.sinkRecords(), true);
+                SinkRuns.Apply a = SinkRuns.apply(ctx, Contender.TIDELINE, tidelineTopic, sizes.sinkRecords(),
+                        new SinkRuns.Variant(true, 0));
                 table.add(sinkRateNoGuard, Contender.TIDELINE, a.rate());
                 table.add(sinkCpuNoGuard, Contender.TIDELINE, a.cpuSeconds());
                 standIn(sinkRateNoGuard, sinkStandInCpuNoGuard, Contender.TIDELINE, run, a.standIn());
             } catch (RuntimeException e) {
                 failed(sinkRateNoGuard, Contender.TIDELINE, e);
             }
+            // One put() gets what one consumer poll returns (500 by default) and makes at most that many documents one
+            // bulk write; the raw writer sends 1,000 per bulk. These rows give both sinks polls of the raw's size.
+            if (raw != null) {
+                table.add(sinkRateBigPoll, Contender.RAW, raw);
+                table.add(sinkRateBigPollNoGuard, Contender.RAW, raw);
+            }
+            for (Contender who : connectorsInTurn(run)) {
+                sinkBigPoll(sinkRateBigPoll, who, who == Contender.TIDELINE ? tidelineTopic : officialTopic, false);
+            }
+            sinkBigPoll(sinkRateBigPollNoGuard, Contender.TIDELINE, tidelineTopic, true);
+        }
+    }
+
+    private void sinkBigPoll(Metric metric, Contender who, String topic, boolean guardOff) {
+        try {
+            table.add(metric, who, SinkRuns.apply(ctx, who, topic, sizes.sinkRecords(), new SinkRuns.Variant(guardOff, RawLimits.BULK))
+                    .rate());
+        } catch (RuntimeException e) {
+            failed(metric, who, e);
         }
     }
 

@@ -82,7 +82,10 @@ final class RawLimits {
         }
     }
 
-    /** Unordered bulk upserts (replace by _id) of {@code n} documents in chunks of 1,000 onto a fresh destination; docs/s. */
+    /** Documents per bulk write of {@link #bulkUpsert}. */
+    static final int BULK = 1000;
+
+    /** Unordered bulk upserts (replace by _id) of {@code n} documents in chunks of {@value #BULK} onto a fresh destination; docs/s. */
     static double bulkUpsert(int n) {
         try (Destination dest = Destination.start();
              MongoClient client = MongoClients.create(dest.uri())) {
@@ -90,9 +93,9 @@ final class RawLimits {
             ReplaceOptions upsert = new ReplaceOptions().upsert(true);
             BulkWriteOptions unordered = new BulkWriteOptions().ordered(false);
             List<List<WriteModel<Document>>> chunks = new ArrayList<>();
-            for (int from = 0; from < n; from += 1000) {
+            for (int from = 0; from < n; from += BULK) {
                 List<WriteModel<Document>> chunk = new ArrayList<>();
-                for (Document d : BenchDocs.docs(from, Math.min(n, from + 1000))) {
+                for (Document d : BenchDocs.docs(from, Math.min(n, from + BULK))) {
                     chunk.add(new ReplaceOneModel<>(Filters.eq("_id", d.get("_id")), d, upsert));
                 }
                 chunks.add(chunk);

@@ -81,12 +81,29 @@ final class SinkRuns {
     }
 
     /**
-     * Applies the {@code n} records of {@code topic} with {@code who}'s sink; docs/s from its first
-     * write to its n-th. {@code guardOff}: Tideline with {@code stale.guard=off} (no version sidecar).
+     * How a sink run differs from the defaults.
+     *
+     * @param guardOff       Tideline with {@code stale.guard=off} (no version sidecar)
+     * @param maxPollRecords the sink's consumer's {@code max.poll.records} ({@code consumer.override.}), 0 for Kafka's
+     *                       default (500): how many records one {@code put} gets, so how many documents one bulk write
+     *                       carries at most (the raw writer sends {@value RawLimits#BULK})
      */
-    static Apply apply(BenchContext ctx, Contender who, String topic, int n, boolean guardOff) {
+    record Variant(boolean guardOff, int maxPollRecords) {
+        static final Variant DEFAULTS = new Variant(false, 0);
+
+        String suffix() {
+            return (guardOff ? "-noguard" : "") + (maxPollRecords > 0 ? "-poll" + maxPollRecords : "");
+        }
+
+        String label() {
+            return (guardOff ? " (stale.guard=off)" : "") + (maxPollRecords > 0 ? " (max.poll.records=" + maxPollRecords + ")" : "");
+        }
+    }
+
+    /** Applies the {@code n} records of {@code topic} with {@code who}'s sink; docs/s from its first write to its n-th. */
+    static Apply apply(BenchContext ctx, Contender who, String topic, int n, Variant variant) {
         try (Destination dest = Destination.start()) {
-            String name = ctx.unique("sink-" + who.label().toLowerCase() + (guardOff ? "-noguard" : ""));
+            String name = ctx.unique("sink-" + who.label().toLowerCase() + variant.suffix());
             ctx.quiesce();
             Path jfr = ctx.startJfr(name, who == Contender.TIDELINE);
             double cpu0 = ctx.worker.cpuSeconds();
@@ -94,8 +111,11 @@ final class SinkRuns {
             long examined0 = dest.backend().documentsExamined();
             long start = System.nanoTime();
             Map<String, String> config = ConnectorConfigs.sink(who, dest.uri(), topic);
-            if (guardOff) {
+            if (variant.guardOff()) {
                 config.put("stale.guard", "off");
+            }
+            if (variant.maxPollRecords() > 0) {
+                config.put("consumer.override.max.poll.records", Integer.toString(variant.maxPollRecords()));
             }
             ctx.rest.putConnector(name, config);
             try {
@@ -113,7 +133,7 @@ final class SinkRuns {
                     }
                 }
                 BenchContext.log(String.format("%s%s sink applied %,d records in %d ms: %.0f docs/s, %.1f CPU-s, stand-in %.1f CPU-s "
-                                + "(%.0f%% of a core), %.1f documents examined per record", who.label(), guardOff ? " (stale.guard=off)" : "", n,
+                                + "(%.0f%% of a core), %.1f documents examined per record", who.label(), variant.label(), n,
                         r.elapsed().toMillis(), rate, cpu, standIn.cpuSeconds(), 100 * standIn.ofOneCore(), examinedPerWrite));
                 return new Apply(rate, cpu, standIn, examinedPerWrite);
             } finally {

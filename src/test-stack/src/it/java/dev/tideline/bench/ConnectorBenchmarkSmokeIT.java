@@ -40,7 +40,7 @@ class ConnectorBenchmarkSmokeIT {
         for (Metric metric : List.of(measurements.drainRate, measurements.drainCpu, measurements.drainStandInCpu,
                 measurements.backfillSmall, measurements.backfillLarge, measurements.backfillCpu, measurements.backfillAlloc,
                 measurements.backfillStandInCpu, measurements.sinkRate, measurements.sinkCpu,
-                measurements.sinkStandInCpu, measurements.latencyP50, measurements.latencyP99, measurements.latencyLingerZeroP50,
+                measurements.sinkStandInCpu, measurements.sinkRateBigPoll, measurements.latencyP50, measurements.latencyP99, measurements.latencyLingerZeroP50,
                 measurements.latencyLingerZeroP99, measurements.heapMax,
                 measurements.heapGrowth)) {
             assertThat(rows).as("the table has %s:%n%s", metric.label(), text).containsKey(metric);
@@ -48,6 +48,7 @@ class ConnectorBenchmarkSmokeIT {
                     .containsAll(connectors);
         }
         for (Metric metric : List.of(measurements.sinkRateNoGuard, measurements.sinkCpuNoGuard, measurements.sinkStandInCpuNoGuard,
+                measurements.sinkRateBigPollNoGuard,
                 measurements.latencyNoGuardP50, measurements.latencyNoGuardP99)) {
             assertThat(rows.get(metric).medians()).as("%s:%n%s", metric.label(), text).containsKey(Contender.TIDELINE);
         }
