@@ -9,11 +9,14 @@ import dev.tideline.sink.write.RecordFailure;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.bson.BsonDocument;
@@ -33,6 +36,7 @@ final class PeerQueue {
     private final RoundTripLag roundTrips = new RoundTripLag();
     private final PeerMarkers markers;
     private final Map<PeerChange.DocKey, Deque<PeerChange>> pending = new LinkedHashMap<>();
+    private final Set<TopicPartition> peerPartitions = new HashSet<>();
     private long lastRecordTimestamp = -1;
     /** the oldest record (by its timestamp: when the change was made) of the last records received, and when they came */
     private long lastReceivedOldest = -1;
@@ -95,6 +99,9 @@ final class PeerQueue {
 
     private void queue(PeerChange c) {
         markers.changed(c);
+        if (!c.incoming.fromCluster().equals(self) && c.record != null && c.record.kafkaPartition() != null) {
+            peerPartitions.add(new TopicPartition(c.record.topic(), c.record.kafkaPartition()));
+        }
         boolean heartbeat = c.destination.equals(heartbeats);
         if (heartbeat) {
             noteHeartbeat(c);
@@ -193,6 +200,15 @@ final class PeerQueue {
     }
 
     /** The lowest offset still queued per partition: offsets are committed only below it. */
+    /**
+     * The partitions that carried records emitted by a peer's source (not this cluster's): what flow control may pause.
+     * This cluster's own records are what releases the records that wait (they stamp local writes, record local
+     * deletes, release own records waiting for later ones), so their partitions are never paused.
+     */
+    Set<TopicPartition> peerPartitions() {
+        return Collections.unmodifiableSet(peerPartitions);
+    }
+
     Map<TopicPartition, Long> lowestQueuedOffsets() {
         Map<TopicPartition, Long> out = new HashMap<>();
         for (Deque<PeerChange> q : pending.values()) {

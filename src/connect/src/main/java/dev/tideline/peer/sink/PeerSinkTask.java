@@ -21,7 +21,9 @@ import dev.tideline.sink.front.FailedRecordHandler;
 import dev.tideline.sink.front.SinkFrontEnd;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -57,7 +59,8 @@ public class PeerSinkTask extends ConfiguredSinkTask {
     private PeerLinkMetrics metrics;
     private Backoff backoff;
     private long nextAttempt;
-    private boolean paused;
+    /** the peers' partitions flow control paused; empty while consuming everything */
+    private Set<TopicPartition> paused = Set.of();
     private String self;
     private PeerStore store;
     private Namespace heartbeats;
@@ -161,16 +164,28 @@ public class PeerSinkTask extends ConfiguredSinkTask {
         }
     }
 
-    /** Stops consuming while too much waits (an unreachable destination, many held documents). */
+    /**
+     * Stops consuming the peers' records while too much waits (an unreachable destination, many held documents).
+     * This cluster's own records are still read: most waiting records wait for one of them (a local write's stamp, a
+     * local delete's record, a later own record), so pausing them too would leave the queue waiting for records it
+     * no longer reads.
+     */
     private void flowControl() {
         int queued = queue.queued();
-        if (!paused && queued > MAX_QUEUED) {
-            context.pause(context.assignment().toArray(new TopicPartition[0]));
-            paused = true;
-            log.warn("Peer sink: {} records wait; consumption paused until they drain", queued);
-        } else if (paused && queued < MAX_QUEUED / 2) {
-            context.resume(context.assignment().toArray(new TopicPartition[0]));
-            paused = false;
+        if (paused.isEmpty() && queued > MAX_QUEUED) {
+            Set<TopicPartition> peers = new HashSet<>(queue.peerPartitions());
+            peers.retainAll(context.assignment());
+            if (peers.isEmpty()) {
+                return;
+            }
+            paused = peers;
+            context.pause(paused.toArray(new TopicPartition[0]));
+            log.warn("Peer sink: {} records wait; consumption of the peers' {} partition(s) paused until they drain (this "
+                    + "cluster's own records are still read: they release the waiting ones)", queued, paused.size());
+        } else if (!paused.isEmpty() && queued < MAX_QUEUED / 2) {
+            paused.retainAll(context.assignment());
+            context.resume(paused.toArray(new TopicPartition[0]));
+            paused = Set.of();
         }
     }
 

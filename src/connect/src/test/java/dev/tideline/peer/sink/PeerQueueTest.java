@@ -51,6 +51,17 @@ class PeerQueueTest {
         assertThat(counters.lastRefusal()).contains("offset 13");
     }
 
+    /** Flow control may pause only the partitions that carried a peer's records (never this cluster's own). */
+    @Test
+    void thePartitionsOfPeersRecordsAreKnown() {
+        assertThat(queue.peerPartitions()).isEmpty();
+        queue.add(List.of(new SinkRecord("b.app.docs", 3, null, null, null, new byte[] {9, 9, 9}, 1))); // malformed: refused
+        assertThat(queue.peerPartitions()).as("a refused record names no partition").isEmpty();
+
+        queue.add(List.of(PeerRecordReaderTest.write(NS, 4, new BsonDocument("w", new BsonString("x")), KEYS, 2)));
+        assertThat(queue.peerPartitions()).containsExactly(new org.apache.kafka.common.TopicPartition(PeerRecordReaderTest.TOPIC, 0));
+    }
+
     @Test
     void changesBeyondTheSinksBoundsAreRefusedToTheDeadLetterQueueAsTheSinkRefusesThem() {
         long dayAheadSeconds = System.currentTimeMillis() / 1000 + 24 * 3600;
