@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * task reports {@code stalled}); when the destination is unreachable, every queued record waits and
  * the task reports {@code down}. Offsets are committed only below the lowest queued record of each
  * partition, so a restart re-delivers what was waiting (re-applying is harmless: equal versions are
- * duplicates). Consumption pauses while more than {@value #MAX_QUEUED} records wait.
+ * duplicates). Consumption of the peers' partitions pauses while more than {@value #MAX_QUEUED} records wait.
  */
 public class PeerSinkTask extends ConfiguredSinkTask {
     private static final Logger log = LoggerFactory.getLogger(PeerSinkTask.class);
