@@ -199,7 +199,6 @@ final class PeerQueue {
         return lastReceivedAt >= 0 && now - lastReceivedAt <= withinMs ? Math.max(0, lastReceivedAt - lastReceivedOldest) : 0;
     }
 
-    /** The lowest offset still queued per partition: offsets are committed only below it. */
     /**
      * The partitions that carried records emitted by a peer's source (not this cluster's): what flow control may pause.
      * This cluster's own records are what releases the records that wait (they stamp local writes, record local
@@ -209,6 +208,7 @@ final class PeerQueue {
         return Collections.unmodifiableSet(peerPartitions);
     }
 
+    /** The lowest offset still queued per partition: offsets are committed only below it. */
     Map<TopicPartition, Long> lowestQueuedOffsets() {
         Map<TopicPartition, Long> out = new HashMap<>();
         for (Deque<PeerChange> q : pending.values()) {
