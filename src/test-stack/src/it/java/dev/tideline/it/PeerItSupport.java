@@ -536,19 +536,29 @@ final class PeerItSupport {
      */
     static String diagnose(TestStack stack, List<Cluster> clusters, String coll, int limit) {
         List<BsonValue> ids = contentDifferences(clusters, coll);
-        StringBuilder out = new StringBuilder(ids.size() + " documents differ");
-        Map<String, List<ConsumerRecord<byte[], byte[]>>> topics = new HashMap<>();
-        for (Cluster c : clusters) {
-            topics.put(c.id(), TopicReader.readAll(stack.bootstrapServers(), c.topic(coll), Duration.ofSeconds(3)));
+        return ids.size() + " documents differ" + history(stack, clusters, clusters, coll, ids.subList(0, Math.min(limit, ids.size())));
+    }
+
+    /**
+     * For each of {@code ids}: each cluster's copy (stamp included) and tombstone, and every record for it on the topics
+     * of {@code emitters} (offset, op, origin, version, base, cluster time, tag).
+     */
+    static String history(TestStack stack, List<Cluster> clusters, List<Cluster> emitters, String coll, java.util.Collection<BsonValue> ids) {
+        StringBuilder out = new StringBuilder();
+        Map<String, List<ConsumerRecord<byte[], byte[]>>> topics = new LinkedHashMap<>();
+        for (Cluster c : emitters) {
+            topics.put(c.topic(coll), TopicReader.readAll(stack.bootstrapServers(), c.topic(coll), Duration.ofSeconds(3)));
         }
-        for (BsonValue id : ids.subList(0, Math.min(limit, ids.size()))) {
+        for (BsonValue id : ids) {
             out.append("\n== ").append(id);
             for (Cluster c : clusters) {
-                out.append("\n  on ").append(c.id()).append(": ").append(snapshot(c, coll).get(id));
+                out.append("\n  on ").append(c.id()).append(": ").append(snapshot(c, coll).get(id)).append(" tombstone ")
+                        .append(c.mongo().client().getDatabase(DB).getCollection(PeerCollections.TOMBSTONES, BsonDocument.class)
+                                .find(Filters.eq("_id", PeerCollections.tombstoneKey(coll, id))).first());
             }
-            for (Cluster c : clusters) {
-                out.append("\n  emitted by ").append(c.id()).append(':');
-                for (ConsumerRecord<byte[], byte[]> r : topics.get(c.id())) {
+            for (Map.Entry<String, List<ConsumerRecord<byte[], byte[]>>> t : topics.entrySet()) {
+                out.append("\n  on ").append(t.getKey()).append(':');
+                for (ConsumerRecord<byte[], byte[]> r : t.getValue()) {
                     if (!SourceItSupport.isChange(r)) {
                         continue;
                     }
