@@ -243,6 +243,30 @@ public final class MongoErrors {
         return code == DUPLICATE_KEY;
     }
 
+    // Reads at a point in time: readConcern {level: "snapshot", atClusterTime} outside a transaction (MongoDB 5.0+,
+    // https://www.mongodb.com/docs/manual/reference/read-concern-snapshot/).
+    /** The time is older than the history the server keeps (minSnapshotHistoryWindowInSeconds). */
+    public static final int SNAPSHOT_TOO_OLD = 239;
+    /** The server cannot read at that time yet or any more (e.g. a collection created since). */
+    public static final int SNAPSHOT_UNAVAILABLE = 246;
+    public static final int ILLEGAL_OPERATION = 20;
+    public static final int INVALID_OPTIONS = 72;
+    public static final int NOT_IMPLEMENTED = 238;
+
+    /** Whether a read at a point in time was refused for that time only: the server keeps no history that old. */
+    public static boolean isHistoryTooOld(Throwable t) {
+        return t instanceof MongoCommandException ce && (ce.getErrorCode() == SNAPSHOT_TOO_OLD || ce.getErrorCode() == SNAPSHOT_UNAVAILABLE);
+    }
+
+    /**
+     * Whether a read at a point in time was refused as such: a server before 5.0 (snapshot only inside transactions:
+     * InvalidOptions), one without replication (IllegalOperation), or one that does not implement it.
+     */
+    public static boolean isPointInTimeReadUnsupported(Throwable t) {
+        return t instanceof MongoCommandException ce && (ce.getErrorCode() == INVALID_OPTIONS
+                || ce.getErrorCode() == ILLEGAL_OPERATION || ce.getErrorCode() == NOT_IMPLEMENTED);
+    }
+
     /** Whether the server does not know the command (CommandNotFound, 59: an older server, or a command a deployment disables). */
     public static boolean isCommandNotFound(Throwable t) {
         return t instanceof MongoCommandException ce && ce.getErrorCode() == COMMAND_NOT_FOUND;

@@ -267,6 +267,9 @@ public class AwaitingMemoryBackend extends MemoryBackend {
             }
         }
         ReadConcerns.check(query, indexedOplog);
+        if (PointInTimeReads.isOne(name, query) && !Transactions.isInTransaction(query)) {
+            return withOperationTime(PointInTimeReads.find(databaseName, query, indexedOplog, getClock()));
+        }
         if (Transactions.endsTransaction(name) || Transactions.isInTransaction(query)) {
             return withOperationTime(transactions.run(set, member, name, query,
                     () -> answer(channel, databaseName, command, name, query, member)));

@@ -44,6 +44,8 @@ public final class IndexedOplog implements Oplog {
     private final ConcurrentSkipListMap<Long, OplogEntry> entries = new ConcurrentSkipListMap<>();
     /** The document as each write left it, per namespace and {@code _id}: what the next update is diffed against. */
     private final Map<String, Map<Object, Document>> images = new ConcurrentHashMap<>();
+    /** The older versions of the documents of namespaces read at a point in time (call it under this lock). */
+    private final DocumentHistory history = new DocumentHistory();
     private final AtomicLong examined = new AtomicLong();
     private int increment;
     private long last;
@@ -201,6 +203,7 @@ public final class IndexedOplog implements Oplog {
             Document o = new Document("applyOps", ops.size());
             entries.put(ts, new OplogEntry(ts, now, Op.COMMAND, "admin.$cmd", o, null, null, null, size,
                     new OplogEntry.Transaction(lsid, txnNumber, ops), false));
+            ops.forEach(history::wrote);
             bytes += size;
             evict();
         }
@@ -314,9 +317,50 @@ public final class IndexedOplog implements Oplog {
         }
         long ts = nextTimestamp();
         Instant now = clock.instant();
-        entries.put(ts, new OplogEntry(ts, now, op, ns, o, id, pre, post, size, null, fromMigrate));
+        OplogEntry entry = new OplogEntry(ts, now, op, ns, o, id, pre, post, size, null, fromMigrate);
+        entries.put(ts, entry);
         bytes += size;
         evict();
+        switch (op) {
+            case INSERT, REPLACE -> history.wrote(entry, o);
+            case UPDATE -> history.wrote(entry, imagesOf(namespace).get(id)); // handleUpdate keeps the document after it there
+            case DELETE -> history.wrote(entry, null);
+            case COMMAND -> historyOfCommand(Namespaces.database(namespace), o, ts);
+        }
+    }
+
+    /** What a drop, a rename or a dropped database does to the documents' history. */
+    private void historyOfCommand(String database, Document command, long ts) {
+        if (command.get("drop") instanceof String coll) {
+            history.dropped(database + "." + coll, ts);
+        } else if (command.get("renameCollection") instanceof String from && command.get("to") instanceof String to) {
+            history.dropped(from, ts);
+            history.arrivedWithoutEntries(to, ts);
+        } else if (command.containsKey("dropDatabase")) {
+            history.droppedDatabase(database, ts);
+        }
+    }
+
+    /**
+     * The document {@code id} of {@code namespace} as it was at {@code ts}: a read at a point in time
+     * ({@link PointInTimeReads}). Null when there was none.
+     *
+     * @throws de.bwaldvogel.mongo.exception.MongoServerError SnapshotTooOld when this oplog no longer holds that
+     *                                                          time, or does not know that document's state then
+     */
+    public synchronized Document documentAt(String namespace, Object id, long ts) {
+        String ns = catalog.oplogNamespace(namespace);
+        if (newestEvicted != 0 && Long.compareUnsigned(ts, newestEvicted) <= 0) {
+            throw ServerErrors.snapshotTooOld(new BsonTimestamp(ts), "the oplog no longer holds it");
+        }
+        if (!history.kept(ns)) {
+            history.keep(ns, entries.values());
+        }
+        if (history.at(ns, id, ts, current(namespace, id)) instanceof DocumentHistory.Known known) {
+            return known.document();
+        }
+        throw ServerErrors.snapshotTooOld(new BsonTimestamp(ts), "the stand-in does not know " + ns + " " + id
+                + " then (an update logged without its document before the first read at a point in time, or a rename)");
     }
 
     /** The next entry's timestamp: the clock's second and a counter, never back (call it under this lock). */

@@ -16,6 +16,9 @@ public final class ServerErrors {
     public static final int NO_MATCHING_DOCUMENT = 47;
     public static final int NAMESPACE_EXISTS = 48;
     public static final int INVALID_OPTIONS = 72;
+    /** A read at a point in time older than the server's history (minSnapshotHistoryWindowInSeconds, 300 by default). */
+    public static final int SNAPSHOT_TOO_OLD = 239;
+    public static final int NOT_IMPLEMENTED = 238;
     public static final int INVALID_NAMESPACE = 73;
     public static final int COMMAND_NOT_SUPPORTED_ON_VIEW = 166;
     public static final int INVALID_RESUME_TOKEN = 260;
@@ -72,5 +75,10 @@ public final class ServerErrors {
 
     public static MongoServerError invalidOptions(String message) {
         return error(INVALID_OPTIONS, "InvalidOptions", message);
+    }
+
+    /** MongoDB's answer to a read at a time whose versions it no longer keeps. */
+    public static MongoServerError snapshotTooOld(de.bwaldvogel.mongo.bson.BsonTimestamp at, String why) {
+        return error(SNAPSHOT_TOO_OLD, "SnapshotTooOld", "Read timestamp " + at + " is older than the oldest available timestamp: " + why);
     }
 }
