@@ -268,7 +268,11 @@ public class AwaitingMemoryBackend extends MemoryBackend {
         }
         ReadConcerns.check(query, indexedOplog);
         if (PointInTimeReads.isOne(name, query) && !Transactions.isInTransaction(query)) {
-            return withOperationTime(PointInTimeReads.find(databaseName, query, indexedOplog, getClock()));
+            // one at a time with the writes: a write changes its collection, then logs (the history is read after the
+            // document as it is now), and takes the locks in that order, as this read does
+            synchronized (writeLock) {
+                return withOperationTime(PointInTimeReads.find(databaseName, query, indexedOplog, getClock()));
+            }
         }
         if (Transactions.endsTransaction(name) || Transactions.isInTransaction(query)) {
             return withOperationTime(transactions.run(set, member, name, query,

@@ -343,20 +343,26 @@ public final class IndexedOplog implements Oplog {
 
     /**
      * The document {@code id} of {@code namespace} as it was at {@code ts}: a read at a point in time
-     * ({@link PointInTimeReads}). Null when there was none.
+     * ({@link PointInTimeReads}, which runs it with the writes kept out). Null when there was none.
      *
      * @throws de.bwaldvogel.mongo.exception.MongoServerError SnapshotTooOld when this oplog no longer holds that
      *                                                          time, or does not know that document's state then
      */
-    public synchronized Document documentAt(String namespace, Object id, long ts) {
+    public Document documentAt(String namespace, Object id, long ts) {
         String ns = catalog.oplogNamespace(namespace);
-        if (newestEvicted != 0 && Long.compareUnsigned(ts, newestEvicted) <= 0) {
-            throw ServerErrors.snapshotTooOld(new BsonTimestamp(ts), "the oplog no longer holds it");
+        // read before this lock, as a write takes them: its collection's, then this one to log (the caller keeps writes out)
+        Document now = current(namespace, id);
+        DocumentHistory.Found found;
+        synchronized (this) {
+            if (newestEvicted != 0 && Long.compareUnsigned(ts, newestEvicted) <= 0) {
+                throw ServerErrors.snapshotTooOld(new BsonTimestamp(ts), "the oplog no longer holds it");
+            }
+            if (!history.kept(ns)) {
+                history.keep(ns, entries.values());
+            }
+            found = history.at(ns, id, ts, now);
         }
-        if (!history.kept(ns)) {
-            history.keep(ns, entries.values());
-        }
-        if (history.at(ns, id, ts, current(namespace, id)) instanceof DocumentHistory.Known known) {
+        if (found instanceof DocumentHistory.Known known) {
             return known.document();
         }
         throw ServerErrors.snapshotTooOld(new BsonTimestamp(ts), "the stand-in does not know " + ns + " " + id

@@ -81,6 +81,41 @@ class PointInTimeReadTest {
         assertThat(at(db, "t", "other", now(db))).as("dropped since").isEmpty();
     }
 
+    /** A read at a point in time takes the locks a write takes, in the same order: with both going on, neither waits forever. */
+    @Test
+    void readsAtAPointInTimeGoOnWhileDocumentsAreWritten() throws Exception {
+        mongo = MongoFixture.inProcess(new AwaitingMemoryBackend(), true);
+        MongoDatabase db = mongo.client().getDatabase("pit");
+        MongoCollection<Document> c = db.getCollection("t");
+        c.insertOne(new Document("_id", 0).append("v", 0));
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            List<java.util.concurrent.Future<Integer>> work = new java.util.ArrayList<>();
+            for (int w = 0; w < 2; w++) {
+                int writer = w;
+                work.add(pool.submit(() -> {
+                    for (int i = 1; i <= 300; i++) {
+                        c.replaceOne(Filters.eq("_id", i % 7), new Document("_id", i % 7).append("v", writer * 1000 + i),
+                                new com.mongodb.client.model.ReplaceOptions().upsert(true));
+                    }
+                    return 300;
+                }));
+                work.add(pool.submit(() -> {
+                    int reads = 0;
+                    for (int i = 0; i < 300; i++) {
+                        reads += at(db, "t", i % 7, now(db)).size();
+                    }
+                    return reads;
+                }));
+            }
+            for (java.util.concurrent.Future<Integer> f : work) {
+                assertThat(f.get(60, java.util.concurrent.TimeUnit.SECONDS)).as("done, not stuck").isPositive();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void aHistoryBuiltFromTheOplogKnowsInsertsReplacesAndDeletesButNotAnUpdatesDocument() {
         mongo = MongoFixture.inProcess(new AwaitingMemoryBackend(), true);
