@@ -366,16 +366,20 @@ final class PeerItSupport {
         }
 
         private final Map<BsonValue, Op> last = new java.util.concurrent.ConcurrentHashMap<>();
-        private final Map<BsonValue, Op> secondLast = new java.util.concurrent.ConcurrentHashMap<>();
+        /** per id, the last write of each cluster */
+        private final Map<BsonValue, Map<String, Op>> lastByCluster = new java.util.concurrent.ConcurrentHashMap<>();
 
         synchronized void note(BsonValue id, String cluster, String result) {
             Op op = new Op(System.nanoTime(), cluster, result);
-            Op before = last.put(id, op);
-            if (before != null && !before.cluster().equals(cluster)) {
-                secondLast.put(id, before);
-            } else if (before != null) {
-                secondLast.remove(id);
-            }
+            last.put(id, op);
+            lastByCluster.computeIfAbsent(id, k -> new HashMap<>()).put(cluster, op);
+        }
+
+        /** The latest write of {@code id} by a cluster other than the last writer's, null when none. */
+        synchronized Op otherClustersLast(BsonValue id) {
+            Op mine = last.get(id);
+            return lastByCluster.getOrDefault(id, Map.of()).values().stream().filter(o -> !o.cluster().equals(mine.cluster()))
+                    .max(java.util.Comparator.comparingLong(Op::at)).orElse(null);
         }
     }
 
@@ -385,12 +389,17 @@ final class PeerItSupport {
      * or absent for a delete); the others were lost to an older write or delete.
      */
     static String lastWriterFidelity(LastWrites writes, Cluster c, String coll, long marginMs) {
+        return lastWriterFidelity(writes, c, coll, marginMs, new ArrayList<>());
+    }
+
+    /** As above; {@code lostIds} receives the ids that did not end as their last write. */
+    static String lastWriterFidelity(LastWrites writes, Cluster c, String coll, long marginMs, List<BsonValue> lostIds) {
         Map<BsonValue, BsonDocument> now = snapshot(c, coll);
         int clear = 0;
         int kept = 0;
         List<String> lost = new ArrayList<>();
         for (Map.Entry<BsonValue, LastWrites.Op> e : writes.last.entrySet()) {
-            LastWrites.Op other = writes.secondLast.get(e.getKey());
+            LastWrites.Op other = writes.otherClustersLast(e.getKey());
             if (other != null && e.getValue().at() - other.at() < marginMs * 1_000_000) {
                 continue;
             }
@@ -400,8 +409,11 @@ final class PeerItSupport {
             String actual = d == null ? "deleted" : d.isString("w") ? d.getString("w").getValue() : "?";
             if (expected.equals(actual)) {
                 kept++;
-            } else if (lost.size() < 5) {
-                lost.add(e.getKey() + ": last " + expected + ", now " + actual);
+            } else {
+                lostIds.add(e.getKey());
+                if (lost.size() < 5) {
+                    lost.add(e.getKey() + ": last " + expected + ", now " + actual);
+                }
             }
         }
         return kept + " of " + clear + " ids end as their last write (made " + marginMs + " ms or more after the other cluster's)"

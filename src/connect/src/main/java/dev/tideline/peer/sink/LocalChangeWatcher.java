@@ -27,9 +27,12 @@ import org.slf4j.LoggerFactory;
  * Reads the changes of this cluster's destination collections from their change streams, so the
  * {@link LocalChangeBarrier} knows of a local delete or write as soon as the sink's read could miss it or
  * reflect it: a {@link #catchUp} AFTER the read of the documents returns every change committed before that
- * read. One stream per destination collection, opened the first time the sink writes to it (changes before
- * that are not seen: after a restart the barrier starts from there). The events are projected to their key,
- * type and time: the documents themselves are not needed.
+ * read. One stream per destination collection, opened the first time the sink writes to it, at the earliest of this
+ * cluster's own records then queued for it: a task (re)started reads its own records again from its committed
+ * position, and the barrier must know the local changes those records come before, or an own record of an update
+ * read late (carrying a later write's content) stamps that content with its earlier version, and the older states
+ * the records replayed after it describe are written back over it. The events are projected to their key, type and
+ * time: the documents themselves are not needed.
  */
 final class LocalChangeWatcher implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LocalChangeWatcher.class);
@@ -53,10 +56,10 @@ final class LocalChangeWatcher implements AutoCloseable {
      *
      * @throws MongoException when the stream fails (it is reopened from its last position on the next call)
      */
-    void catchUp(Namespace ns, LocalChangeBarrier barrier) {
+    void catchUp(Namespace ns, LocalChangeBarrier barrier, BsonTimestamp earliestOwn) {
         MongoChangeStreamCursor<BsonDocument> cursor = streams.get(ns);
         if (cursor == null) {
-            cursor = open(ns, resumeTokens.get(ns));
+            cursor = open(ns, resumeTokens.get(ns), earliestOwn);
             streams.put(ns, cursor);
         }
         try {
@@ -82,28 +85,33 @@ final class LocalChangeWatcher implements AutoCloseable {
         }
     }
 
-    private MongoChangeStreamCursor<BsonDocument> open(Namespace ns, BsonDocument resumeToken) {
+    /** @param earliestOwn where a stream opened for the first time starts (null: now) */
+    private MongoChangeStreamCursor<BsonDocument> open(Namespace ns, BsonDocument resumeToken, BsonTimestamp earliestOwn) {
+        BsonTimestamp startAt = resumeToken == null ? earliestOwn : null;
         try {
-            return openAt(ns, resumeToken);
+            return openAt(ns, resumeToken, startAt);
         } catch (MongoException e) {
-            if (resumeToken == null || MongoErrors.classify(e) != ErrorClass.HISTORY_LOST) {
+            if (resumeToken == null && startAt == null || MongoErrors.classify(e) != ErrorClass.HISTORY_LOST) {
                 throw e;
             }
             // the changes between are not known: peer changes of documents deleted then are not held for them
-            log.warn("The change stream of {} cannot resume where it stopped (code {}): changes since then are not seen by "
-                    + "the barrier; watching from now", LogText.escape(ns), e.getCode());
+            log.warn("The change stream of {} cannot {} (code {}): changes since then are not seen by the barrier; watching "
+                    + "from now", LogText.escape(ns), resumeToken != null ? "resume where it stopped" : "start at " + startAt
+                    + ", the earliest own record queued", e.getCode());
             resumeTokens.remove(ns);
-            return openAt(ns, null);
+            return openAt(ns, null, null);
         }
     }
 
-    private MongoChangeStreamCursor<BsonDocument> openAt(Namespace ns, BsonDocument resumeToken) {
+    private MongoChangeStreamCursor<BsonDocument> openAt(Namespace ns, BsonDocument resumeToken, BsonTimestamp startAt) {
         ChangeStreamIterable<BsonDocument> it = client.getDatabase(ns.db()).getCollection(ns.coll(), BsonDocument.class)
                 .watch(List.of(Aggregates.match(Filters.in("operationType", DOCUMENT_CHANGES)),
                         Aggregates.project(Projections.include("operationType", "documentKey", "clusterTime"))), BsonDocument.class)
                 .maxAwaitTime(AWAIT_MS, TimeUnit.MILLISECONDS);
         if (resumeToken != null) {
             it = it.resumeAfter(resumeToken);
+        } else if (startAt != null) {
+            it = it.startAtOperationTime(startAt);
         }
         MongoCursor<BsonDocument> raw = it.withDocumentClass(BsonDocument.class).cursor();
         if (raw instanceof MongoChangeStreamCursor<BsonDocument> stream) {

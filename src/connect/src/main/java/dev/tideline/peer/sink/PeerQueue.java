@@ -21,6 +21,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
+import org.bson.BsonTimestamp;
 
 /**
  * The peer records waiting, queued per document in arrival order: which records are let in (those in the link's
@@ -141,6 +142,26 @@ final class PeerQueue {
     }
 
     /** The records queued for a document, in arrival order (null when none). */
+    /**
+     * The earliest cluster time of this cluster's own records queued for {@code ns} (records this cluster's source
+     * emitted of its own changes), null when none: where this cluster's changes still to be reached start.
+     */
+    BsonTimestamp earliestOwnChange(Namespace ns) {
+        BsonTimestamp earliest = null;
+        for (Map.Entry<PeerChange.DocKey, Deque<PeerChange>> e : pending.entrySet()) {
+            if (!e.getKey().ns().equals(ns)) {
+                continue;
+            }
+            for (PeerChange c : e.getValue()) {
+                if (c.sourceTime != null && c.incoming.fromCluster().equals(self) && c.incoming.origin().equals(self)
+                        && (earliest == null || c.sourceTime.compareTo(earliest) < 0)) {
+                    earliest = c.sourceTime;
+                }
+            }
+        }
+        return earliest;
+    }
+
     Deque<PeerChange> of(PeerChange.DocKey key) {
         return pending.get(key);
     }

@@ -62,6 +62,22 @@ class PeerQueueTest {
         assertThat(queue.peerPartitions()).containsExactly(new org.apache.kafka.common.TopicPartition(PeerRecordReaderTest.TOPIC, 0));
     }
 
+    /** Where a (re)started task's change stream of a collection starts: the earliest of its own records queued there. */
+    @Test
+    void theEarliestOwnRecordQueuedForACollectionIsKnown() {
+        PeerQueue ownQueue = new PeerQueue("B", PeerRecordReaderTest.reader(Map.of("database.allow", "app", "peer.cluster.id", "B")),
+                new PeerCounters(), TenantScope.of(List.of()), null);
+        BsonDocument content = new BsonDocument("w", new BsonString("x"));
+        assertThat(ownQueue.earliestOwnChange(NS)).isNull();
+        List<SinkRecord> bsRecords = List.of(PeerRecordReaderTest.writeAt(NS, 1, content, KEYS, new BsonTimestamp(1_700_000_020, 1), 1),
+                PeerRecordReaderTest.writeAt(NS, 2, content, KEYS, new BsonTimestamp(1_700_000_010, 7), 2));
+        ownQueue.add(bsRecords);
+        queue.add(bsRecords);
+        assertThat(ownQueue.earliestOwnChange(NS)).isEqualTo(new BsonTimestamp(1_700_000_010, 7));
+        assertThat(queue.earliestOwnChange(NS)).as("on A, B's records are a peer's").isNull();
+        assertThat(ownQueue.earliestOwnChange(new dev.tideline.event.Namespace("app", "other"))).isNull();
+    }
+
     @Test
     void changesBeyondTheSinksBoundsAreRefusedToTheDeadLetterQueueAsTheSinkRefusesThem() {
         long dayAheadSeconds = System.currentTimeMillis() / 1000 + 24 * 3600;
