@@ -157,6 +157,11 @@ class FanoutDeliveryIT {
         // baseline: the same load without a stalled client
         for (int i = 1; i <= 20; i++) {
             big.insertOne(new Document("_id", "before" + i).append("n", -i).append("tenant", "acme").append("pad", padding));
+            if (i % 10 == 0) {
+                for (SseClient h : healthy) { // in steps the healthy clients take, as below
+                    h.await("change", i, WAIT);
+                }
+            }
         }
         List<Long> before = new ArrayList<>();
         for (SseClient h : healthy) {
@@ -168,6 +173,15 @@ class FanoutDeliveryIT {
             int n = 60; // ~240 KB: far over the 64 KB queue bound plus the small socket buffers
             for (int i = 1; i <= n; i++) {
                 big.insertOne(new Document("_id", i).append("n", i).append("tenant", "acme").append("pad", padding));
+                if (i % 10 == 0) {
+                    // in steps of ~40 KB that the healthy clients take before the next: on a loaded machine a healthy
+                    // reader not scheduled for a moment while all 240 KB arrive at once was cut off as slow too (one CI
+                    // run: a healthy client got 78 of 80, then "disconnect"). The stalled one never reads, so its
+                    // queue still passes the bound.
+                    for (SseClient h : healthy) {
+                        h.await("change", 20 + i, WAIT);
+                    }
+                }
             }
             List<Long> latencies = new ArrayList<>();
             for (SseClient h : healthy) {
