@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.bson.BsonTimestamp;
@@ -56,10 +57,12 @@ final class LocalChangeWatcher implements AutoCloseable {
      *
      * @throws MongoException when the stream fails (it is reopened from its last position on the next call)
      */
-    void catchUp(Namespace ns, LocalChangeBarrier barrier, BsonTimestamp earliestOwn) {
+    void catchUp(Namespace ns, LocalChangeBarrier barrier, Supplier<BsonTimestamp> earliestOwn) {
         MongoChangeStreamCursor<BsonDocument> cursor = streams.get(ns);
         if (cursor == null) {
-            cursor = open(ns, resumeTokens.get(ns), earliestOwn);
+            BsonDocument resumeToken = resumeTokens.get(ns);
+            // asked only when a stream opens for the first time: it walks the queue
+            cursor = open(ns, resumeToken, resumeToken == null ? earliestOwn.get() : null);
             streams.put(ns, cursor);
         }
         try {
@@ -85,9 +88,8 @@ final class LocalChangeWatcher implements AutoCloseable {
         }
     }
 
-    /** @param earliestOwn where a stream opened for the first time starts (null: now) */
-    private MongoChangeStreamCursor<BsonDocument> open(Namespace ns, BsonDocument resumeToken, BsonTimestamp earliestOwn) {
-        BsonTimestamp startAt = resumeToken == null ? earliestOwn : null;
+    /** @param startAt where a stream opened for the first time starts (null: now); ignored when resuming */
+    private MongoChangeStreamCursor<BsonDocument> open(Namespace ns, BsonDocument resumeToken, BsonTimestamp startAt) {
         try {
             return openAt(ns, resumeToken, startAt);
         } catch (MongoException e) {

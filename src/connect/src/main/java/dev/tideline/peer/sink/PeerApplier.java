@@ -57,7 +57,7 @@ final class PeerApplier {
                 List<BsonValue> ids = keys.stream().map(PeerChange.DocKey::id).toList();
                 Map<BsonValue, PeerStore.Held> held = store.read(e.getKey(), ids);
                 // after the read: every local delete the read could have missed is known now
-                localChanges.catchUp(e.getKey(), barrier, queue.earliestOwnChange(e.getKey()));
+                localChanges.catchUp(e.getKey(), barrier, () -> queue.earliestOwnChange(e.getKey()));
                 List<PeerChange.DocKey> again = new ArrayList<>();
                 for (PeerChange.DocKey k : keys) {
                     if (!settle(k, held.get(k.id()))) {
@@ -89,7 +89,7 @@ final class PeerApplier {
         if (fold.needsWrite()) {
             if (current == null && fold.end() instanceof DocState.Present) {
                 // about to create the document: a local delete since the round's read would be resurrected by it
-                localChanges.catchUp(key.ns(), barrier, queue.earliestOwnChange(key.ns()));
+                localChanges.catchUp(key.ns(), barrier, () -> queue.earliestOwnChange(key.ns()));
                 if (barrier.waitingFor(key, fold.ownSince()) != null) {
                     counters.retried();
                     return false;

@@ -141,7 +141,6 @@ final class PeerQueue {
         return byNs;
     }
 
-    /** The records queued for a document, in arrival order (null when none). */
     /**
      * The earliest cluster time of this cluster's own records queued for {@code ns} (records this cluster's source
      * emitted of its own changes), null when none: where this cluster's changes still to be reached start.
@@ -162,6 +161,7 @@ final class PeerQueue {
         return earliest;
     }
 
+    /** The records queued for a document, in arrival order (null when none). */
     Deque<PeerChange> of(PeerChange.DocKey key) {
         return pending.get(key);
     }

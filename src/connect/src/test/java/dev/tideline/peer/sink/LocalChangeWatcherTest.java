@@ -46,13 +46,13 @@ class LocalChangeWatcherTest {
 
         LocalChangeBarrier fromOwnRecords = new LocalChangeBarrier();
         try (LocalChangeWatcher watcher = new LocalChangeWatcher(mongo.client())) {
-            watcher.catchUp(NS, fromOwnRecords, ownRecord);
+            watcher.catchUp(NS, fromOwnRecords, () -> ownRecord);
         }
         assertThat(fromOwnRecords.writtenAfter(key, ownRecord, null)).as("the later write is known").isNotNull();
 
         LocalChangeBarrier fromNow = new LocalChangeBarrier();
         try (LocalChangeWatcher watcher = new LocalChangeWatcher(mongo.client())) {
-            watcher.catchUp(NS, fromNow, null);
+            watcher.catchUp(NS, fromNow, () -> null);
         }
         assertThat(fromNow.writtenAfter(key, ownRecord, null)).as("opened at now, as before: not seen").isNull();
     }
